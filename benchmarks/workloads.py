@@ -1,0 +1,266 @@
+"""Benchmark workloads for tapegrad vs torch vs a hand-written NumPy floor.
+
+Each workload is written once as ``make(lib)`` for any module with the torch
+API (tapegrad or torch), plus ``floor()``, a hand-written NumPy forward and
+backward of the same computation. Both return ``(step, grads)``:
+
+* ``step()`` runs one forward+backward and returns the loss (this is what is
+  timed);
+* ``grads()`` returns the gradients of the last ``step()`` (a list of tensors
+  or arrays, in the same order for all versions), used to check that every
+  version computes the same thing.
+
+All data comes from NumPy with fixed seeds and is shared by all versions.
+"""
+
+import numpy as np
+
+
+def _lib_grads(params):
+    return lambda: [p.grad for p in params]
+
+
+# ---------------------------------------------------------------- scalar_mlp
+# micrograd-style MLP of 0-d tensors: measures per-op overhead.
+SIZES = [2, 8, 8, 1]
+N_SAMPLES = 4
+
+
+def _scalar_mlp_data():
+    rng = np.random.default_rng(0)
+    layers = [(rng.uniform(-1, 1, (n_out, n_in)).astype(np.float32),
+               rng.uniform(-1, 1, n_out).astype(np.float32))
+              for n_in, n_out in zip(SIZES, SIZES[1:])]
+    x = rng.uniform(-1, 1, (N_SAMPLES, SIZES[0])).astype(np.float32)
+    y = np.array([1.0, -1.0, -1.0, 1.0], dtype=np.float32)
+    return layers, x, y
+
+
+def scalar_mlp(lib):
+    layers_np, x_np, y_np = _scalar_mlp_data()
+    scalar = lambda v, grad=False: lib.tensor(float(v), requires_grad=grad)
+    # layers[l][j] = ([w_j0, w_j1, ...], b_j): every weight its own 0-d tensor
+    layers = [[([scalar(w, True) for w in row], scalar(b, True))
+               for row, b in zip(W, B)] for W, B in layers_np]
+    params = [p for layer in layers for ws, b in layer for p in (*ws, b)]
+    xs = [[scalar(v) for v in row] for row in x_np]
+    ys = [float(v) for v in y_np]
+
+    def neuron(ws, b, inputs):
+        act = b
+        for w, a in zip(ws, inputs):
+            act = act + w * a
+        return act.tanh()
+
+    def step():
+        for p in params:
+            p.grad = None
+        errs = []
+        for x, y in zip(xs, ys):
+            a = x
+            for layer in layers:
+                a = [neuron(ws, b, a) for ws, b in layer]
+            errs.append((a[0] - y) ** 2)
+        loss = sum(errs[1:], errs[0])
+        loss.backward()
+        return loss
+
+    return step, _lib_grads(params)
+
+
+def scalar_mlp_floor():
+    # The same scalar arithmetic, one NumPy float32 scalar op per tensor op,
+    # with a hand-written backward (chain rule, no graph, no bookkeeping):
+    # the cost an engine of 0-d NumPy values cannot go below.
+    layers_np, x_np, y_np = _scalar_mlp_data()
+    layers = [[(list(row), b) for row, b in zip(W, B)] for W, B in layers_np]
+    xs, ys = [list(row) for row in x_np], list(y_np)
+    last = {}
+
+    def step():
+        gw = [[[0.0] * len(ws) for ws, _ in layer] for layer in layers]
+        gb = [[0.0] * len(layer) for layer in layers]
+        loss = 0.0
+        for x, y in zip(xs, ys):
+            acts = [x]                      # forward, keeping activations
+            for layer in layers:
+                out = []
+                for ws, b in layer:
+                    act = b
+                    for w, a in zip(ws, acts[-1]):
+                        act = act + w * a
+                    out.append(np.tanh(act))
+                acts.append(out)
+            err = acts[-1][0] - y
+            loss = loss + err * err
+            g = [2.0 * err]                 # backward, layer by layer
+            for l in reversed(range(len(layers))):
+                a_in, a_out = acts[l], acts[l + 1]
+                g_in = [0.0] * len(a_in)
+                for j, ((ws, _), t) in enumerate(zip(layers[l], a_out)):
+                    d = g[j] * (1.0 - t * t)
+                    gb[l][j] = gb[l][j] + d
+                    for i, a in enumerate(a_in):
+                        gw[l][j][i] = gw[l][j][i] + d * a
+                        if l:               # no gradient needed for the inputs
+                            g_in[i] = g_in[i] + d * ws[i]
+                g = g_in
+        last["grads"] = [p for gw_l, gb_l in zip(gw, gb)
+                         for gws, gbj in zip(gw_l, gb_l) for p in (*gws, gbj)]
+        return loss
+
+    return step, lambda: last["grads"]
+
+
+# --------------------------------------------------------- elementwise_chain
+# ~200 elementwise ops on 16-element tensors: per-op overhead on small arrays.
+N_OPS, WIDTH = 200, 16
+
+
+def _chain_data():
+    rng = np.random.default_rng(1)
+    x = rng.uniform(-1, 1, WIDTH)
+    a = rng.uniform(0.5, 1.0, WIDTH)
+    b, c = rng.uniform(-0.5, 0.5, (2, WIDTH))
+    return [v.astype(np.float32) for v in (x, a, b, c)]
+
+
+def elementwise_chain(lib):
+    params = [lib.tensor(v, requires_grad=True) for v in _chain_data()]
+    x, a, b, c = params
+    # cycle of 6 ops; values stay bounded (sin/tanh in [-1, 1], exp of those)
+    ops = [lambda h: h * a, lambda h: h + b, lib.sin,
+           lambda h: h - c, lambda h: h.tanh(), lib.exp]
+
+    def step():
+        for p in params:
+            p.grad = None
+        h = x
+        for i in range(N_OPS):
+            h = ops[i % len(ops)](h)
+        loss = h.sum()
+        loss.backward()
+        return loss
+
+    return step, _lib_grads(params)
+
+
+def elementwise_chain_floor():
+    # NumPy forward saving what the backward needs, then a manual backward.
+    x, a, b, c = _chain_data()
+    last = {}
+
+    def step():
+        h, saved = x, []
+        for i in range(N_OPS):
+            k = i % 6
+            if k == 0:
+                saved.append(h)
+                h = h * a
+            elif k == 1:
+                h = h + b
+            elif k == 2:
+                saved.append(h)
+                h = np.sin(h)
+            elif k == 3:
+                h = h - c
+            elif k == 4:
+                h = np.tanh(h)
+                saved.append(h)
+            else:
+                h = np.exp(h)
+                saved.append(h)
+        loss = h.sum()
+        g = np.ones_like(h)
+        ga, gb, gc = np.zeros_like(a), np.zeros_like(b), np.zeros_like(c)
+        for i in reversed(range(N_OPS)):
+            k = i % 6
+            if k == 0:
+                ga += g * saved.pop()
+                g = g * a
+            elif k == 1:
+                gb += g
+            elif k == 2:
+                g = g * np.cos(saved.pop())
+            elif k == 3:
+                gc -= g
+            elif k == 4:
+                t = saved.pop()
+                g = g * (1 - t * t)
+            else:
+                g = g * saved.pop()
+        last["grads"] = [g, ga, gb, gc]
+        return loss
+
+    return step, lambda: last["grads"]
+
+
+# ---------------------------------------------------------------- mlp_batch
+# Dense 784 -> 128 -> 10 MLP, batch 64, float32, cross entropy from basic ops:
+# dominated by the matmuls, so it measures how close to NumPy/BLAS we get.
+BATCH, N_IN, N_HIDDEN, N_CLASSES = 64, 784, 128, 10
+
+
+def _mlp_data():
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((BATCH, N_IN)).astype(np.float32)
+    labels = rng.integers(0, N_CLASSES, BATCH).astype(np.int64)
+    w1 = (rng.standard_normal((N_IN, N_HIDDEN)) / np.sqrt(N_IN)).astype(np.float32)
+    b1 = np.zeros(N_HIDDEN, dtype=np.float32)
+    w2 = (rng.standard_normal((N_HIDDEN, N_CLASSES)) / np.sqrt(N_HIDDEN)).astype(np.float32)
+    b2 = np.zeros(N_CLASSES, dtype=np.float32)
+    return x, labels, [w1, b1, w2, b2]
+
+
+def mlp_batch(lib):
+    x_np, labels_np, params_np = _mlp_data()
+    x, labels = lib.tensor(x_np), lib.tensor(labels_np)
+    rows = lib.tensor(np.arange(BATCH))
+    params = [lib.tensor(p, requires_grad=True) for p in params_np]
+    w1, b1, w2, b2 = params
+
+    def step():
+        for p in params:
+            p.grad = None
+        h = (x @ w1 + b1).relu()
+        logits = h @ w2 + b2
+        z = logits - logits.max(dim=1, keepdim=True)[0]
+        logp = z - z.exp().sum(dim=1, keepdim=True).log()
+        loss = -logp[rows, labels].mean()
+        loss.backward()
+        return loss
+
+    return step, _lib_grads(params)
+
+
+def mlp_batch_floor():
+    # Hand-written forward and backward; the backward uses the closed form
+    # softmax - onehot (the gradient through the max is zero and skipped).
+    x, labels, (w1, b1, w2, b2) = _mlp_data()
+    rows = np.arange(BATCH)
+    last = {}
+
+    def step():
+        pre = x @ w1 + b1
+        h = np.maximum(pre, 0)
+        logits = h @ w2 + b2
+        z = logits - logits.max(axis=1, keepdims=True)
+        e = np.exp(z)
+        s = e.sum(axis=1, keepdims=True)
+        loss = -(z - np.log(s))[rows, labels].mean()
+        g = e / s
+        g[rows, labels] -= 1
+        g /= BATCH
+        gh = (g @ w2.T) * (pre > 0)
+        last["grads"] = [x.T @ gh, gh.sum(axis=0), h.T @ g, g.sum(axis=0)]
+        return loss
+
+    return step, lambda: last["grads"]
+
+
+# name -> (make(lib), floor())
+WORKLOADS = {
+    "scalar_mlp": (scalar_mlp, scalar_mlp_floor),
+    "elementwise_chain": (elementwise_chain, elementwise_chain_floor),
+    "mlp_batch": (mlp_batch, mlp_batch_floor),
+}

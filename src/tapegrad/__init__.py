@@ -1,0 +1,41 @@
+"""tapegrad: PyTorch's tensor + autograd programming model on NumPy.
+
+`import tapegrad as torch` runs ordinary PyTorch autograd code and prints what torch prints.
+"""
+from . import autograd
+from ._creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like,
+                        linspace, ones, ones_like, rand, rand_like, randint, randn, randn_like,
+                        randperm, scalar_tensor, tensor, zeros, zeros_like)
+from ._dtype import (bool, cdouble, cfloat, complex64, complex128, double, dtype, float, float16,
+                     float32, float64, get_default_dtype, half, int, int8, int16, int32, int64,
+                     long, promote_types, set_default_dtype, short, uint8)
+from ._printing import get_printoptions, set_printoptions
+from ._random import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
+from ._tensor import Size, Tensor, device, is_tensor
+from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .ops import (abs, add, bmm, clamp, clip, clone, cos, div, dot, eq, exp, expand_as, flatten,
+                  gather, ge, gt, le, log, lt, matmul, max, maximum, mean, min, minimum, mm, mul,
+                  mv, ne, neg, norm, permute, pow, reciprocal, relu, remainder, reshape, rsub,
+                  sigmoid, sign, sin, sqrt, square, squeeze, sub, sum, t, tanh, transpose,
+                  unsqueeze, where)
+
+__version__ = "0.1.0"
+absolute, negative, multiply, divide, subtract = abs, neg, mul, div, sub
+swapaxes = swapdims = transpose
+
+
+def is_floating_point(input):
+    return input.dtype.is_floating_point
+
+
+def numel(input):
+    return input.numel()
+
+
+def result_type(tensor1, tensor2):
+    """torch.result_type of two tensors or numbers."""
+    from ._dtype import result_type as promote
+    values = (tensor1, tensor2)
+    tensors = [v for v in values if isinstance(v, Tensor)]
+    return promote([t.dtype for t in tensors if t.ndim], [t.dtype for t in tensors if not t.ndim],
+                   [v for v in values if not isinstance(v, Tensor)])

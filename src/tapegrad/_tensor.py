@@ -1,0 +1,517 @@
+"""Tensor: an ndarray plus autograd state. Computation lives in ops/; methods delegate."""
+import numbers
+import warnings
+import weakref
+
+import numpy as np
+
+from . import _dtype, _printing
+from .autograd import grad_mode
+from .autograd.graph import AccumulateGrad, register_tensor_hook
+
+NON_LEAF_GRAD_WARNING = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+    "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
+    "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. "
+    "If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor "
+    "instead. See github.com/pytorch/pytorch/pull/30531 for more information.")
+
+
+class Size(tuple):
+    """torch.Size: a tuple of ints that prints as torch.Size([2, 3])."""
+
+    def __repr__(self):
+        return f"torch.Size({list(self)})"
+
+    def numel(self):
+        return int(np.prod(self, dtype=np.int64))
+
+
+class device:
+    __slots__ = ("type",)
+
+    def __init__(self, type="cpu"):
+        if str(type) != "cpu":
+            raise RuntimeError(f"tapegrad supports only the cpu device, got {type!r}")
+        self.type = "cpu"
+
+    def __repr__(self):
+        return "device(type='cpu')"
+
+    def __str__(self):
+        return "cpu"
+
+    def __eq__(self, other):
+        return str(other) == "cpu"
+
+    __hash__ = object.__hash__
+
+
+CPU = device()
+
+
+class Tensor:
+    __slots__ = ("_data", "dtype", "_requires_grad", "_grad", "grad_fn", "_output_nr",
+                 "_version_counter", "_base", "_view_fn", "_accumulator", "_retains_grad",
+                 "__weakref__", "__dict__")
+
+    __hash__ = object.__hash__
+    __array_priority__ = 1000  # make ndarray <op> Tensor defer to Tensor's reflected dunder
+
+    @classmethod
+    def _make(cls, array, dtype=None):
+        """The internal constructor: wraps an ndarray as is, no validation."""
+        tensor = object.__new__(cls)
+        tensor._data = array
+        tensor.dtype = dtype or _dtype._BY_NUMPY[array.dtype]
+        tensor._requires_grad = False
+        tensor._grad = tensor.grad_fn = tensor._base = tensor._view_fn = None
+        tensor._accumulator = None
+        tensor._output_nr = 0
+        tensor._version_counter = [0]
+        tensor._retains_grad = False
+        return tensor
+
+    # ---- metadata -------------------------------------------------------------------------
+    @property
+    def shape(self):
+        return Size(self._data.shape)
+
+    def size(self, dim=None):
+        return self.shape if dim is None else self._data.shape[self._wrap_dim(dim)]
+
+    def dim(self):
+        return self._data.ndim
+
+    ndim = property(dim)
+
+    def numel(self):
+        return self._data.size
+
+    nelement = numel
+
+    def _wrap_dim(self, dim):
+        from .ops._checks import wrap_dim
+        return wrap_dim(dim, self._data.ndim)
+
+    @property
+    def device(self):
+        return CPU
+
+    @property
+    def is_cuda(self):
+        return False
+
+    def is_floating_point(self):
+        return self.dtype.is_floating_point
+
+    def element_size(self):
+        return self.dtype.itemsize
+
+    def __len__(self):
+        if not self._data.ndim:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __iter__(self):
+        if not self._data.ndim:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self._data.shape[0]))
+
+    # ---- autograd state -------------------------------------------------------------------
+    @property
+    def requires_grad(self):
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value):
+        self.requires_grad_(value)
+
+    def requires_grad_(self, requires_grad=True):
+        if self.grad_fn is not None:
+            if not requires_grad:
+                raise RuntimeError(
+                    "you can only change requires_grad flags of leaf variables. If you want to "
+                    "use a computed variable in a subgraph that doesn't require differentiation "
+                    "use var_no_grad = var.detach().")
+            return self
+        if requires_grad and not (self.dtype.is_floating_point or self.dtype.is_complex):
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        self._requires_grad = bool(requires_grad)
+        return self
+
+    @property
+    def is_leaf(self):
+        return self.grad_fn is None
+
+    @property
+    def grad(self):
+        if self.grad_fn is not None and not self._retains_grad:
+            warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value):
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError("assigned grad expected to be a Tensor or None but got grad of "
+                                f"type {type(value).__name__}")
+            if value._data.shape != self._data.shape:
+                raise RuntimeError(
+                    f"attempting to assign a gradient of size '{list(value.shape)}' to a tensor "
+                    f"of size '{list(self.shape)}'. Please ensure that the gradient and the "
+                    "tensor are the same size")
+        self._grad = value
+
+    @grad.deleter
+    def grad(self):
+        self._grad = None
+
+    @property
+    def retains_grad(self):
+        return self._retains_grad
+
+    def retain_grad(self):
+        if not self._requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self.grad_fn is not None and not self._retains_grad:
+            self.grad_fn.retain_output_grad(self._output_nr, self)
+            self._retains_grad = True
+
+    @property
+    def _version(self):
+        return self._version_counter[0]
+
+    def _bump_version(self):
+        self._version_counter[0] += 1
+
+    def _grad_accumulator(self):
+        """This leaf's AccumulateGrad, shared by every edge into it while any graph holds it."""
+        node = self._accumulator and self._accumulator()
+        if node is None:
+            node = AccumulateGrad(self)
+            self._accumulator = weakref.ref(node)
+        return node
+
+    def _accumulate_grad(self, grad):
+        """Add an incoming gradient into .grad (PyTorch's AccumulateGrad rules)."""
+        if self._grad is None:
+            # A copy: the engine may hand the same gradient to several leaves, and later
+            # accumulation happens in place.
+            self._grad = grad if grad_mode.is_grad_enabled() else Tensor._make(grad._data.copy())
+        elif grad_mode.is_grad_enabled():
+            self._grad = self._grad + grad  # keeps the graph of a create_graph backward
+        else:
+            np.add(self._grad._data, grad._data, out=self._grad._data, casting="unsafe")
+
+    def detach(self):
+        """A tensor sharing this one's data and version counter, outside any graph."""
+        result = Tensor._make(self._data, self.dtype)
+        result._version_counter = self._version_counter
+        return result
+
+    def detach_(self):
+        if self._base is not None and self._base._requires_grad:
+            raise RuntimeError("Can't detach views in-place. Use detach() instead. If you are "
+                               "using DistributedDataParallel (DDP) for training, and "
+                               "gradient_as_bucket_view is set as True, gradients are views "
+                               "of DDP buckets, and hence detach_() cannot be called on these "
+                               "gradients. To fix this error, please refer to the Optimizer."
+                               "zero_grad() function in torch/optim/optimizer.py as the "
+                               "solution.")
+        self.grad_fn = None
+        self._requires_grad = False
+        return self
+
+    @property
+    def data(self):
+        # Unlike detach(), .data has its own version counter: changes to it go unnoticed by
+        # autograd, exactly torch's (documented) escape hatch.
+        return Tensor._make(self._data, self.dtype)
+
+    @data.setter
+    def data(self, value):
+        self._data = value._data
+        self.dtype = value.dtype
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        from .autograd import engine
+        engine.backward((self,), None if gradient is None else (gradient,), retain_graph,
+                        create_graph, inputs=inputs)
+
+    def register_hook(self, hook):
+        """Call hook(grad) when this tensor's gradient is computed; it may return a new one."""
+        return register_tensor_hook(self, hook)
+
+    # ---- conversion -----------------------------------------------------------------------
+    def item(self):
+        if self._data.size != 1:
+            raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted "
+                               "to Scalar")
+        return self._data.reshape(()).item()
+
+    def tolist(self):
+        return self._data.tolist()
+
+    def numpy(self, *, force=False):
+        if self._requires_grad and not force:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
+                               "tensor.detach().numpy() instead.")
+        return self._data
+
+    def __array__(self, dtype=None, copy=None):
+        array = self.numpy()
+        return array if dtype is None else array.astype(dtype, copy=False)
+
+    def __bool__(self):
+        if self._data.size != 1:
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self._data.reshape(()))
+
+    def __float__(self):
+        return float(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __index__(self):
+        if self.dtype.is_floating_point or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an "
+                            "index")
+        return int(self.item())
+
+    def __complex__(self):
+        return complex(self.item())
+
+    def __format__(self, format_spec):
+        if self._data.ndim == 0:
+            return format(self.item(), format_spec)
+        return format(repr(self), format_spec)
+
+    def __repr__(self):
+        tail = ()
+        if self.grad_fn is not None:
+            tail = (f"grad_fn=<{self.grad_fn.name()}>",)
+        elif self._requires_grad:
+            tail = ("requires_grad=True",)
+        return _printing.format_tensor(self._data, self.dtype.name,
+                                       _dtype.get_default_dtype().name, tail)
+
+    def __reduce_ex__(self, protocol):
+        return (_rebuild, (self._data, self._requires_grad))
+
+    def __deepcopy__(self, memo):
+        if self.grad_fn is not None:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) "
+                               "support the deepcopy protocol at the moment.  If you were "
+                               "attempting to deepcopy a module, this may be because of a "
+                               "torch.nn.utils.weight_norm usage, see "
+                               "https://github.com/pytorch/pytorch/pull/103001")
+        result = _rebuild(self._data.copy(), self._requires_grad)
+        memo[id(self)] = result
+        return result
+
+    # ---- dtype conversions (torch returns self when nothing changes) ----------------------
+    def to(self, *args, **kwargs):
+        target = kwargs.get("dtype")
+        for arg in args:
+            if isinstance(arg, _dtype.dtype):
+                target = arg
+            elif isinstance(arg, Tensor):
+                target = arg.dtype
+            elif arg is not None and not isinstance(arg, bool):
+                device(arg)  # validates the device
+        if target is None or target is self.dtype:
+            return self.clone() if kwargs.get("copy") else self
+        return ops.to_copy(self, target)
+
+    def type_as(self, other):
+        return self.to(other.dtype)
+
+    def float(self):
+        return self.to(_dtype.float32)
+
+    def double(self):
+        return self.to(_dtype.float64)
+
+    def half(self):
+        return self.to(_dtype.float16)
+
+    def long(self):
+        return self.to(_dtype.int64)
+
+    def int(self):
+        return self.to(_dtype.int32)
+
+    def short(self):
+        return self.to(_dtype.int16)
+
+    def char(self):
+        return self.to(_dtype.int8)
+
+    def byte(self):
+        return self.to(_dtype.uint8)
+
+    def bool(self):
+        return self.to(_dtype.bool)
+
+    def cpu(self):
+        return self
+
+    def contiguous(self, memory_format=None):
+        return self if self._data.flags.c_contiguous else ops.clone(self)
+
+    def is_contiguous(self, memory_format=None):
+        return self._data.flags.c_contiguous
+
+    def stride(self, dim=None):
+        strides = tuple(s // self._data.itemsize for s in self._data.strides)
+        return strides if dim is None else strides[self._wrap_dim(dim)]
+
+    def data_ptr(self):
+        return self._data.__array_interface__["data"][0]
+
+    # ---- in-place -------------------------------------------------------------------------
+    def zero_(self):
+        return ops.fill_(self, 0)
+
+    def fill_(self, value):
+        return ops.fill_(self, value)
+
+    def copy_(self, src, non_blocking=False):
+        return ops.copy_(self, src)
+
+    def add_(self, other, *, alpha=1):
+        return ops.inplace(ops.add, self, other, alpha=alpha)
+
+    def sub_(self, other, *, alpha=1):
+        return ops.inplace(ops.sub, self, other, alpha=alpha)
+
+    def mul_(self, other):
+        return ops.inplace(ops.mul, self, other)
+
+    def div_(self, other, *, rounding_mode=None):
+        return ops.inplace(ops.div, self, other, rounding_mode=rounding_mode)
+
+    def clamp_(self, min=None, max=None):
+        return ops.inplace(ops.clamp, self, min, max)
+
+    clip_ = clamp_
+
+    def __setitem__(self, key, value):
+        ops.setitem(self, key, value)
+
+    # ---- operators ------------------------------------------------------------------------
+    def __add__(self, other):
+        return ops.add(self, other)
+
+    def __radd__(self, other):
+        return ops.add(self, other)
+
+    def __iadd__(self, other):
+        return self.add_(other)
+
+    def __sub__(self, other):
+        return ops.sub(self, other)
+
+    def __rsub__(self, other):
+        return ops.rsub(self, other)
+
+    def __isub__(self, other):
+        return self.sub_(other)
+
+    def __mul__(self, other):
+        return ops.mul(self, other)
+
+    def __rmul__(self, other):
+        return ops.mul(self, other)
+
+    def __imul__(self, other):
+        return self.mul_(other)
+
+    def __truediv__(self, other):
+        return ops.div(self, other)
+
+    def __rtruediv__(self, other):
+        return ops.mul(ops.reciprocal(self), other)
+
+    def __itruediv__(self, other):
+        return self.div_(other)
+
+    def __floordiv__(self, other):
+        return ops.div(self, other, rounding_mode="floor")
+
+    def __rfloordiv__(self, other):
+        return ops.div(other, self, rounding_mode="floor")
+
+    def __mod__(self, other):
+        return ops.remainder(self, other)
+
+    def __pow__(self, exponent):
+        return ops.pow(self, exponent)
+
+    def __rpow__(self, base):
+        return ops.pow(base, self)
+
+    def __matmul__(self, other):
+        return ops.matmul(self, other)
+
+    def __rmatmul__(self, other):
+        return ops.matmul(other, self)
+
+    def __neg__(self):
+        return ops.neg(self)
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return ops.abs(self)
+
+    def __invert__(self):
+        return ops.bitwise_not(self)
+
+    def __and__(self, other):
+        return ops.bitwise_and(self, other)
+
+    def __or__(self, other):
+        return ops.bitwise_or(self, other)
+
+    def __xor__(self, other):
+        return ops.bitwise_xor(self, other)
+
+    def __eq__(self, other):
+        return ops.eq(self, other)
+
+    def __ne__(self, other):
+        return ops.ne(self, other)
+
+    def __lt__(self, other):
+        return ops.lt(self, other)
+
+    def __le__(self, other):
+        return ops.le(self, other)
+
+    def __gt__(self, other):
+        return ops.gt(self, other)
+
+    def __ge__(self, other):
+        return ops.ge(self, other)
+
+    def __getitem__(self, key):
+        return ops.getitem(self, key)
+
+
+def _rebuild(array, requires_grad):
+    return Tensor._make(array).requires_grad_(requires_grad)
+
+
+def is_tensor(obj):
+    return isinstance(obj, Tensor)
+
+
+def is_number(value):
+    return isinstance(value, numbers.Number)
+
+
+from . import ops  # noqa: E402  (ops import Tensor: this module must exist first)

@@ -1,0 +1,217 @@
+"""The backward pass: run grad_fn nodes in dependency order, without recursion.
+
+1. Walk the graph from the roots and count, for every node, how many edges point at it.
+2. Keep one pending-gradient slot per node output; sum contributions into it.
+3. A node runs once every edge into it has delivered (count 0); among ready nodes the newest
+   (highest sequence_nr) runs first, as in torch. Its pending entry is popped, so gradients
+   are freed as soon as they are used.
+"""
+import heapq
+import warnings
+
+import numpy as np
+
+from . import grad_mode
+from .graph import AccumulateGrad
+
+CREATE_GRAPH_WARNING = (
+    "Using backward() with create_graph=True will create a reference cycle between the "
+    "parameter and its gradient which can cause a memory leak. We recommend using "
+    "autograd.grad when creating the graph to avoid this. If you have to use this function, "
+    "make sure to reset the .grad fields of your parameters to None after use to break the "
+    "cycle and avoid the leak.")
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
+    """Accumulate d(tensors)/d(leaf) . grad_tensors into the .grad of every leaf (or `inputs`)."""
+    from .._tensor import Tensor
+    tensors = (tensors,) if isinstance(tensors, Tensor) else tuple(tensors)
+    if inputs is not None:
+        inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
+        if not inputs:
+            raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+    if create_graph:
+        warnings.warn(CREATE_GRAPH_WARNING, UserWarning, stacklevel=3)
+    roots, seeds = _roots_and_seeds(tensors, grad_tensors)
+    targets = None if inputs is None else {_input_edge(t): t for t in inputs}
+    captured = run(roots, seeds, create_graph if retain_graph is None else retain_graph,
+                   create_graph, targets)
+    for edge, grad in captured.items():  # non-leaf inputs=...: their .grad accumulates too
+        if not isinstance(edge[0], AccumulateGrad):
+            targets[edge]._accumulate_grad(grad)
+
+
+def _roots_and_seeds(tensors, grad_tensors):
+    from .._tensor import Tensor
+    if grad_tensors is None:
+        grad_tensors = (None,) * len(tensors)
+    elif isinstance(grad_tensors, Tensor):
+        grad_tensors = (grad_tensors,)
+    if len(grad_tensors) != len(tensors):
+        raise RuntimeError(f"got {len(tensors)} tensors and {len(grad_tensors)} gradients")
+    roots, seeds = [], []
+    for i, (tensor, grad) in enumerate(zip(tensors, grad_tensors)):
+        if not tensor._requires_grad:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not "
+                               "have a grad_fn")
+        if grad is None:
+            if tensor.numel() != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            grad = Tensor._make(np.ones_like(tensor._data))
+        else:
+            if not isinstance(grad, Tensor):
+                grad = Tensor._make(np.asarray(grad, dtype=tensor._data.dtype))
+            if grad.shape != tensor.shape:
+                raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of "
+                                   f"{grad.shape} and output[{i}] has a shape of "
+                                   f"{tensor.shape}.")
+            grad = grad.to(tensor.dtype)
+        roots.append(_input_edge(tensor))
+        seeds.append(grad)
+    return roots, seeds
+
+
+def _input_edge(tensor):
+    """The (node, output_nr) whose incoming gradient is this tensor's gradient."""
+    if tensor.grad_fn is not None:
+        return (tensor.grad_fn, tensor._output_nr)
+    if not tensor._requires_grad:
+        raise RuntimeError("One of the differentiated Tensors does not require grad")
+    return (tensor._grad_accumulator(), 0)
+
+
+def _dependencies(roots):
+    """How many edges lead into each node reachable from the roots."""
+    dependencies = {}
+    stack = [node for node, _ in roots]
+    seen = set(stack)
+    while stack:
+        node = stack.pop()
+        for next_node, _ in node.next_functions:
+            if next_node is None:
+                continue
+            dependencies[next_node] = dependencies.get(next_node, 0) + 1
+            if next_node not in seen:
+                seen.add(next_node)
+                stack.append(next_node)
+    return dependencies
+
+
+def _needed(roots, targets, dependencies):
+    """Nodes from which some target edge can be reached: the rest need not run."""
+    target_nodes = {node for node, _ in targets}
+    needed = set()
+    order = []  # nodes in an order where each comes after everything that points to it
+    remaining = dict(dependencies)
+    ready = [node for node, _ in roots if remaining.get(node, 0) == 0]
+    seen = set()
+    while ready:
+        node = ready.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        order.append(node)
+        for next_node, _ in node.next_functions:
+            if next_node is not None:
+                remaining[next_node] -= 1
+                if remaining[next_node] == 0:
+                    ready.append(next_node)
+    for node in reversed(order):
+        if node in target_nodes or any(n in needed for n, _ in node.next_functions):
+            needed.add(node)
+    return needed
+
+
+def run(roots, seeds, retain_graph, create_graph, targets=None, accumulate=True):
+    """Propagate `seeds` from the `roots` edges; returns gradients reaching `targets` edges.
+
+    targets: None to run every node, or a set/dict of (node, output_nr) edges whose gradient
+    is captured; then only nodes that lead to a target run, and leaves accumulate only when
+    they are targets and `accumulate` is set.
+    """
+    dependencies = _dependencies(roots)
+    needed = None if targets is None else _needed(roots, targets, dependencies)
+    pending = {}
+    for (node, output_nr), seed in zip(roots, seeds):
+        _add_pending(pending, node, output_nr, seed)
+    ready = []
+    for node in {node for node, _ in roots}:
+        if dependencies.get(node, 0) == 0:
+            heapq.heappush(ready, (-node._sequence_nr, id(node), node))
+    captured = {}
+    with grad_mode.set_grad_enabled(create_graph):
+        while ready:
+            node = heapq.heappop(ready)[2]
+            grads = _call_hooks(node, pending.pop(node, None) or [None])
+            if targets is not None:
+                for output_nr, grad in enumerate(grads):
+                    if (node, output_nr) in targets and grad is not None:
+                        captured[(node, output_nr)] = grad
+            runs = needed is None or (node in needed and (
+                not isinstance(node, AccumulateGrad) or accumulate and (node, 0) in targets))
+            outputs = _apply(node, grads, retain_graph) if runs else ()
+            for (next_node, output_nr), grad, metadata in zip(node.next_functions, outputs,
+                                                              node._input_metadata):
+                if next_node is not None and grad is not None:
+                    _add_pending(pending, next_node, output_nr, _validate(grad, metadata))
+            for next_node, _ in node.next_functions:
+                if next_node is None:
+                    continue
+                dependencies[next_node] -= 1
+                if dependencies[next_node] == 0:
+                    heapq.heappush(ready, (-next_node._sequence_nr, id(next_node), next_node))
+    return captured
+
+
+def _apply(node, grads, retain_graph):
+    if all(grad is None for grad in grads):
+        outputs = (None,) * len(node.next_functions)
+    else:
+        outputs = node.apply(grads)
+        if len(outputs) != len(node.next_functions):
+            raise RuntimeError(f"function {node.name()} returned an incorrect number of "
+                               f"gradients (expected {len(node.next_functions)}, got "
+                               f"{len(outputs)})")
+    if not retain_graph:
+        node.release_saved()
+    return outputs
+
+
+def _add_pending(pending, node, output_nr, grad):
+    slots = pending.get(node)
+    if slots is None:
+        slots = pending[node] = [None] * max(output_nr + 1, 1)
+    elif len(slots) <= output_nr:
+        slots.extend([None] * (output_nr + 1 - len(slots)))
+    if slots[output_nr] is None:
+        slots[output_nr] = grad
+    else:
+        slots[output_nr] = slots[output_nr] + grad
+
+
+def _call_hooks(node, grads):
+    """Tensor hooks registered on this node's outputs, then retain_grad copies."""
+    if node._pre_hooks:
+        for output_nr, hooks in node._pre_hooks.items():
+            for hook in list(hooks.values()):
+                if output_nr < len(grads) and grads[output_nr] is not None:
+                    replaced = hook(grads[output_nr])
+                    if replaced is not None:
+                        grads[output_nr] = replaced
+    if node._retained:
+        for output_nr, ref in node._retained.items():
+            tensor = ref()
+            if tensor is not None and output_nr < len(grads) and grads[output_nr] is not None:
+                tensor._accumulate_grad(grads[output_nr])
+    return grads
+
+
+def _validate(grad, metadata):
+    """Note [Broadcast reduction]: sum a gradient back to its input's shape; match its dtype."""
+    shape, dtype = metadata
+    if grad._data.shape != shape:
+        from ..ops import sum_to_size
+        grad = sum_to_size(grad, shape)
+    if grad.dtype is not dtype:
+        grad = grad.to(dtype)
+    return grad

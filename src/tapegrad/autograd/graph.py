@@ -1,0 +1,165 @@
+"""The backward graph: Node, AccumulateGrad and version-checked saved tensors.
+
+A node never holds its output tensor (see SavedTensor), so tensor -> node -> input tensor
+references always point into the past and a dropped graph is freed by reference counting.
+"""
+import itertools
+import re
+import weakref
+
+_sequence = itertools.count()
+
+_LEGACY_TYPE = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
+                "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
+                "bool": "Bool", "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
+
+FREED_GRAPH = (
+    "Trying to backward through the graph a second time (or directly access saved tensors "
+    "after they have already been freed). Saved intermediate values of the graph are freed "
+    "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+    "backward through the graph a second time or if you need to access saved tensors after "
+    "calling backward.")
+
+
+def legacy_type_name(dtype):
+    """torch's old-style type string, used in error messages: torch.FloatTensor."""
+    return f"torch.{_LEGACY_TYPE[dtype.name]}Tensor"
+
+
+class Node:
+    """A grad_fn: maps gradients of its outputs to gradients of its inputs.
+
+    next_functions[i] is the (node, output_nr) edge of input i, or (None, 0) when that input
+    needs no gradient.
+    """
+
+    __slots__ = ("next_functions", "_sequence_nr", "_input_metadata", "_pre_hooks",
+                 "_retained", "__weakref__")
+
+    def __init__(self, next_functions=(), input_metadata=()):
+        self.next_functions = next_functions
+        self._input_metadata = input_metadata
+        self._sequence_nr = next(_sequence)
+        self._pre_hooks = None
+        self._retained = None
+
+    def name(self):
+        return type(self).__name__
+
+    def apply(self, grad_outputs):
+        """Gradients for each input from gradients of each output (a list; None is zero)."""
+        raise NotImplementedError
+
+    def release_saved(self):
+        """Drop saved tensors after a backward pass without retain_graph."""
+
+    def add_tensor_pre_hook(self, output_nr, hook):
+        """Run hook(grad) on output output_nr's gradient before this node uses it."""
+        if self._pre_hooks is None:
+            self._pre_hooks = {}
+        return RemovableHandle(self._pre_hooks.setdefault(output_nr, {}), hook)
+
+    def retain_output_grad(self, output_nr, tensor):
+        if self._retained is None:
+            self._retained = {}
+        self._retained[output_nr] = weakref.ref(tensor)
+
+    def __repr__(self):
+        return f"<{self.name()} object at {id(self):#x}>"
+
+
+class RemovableHandle:
+    """Returned by register_hook: .remove() unregisters the hook."""
+
+    _ids = itertools.count()
+
+    def __init__(self, hooks, hook):
+        self.id = next(self._ids)
+        self._hooks = hooks
+        hooks[self.id] = hook
+
+    def remove(self):
+        self._hooks.pop(self.id, None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        self.remove()
+
+
+def register_tensor_hook(tensor, hook):
+    """Tensor.register_hook: on the grad_fn for a non-leaf, on the tensor for a leaf."""
+    if not tensor._requires_grad:
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    if tensor.grad_fn is not None:
+        return tensor.grad_fn.add_tensor_pre_hook(tensor._output_nr, hook)
+    return RemovableHandle(tensor.__dict__.setdefault("_leaf_hooks", {}), hook)
+
+
+class AccumulateGrad(Node):
+    """The sink of a leaf that requires grad: adds incoming gradients into leaf.grad."""
+
+    __slots__ = ("variable",)
+
+    def __init__(self, variable):
+        super().__init__()
+        self.variable = variable
+        # Leaves run as soon as they are ready, like torch's maximal sequence number.
+        self._sequence_nr = float("inf")
+
+    def apply(self, grad_outputs):
+        grad = grad_outputs[0]
+        for hook in self.variable.__dict__.get("_leaf_hooks", {}).values():
+            replaced = hook(grad)
+            grad = grad if replaced is None else replaced
+        self.variable._accumulate_grad(grad)
+        return ()
+
+
+class SavedTensor:
+    """A tensor saved for backward with the version it had, so in-place changes are caught.
+
+    An op's own output is kept as its array only and rebuilt on unpack with the node as its
+    grad_fn; holding the output Tensor itself would make a tensor <-> node cycle.
+    """
+
+    __slots__ = ("tensor", "array", "dtype", "version_counter", "version", "producer")
+
+    def __init__(self, tensor, output_of=None):
+        """output_of: the name of the node that made `tensor`, when saving an op's output."""
+        self.version_counter = tensor._version_counter
+        self.version = self.version_counter[0]
+        self.dtype = tensor.dtype
+        if output_of is None:
+            self.tensor, self.array = tensor, None
+            self.producer = None if tensor.grad_fn is None else tensor.grad_fn.name()
+        else:
+            self.tensor, self.array = None, tensor._data
+            self.producer = output_of
+
+    def unpack(self, node, tensor_type):
+        """The saved tensor; an output comes back with `node` as grad_fn if it is given."""
+        if self.version_counter[0] != self.version:
+            raise RuntimeError(self._modified_message())
+        if self.tensor is not None:
+            return self.tensor
+        result = tensor_type._make(self.array)
+        result._version_counter = self.version_counter
+        if node is not None:
+            result._requires_grad = True
+            result.grad_fn = node
+        return result
+
+    def _modified_message(self):
+        shape = (self.array if self.tensor is None else self.tensor._data).shape
+        where = ""
+        if self.producer is not None:
+            where = ", which is output 0 of " + re.sub(r"Backward\d*$", "", self.producer)
+        return (
+            "one of the variables needed for gradient computation has been modified by an "
+            f"inplace operation: [{legacy_type_name(self.dtype)} [{', '.join(map(str, shape))}]]"
+            f"{where}, is at version {self.version_counter[0]}; expected version "
+            f"{self.version} instead. Hint: enable anomaly detection to find the operation that "
+            "failed to compute its gradient, with "
+            "torch.autograd.set_detect_anomaly(True, check_nan=False).")

@@ -1,0 +1,223 @@
+"""`defop`: how an op is declared, and the single path every op call takes.
+
+An op is a NumPy forward plus one derivative formula per differentiable input, written in
+tapegrad ops (so backward is itself differentiable), under torch's grad_fn name:
+
+    @defop("MulBackward0", save=("input", "other"), promote="common")
+    def mul(xp, input: Tensor, other: Tensor):
+        return xp.multiply(input, other)
+
+    mul.derivatives(input=lambda ctx: ctx.grad * ctx.other,
+                    other=lambda ctx: ctx.grad * ctx.input)
+
+Parameters annotated `Tensor` are the op's tensor inputs (they arrive in the forward as arrays,
+Python numbers allowed in their place); the rest are plain attributes (dims, flags). Formulas
+get a ctx with `grad`, the saved names, every attribute, and `<input>_shape` for each input.
+They return the gradient in the output's shape: the engine sums it back over broadcast dims
+(Note [Broadcast reduction] in engine.py).
+"""
+import inspect
+import types
+
+import numpy as np
+
+from .. import _dtype
+from .._tensor import Tensor
+from ..autograd import grad_mode
+from ..autograd.graph import FREED_GRAPH, Node, SavedTensor
+from ._checks import broadcast_shapes
+
+REGISTRY = {}
+_REQUIRED = object()
+
+
+class Context:
+    """What a derivative formula sees: ctx.grad, saved tensors, attributes, input shapes."""
+
+
+class OpNode(Node):
+    """The grad_fn of a declared op; each op gets a subclass named after torch's node."""
+
+    __slots__ = ("_saved", "_needs_input_grad")
+    op = None
+
+    def apply(self, grad_outputs):
+        op = self.op
+        if self._saved is None:
+            raise RuntimeError(FREED_GRAPH)
+        ctx = Context()
+        ctx.grad = grad_outputs[0]
+        ctx.grads = grad_outputs
+        record = grad_mode.is_grad_enabled()
+        for name, value in self._saved.items():
+            if type(value) is SavedTensor:
+                value = value.unpack(self if record else None, Tensor)
+            setattr(ctx, name, value)
+        for name, meta in zip(op.input_names, self._input_metadata):
+            if meta is not None:
+                setattr(ctx, name + "_shape", meta[0])
+        return tuple(formula(ctx) if needed else None
+                     for formula, needed in zip(op.formulas, self._needs_input_grad))
+
+    def release_saved(self):
+        if self.op.saves_tensors:
+            self._saved = None
+
+
+class Op:
+    """A declared op: call it with tensors (or numbers) and attributes, as torch's function."""
+
+    def __init__(self, forward, node_name, save, promote, view, name):
+        self.forward = forward
+        self.__name__ = name or forward.__name__
+        self.__doc__ = forward.__doc__
+        params = list(inspect.signature(forward).parameters.values())[1:]
+        self.signature = inspect.Signature(params)
+        self.input_positions = tuple(i for i, p in enumerate(params) if p.annotation is Tensor)
+        self.input_names = tuple(params[i].name for i in self.input_positions)
+        self.n_inputs = len(self.input_names)
+        self.inputs_lead = self.input_positions == tuple(range(self.n_inputs))
+        self.defaults = tuple(_REQUIRED if p.default is p.empty else p.default for p in params)
+        self.save = save
+        self.saves_tensors = any(name in self.input_names or name == "result" for name in save)
+        self.promote = promote
+        self.is_view = view
+        self.formulas = (None,) * self.n_inputs
+        self.differentiable = False  # until .derivatives(): comparisons, argmax stay so
+        # Ops that are never differentiable (comparisons) declare no node name.
+        self.node_class = node_name and type(node_name, (OpNode,),
+                                             {"__slots__": (), "op": self})
+        REGISTRY[self.__name__] = self
+
+    def derivatives(self, **formulas):
+        unknown = set(formulas) - set(self.input_names)
+        if unknown:
+            raise TypeError(f"{self.__name__} has no tensor input named {sorted(unknown)}")
+        self.formulas = tuple(formulas.get(name) for name in self.input_names)
+        self.differentiable = True
+
+    def __get__(self, tensor, owner=None):
+        # Bound as a Tensor method: x.sum(0) is sum(x, 0).
+        return self if tensor is None else types.MethodType(self, tensor)
+
+    def _bind(self, args, kwargs):
+        if kwargs:
+            bound = self.signature.bind(*args, **kwargs)
+            bound.apply_defaults()
+            return tuple(bound.arguments.values())
+        if len(args) > len(self.defaults):
+            raise TypeError(f"{self.__name__}() takes {len(self.defaults)} arguments "
+                            f"but {len(args)} were given")
+        args += self.defaults[len(args):]
+        if any(arg is _REQUIRED for arg in args):
+            raise TypeError(f"{self.__name__}() missing a required argument")
+        return args
+
+    def __call__(self, *args, **kwargs):
+        args = self._bind(args, kwargs)
+        if self.inputs_lead:
+            inputs = args[:self.n_inputs]
+            forward_args = (*_promoted_arrays(inputs, self.promote), *args[self.n_inputs:])
+        else:
+            inputs = tuple(args[i] for i in self.input_positions)
+            forward_args = list(args)
+            for i, array in zip(self.input_positions, _promoted_arrays(inputs, self.promote)):
+                forward_args[i] = array
+        try:
+            with np.errstate(all="ignore"):  # torch returns inf/nan silently
+                out = self.forward(np, *forward_args)
+        except ValueError:
+            # NumPy's broadcasting error, in torch's words; other ValueErrors pass through.
+            broadcast_shapes(*(t._data.shape for t in inputs if isinstance(t, Tensor)))
+            raise
+        if type(out) is tuple:
+            outputs = tuple(Tensor._make(_as_array(o)) for o in out)
+        else:
+            outputs = (Tensor._make(_as_array(out)),)
+        if self.is_view:
+            _mark_view(outputs[0], inputs[0], self.forward, args[1:])
+        if (self.differentiable and grad_mode._state.grad_enabled
+                and any(isinstance(t, Tensor) and t._requires_grad for t in inputs)):
+            self._record(args, inputs, outputs)
+        return outputs if type(out) is tuple else outputs[0]
+
+    def _record(self, args, inputs, outputs):
+        node = self.node_class()
+        node.next_functions = tuple(_edge(t) for t in inputs)
+        node._input_metadata = tuple((t._data.shape, t.dtype) if isinstance(t, Tensor) else None
+                                     for t in inputs)
+        node._needs_input_grad = tuple(edge[0] is not None and formula is not None
+                                       for edge, formula in zip(node.next_functions,
+                                                                self.formulas))
+        node._pre_hooks = node._retained = None
+        for output_nr, result in enumerate(outputs):
+            if result.dtype.is_floating_point or result.dtype.is_complex:
+                result._requires_grad = True
+                result.grad_fn = node
+                result._output_nr = output_nr
+        values = dict(zip(self.signature.parameters, args))
+        node._saved = {name: _save(values, name, outputs[0], node) for name in self.save}
+
+
+def _save(values, name, result, node):
+    if name == "result":
+        return SavedTensor(result, output_of=node.name())
+    value = values[name]
+    return SavedTensor(value) if isinstance(value, Tensor) else value
+
+
+def _edge(value):
+    if not isinstance(value, Tensor):
+        return (None, 0)
+    if value.grad_fn is not None:
+        return (value.grad_fn, value._output_nr)
+    if value._requires_grad:
+        return (value._grad_accumulator(), 0)
+    return (None, 0)
+
+
+def _as_array(value):
+    return value if type(value) is np.ndarray else np.asarray(value)
+
+
+def _promoted_arrays(inputs, promote):
+    """The inputs as arrays (numbers stay numbers), cast to the dtype torch computes in."""
+    if promote is None:
+        return [t._data if isinstance(t, Tensor) else t for t in inputs]
+    tensors = [t for t in inputs if isinstance(t, Tensor)]
+    target = _dtype.result_type([t.dtype for t in tensors if t._data.ndim],
+                                [t.dtype for t in tensors if not t._data.ndim],
+                                [v for v in inputs if not isinstance(v, Tensor)])
+    if promote == "float" and not (target.is_floating_point or target.is_complex):
+        target = _dtype.get_default_dtype()
+    arrays = []
+    for value in inputs:
+        if isinstance(value, Tensor):
+            value = value._data if value.dtype is target else value._data.astype(target.numpy)
+        elif not (target.is_floating_point or target.is_complex) or isinstance(value, complex):
+            # An int/bool result, or a number that would otherwise widen the array dtype.
+            value = np.asarray(value, dtype=target.numpy)
+        arrays.append(value)
+    return arrays
+
+
+def _mark_view(result, input, forward, attrs):
+    """Share storage bookkeeping with the input: one version counter, one base."""
+    result._version_counter = input._version_counter
+    base_view = input._view_fn
+    if input._base is None:
+        result._base, result._view_fn = input, (lambda a: forward(np, a, *attrs))
+    else:
+        result._base = input._base
+        result._view_fn = lambda a: forward(np, base_view(a), *attrs)
+
+
+def defop(node_name, save=(), promote=None, view=False, name=None):
+    """Declare an op; see the module docstring.
+
+    promote: None (inputs as given), "common" (torch's result type) or "float" (common, then
+    integers to the default float dtype). view: the output shares the input's storage.
+    """
+    def wrap(forward):
+        return Op(forward, node_name, save, promote, view, name)
+    return wrap

@@ -1,0 +1,145 @@
+"""Matrix products. matmul composes them the way torch does, so the graph shows torch's nodes."""
+from .._tensor import Tensor
+from ._checks import broadcast_shapes
+from ._define import defop
+from .shape import _unsafe_view, expand, reshape, squeeze, t, transpose, unsqueeze
+
+
+def _check_same_dtype(input, other):
+    if input.dtype is not other.dtype:
+        raise RuntimeError("expected m1 and m2 to have the same dtype, but got: "
+                           f"{input.dtype.name.replace('float32', 'float')} != "
+                           f"{other.dtype.name.replace('float32', 'float')}")
+
+
+@defop("MmBackward0", save=("input", "mat2"))
+def _mm(xp, input: Tensor, mat2: Tensor):
+    return xp.matmul(input, mat2)
+
+
+_mm.derivatives(input=lambda ctx: _mm(ctx.grad, t(ctx.mat2)),
+                mat2=lambda ctx: _mm(t(ctx.input), ctx.grad))
+
+
+def mm(input, mat2):
+    if input.ndim != 2 or mat2.ndim != 2:
+        raise RuntimeError(f"{'self' if input.ndim != 2 else 'mat2'} must be a matrix")
+    if input.shape[1] != mat2.shape[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({input.shape[0]}x"
+                           f"{input.shape[1]} and {mat2.shape[0]}x{mat2.shape[1]})")
+    _check_same_dtype(input, mat2)
+    return _mm(input, mat2)
+
+
+@defop("DotBackward0", save=("input", "tensor"))
+def _dot(xp, input: Tensor, tensor: Tensor):
+    return xp.dot(input, tensor)
+
+
+_dot.derivatives(input=lambda ctx: ctx.grad * ctx.tensor,
+                 tensor=lambda ctx: ctx.grad * ctx.input)
+
+
+def dot(input, tensor):
+    if input.ndim != 1 or tensor.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {tensor.ndim}D "
+                           "tensors")
+    if input.shape[0] != tensor.shape[0]:
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{input.shape[0]}] and "
+                           f"src [{tensor.shape[0]}] to have the same number of elements, but "
+                           f"got {input.shape[0]} and {tensor.shape[0]} elements respectively")
+    _check_same_dtype(input, tensor)
+    return _dot(input, tensor)
+
+
+@defop("MvBackward0", save=("input", "vec"))
+def _mv(xp, input: Tensor, vec: Tensor):
+    return xp.matmul(input, vec)
+
+
+_mv.derivatives(input=lambda ctx: unsqueeze(ctx.grad, 1) * ctx.vec,
+                vec=lambda ctx: _mv(t(ctx.input), ctx.grad))
+
+
+def mv(input, vec):
+    if input.ndim != 2 or vec.ndim != 1 or input.shape[1] != vec.shape[0]:
+        raise RuntimeError(f"size mismatch, got input ({input.shape[0]}), mat "
+                           f"({input.shape[0]}x{input.shape[1]}), vec ({vec.shape[0]})")
+    _check_same_dtype(input, vec)
+    return _mv(input, vec)
+
+
+@defop("BmmBackward0", save=("input", "mat2"))
+def _bmm(xp, input: Tensor, mat2: Tensor):
+    return xp.matmul(input, mat2)
+
+
+_bmm.derivatives(input=lambda ctx: _bmm(ctx.grad, transpose(ctx.mat2, 1, 2)),
+                 mat2=lambda ctx: _bmm(transpose(ctx.input, 1, 2), ctx.grad))
+
+
+def bmm(input, mat2):
+    if input.ndim != 3 or mat2.ndim != 3:
+        raise RuntimeError(f"batch1 must be a 3D tensor" if input.ndim != 3
+                           else "batch2 must be a 3D tensor")
+    if input.shape[0] != mat2.shape[0] or input.shape[2] != mat2.shape[1]:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{input.shape[0]}, {input.shape[2]}] but got: "
+                           f"[{mat2.shape[0]}, {mat2.shape[1]}].")
+    _check_same_dtype(input, mat2)
+    return _bmm(input, mat2)
+
+
+def matmul(input, other):
+    """The @ operator: dot, mv, mm, or a batched product over broadcast leading dims."""
+    if not isinstance(other, Tensor) or not isinstance(input, Tensor):
+        raise TypeError("matmul(): argument 'other' (position 2) must be Tensor")
+    a, b = input.ndim, other.ndim
+    if a == 0 or b == 0:
+        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
+                           f"{a}D and {b}D")
+    if a == 1 and b == 1:
+        return dot(input, other)
+    if a == 2 and b == 1:
+        return mv(input, other)
+    if a == 1 and b == 2:
+        return squeeze(mm(unsqueeze(input, 0), other), 0)
+    if a == 2 and b == 2:
+        return mm(input, other)
+    if a >= 3 and b <= 2:
+        # Fold the batch into rows: one mm (or mv) instead of a loop.
+        folded = reshape(input, -1, input.shape[-1])
+        product = mv(folded, other) if b == 1 else mm(folded, other)
+        shape = input.shape[:-1] + (() if b == 1 else (other.shape[-1],))
+        return _unsafe_view(product, shape)
+    return _batched_matmul(input, other)
+
+
+def _batched_matmul(input, other):
+    a_vector, b_vector = input.ndim == 1, other.ndim == 1
+    if a_vector:
+        input = unsqueeze(input, 0)
+    if b_vector:
+        other = unsqueeze(other, 1)
+    n, k = input.shape[-2:]
+    k2, m = other.shape[-2:]
+    if k != k2:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{_numel(input.shape[:-2]) or 1}, {k}] but got: "
+                           f"[{_numel(other.shape[:-2]) or 1}, {k2}].")
+    batch = broadcast_shapes(input.shape[:-2], other.shape[:-2])
+    input3 = reshape(expand(input, batch + (n, k)), -1, n, k)
+    other3 = reshape(expand(other, batch + (k, m)), -1, k, m)
+    result = _unsafe_view(bmm(input3, other3), batch + (n, m))
+    if a_vector:
+        result = squeeze(result, -2)
+    if b_vector:
+        result = squeeze(result, -1)
+    return result
+
+
+def _numel(shape):
+    count = 1
+    for size in shape:
+        count *= size
+    return count

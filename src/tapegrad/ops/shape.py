@@ -1,0 +1,369 @@
+"""Shape ops: views (share storage and version counter with their input), indexing, gather."""
+import numpy as np
+
+from .._tensor import Tensor
+from ._checks import wrap_dim, wrap_dims
+from ._define import defop
+
+# ---- reshaping views -----------------------------------------------------------------------
+
+
+def _infer_shape(shape, numel):
+    """Resolve one -1 entry and check the element count, as torch's view/reshape."""
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = tuple(shape[0])
+    shape = tuple(int(s) for s in shape)
+    if shape.count(-1) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    known = 1
+    for size in shape:
+        if size != -1:
+            known *= size
+    if -1 in shape and known != 0 and numel % known == 0:
+        return tuple(numel // known if s == -1 else s for s in shape)
+    if -1 in shape or known != numel:
+        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+    return shape
+
+
+@defop("ViewBackward0", view=True)
+def _view(xp, input: Tensor, shape):
+    try:
+        return xp.reshape(input, shape, copy=False)
+    except ValueError:
+        raise RuntimeError("view size is not compatible with input tensor's size and stride (at "
+                           "least one dimension spans across two contiguous subspaces). Use "
+                           ".reshape(...) instead.") from None
+
+
+_view.derivatives(input=lambda ctx: reshape(ctx.grad, ctx.input_shape))
+
+
+@defop("UnsafeViewBackward0")
+def _unsafe_view(xp, input: Tensor, shape):
+    return input.reshape(shape)
+
+
+_unsafe_view.derivatives(input=lambda ctx: reshape(ctx.grad, ctx.input_shape))
+
+
+def view(input, *shape):
+    return _view(input, _infer_shape(shape, input.numel()))
+
+
+def reshape(input, *shape):
+    """A view when the strides allow it, otherwise a copy (CloneBackward0 + UnsafeView)."""
+    shape = _infer_shape(shape, input.numel())
+    try:
+        np.reshape(input._data, shape, copy=False)
+    except ValueError:
+        from .pointwise import clone
+        return _unsafe_view(clone(input), shape)
+    return _view(input, shape)
+
+
+def flatten(input, start_dim=0, end_dim=-1):
+    if input.ndim == 0:
+        return reshape(input, 1)
+    start, end = wrap_dim(start_dim, input.ndim), wrap_dim(end_dim, input.ndim)
+    if start > end:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if start == end:
+        return input
+    shape = input.shape
+    return reshape(input, shape[:start] + (-1,) + shape[end + 1:])
+
+
+@defop("TBackward0", view=True)
+def _t(xp, input: Tensor):
+    return input.T
+
+
+_t.derivatives(input=lambda ctx: t(ctx.grad))
+
+
+def t(input):
+    if input.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is "
+                           f"{input.ndim}D")
+    return _t(input)
+
+
+@defop("TransposeBackward0", save=("dim0", "dim1"), view=True)
+def _transpose(xp, input: Tensor, dim0, dim1):
+    return xp.swapaxes(input, dim0, dim1)
+
+
+_transpose.derivatives(input=lambda ctx: _transpose(ctx.grad, ctx.dim0, ctx.dim1))
+
+
+def transpose(input, dim0, dim1):
+    return _transpose(input, wrap_dim(dim0, input.ndim), wrap_dim(dim1, input.ndim))
+
+
+swapaxes = swapdims = transpose
+
+
+@defop("PermuteBackward0", save=("dims",), view=True)
+def _permute(xp, input: Tensor, dims):
+    return xp.transpose(input, dims)
+
+
+_permute.derivatives(input=lambda ctx: _permute(ctx.grad, tuple(np.argsort(ctx.dims))))
+
+
+def permute(input, *dims):
+    if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
+        dims = tuple(dims[0])
+    if len(dims) != input.ndim:
+        raise RuntimeError("permute(sparse_coo): number of dimensions in the tensor input does "
+                           "not match the length of the desired ordering of dimensions i.e. "
+                           f"input.dim() = {input.ndim} is not equal to len(dims) = {len(dims)}")
+    wrapped = tuple(wrap_dim(d, input.ndim) for d in dims)
+    if len(set(wrapped)) != len(wrapped):
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
+    return _permute(input, wrapped)
+
+
+@defop("UnsqueezeBackward0", save=("dim",), view=True)
+def _unsqueeze(xp, input: Tensor, dim):
+    return xp.expand_dims(input, dim)
+
+
+_unsqueeze.derivatives(input=lambda ctx: _squeeze_dims(ctx.grad, (ctx.dim,)))
+
+
+def unsqueeze(input, dim):
+    return _unsqueeze(input, wrap_dim(dim, input.ndim + 1))
+
+
+@defop("SqueezeBackward0", view=True)
+def _squeeze_all(xp, input: Tensor):
+    return xp.squeeze(input)
+
+
+_squeeze_all.derivatives(input=lambda ctx: reshape(ctx.grad, ctx.input_shape))
+
+
+@defop("SqueezeBackward1", view=True)
+def _squeeze_dim(xp, input: Tensor, dim):
+    return xp.squeeze(input, dim) if input.ndim and input.shape[dim] == 1 else input[...]
+
+
+_squeeze_dim.derivatives(input=lambda ctx: reshape(ctx.grad, ctx.input_shape))
+
+
+@defop("SqueezeBackward2", view=True)
+def _squeeze_dims(xp, input: Tensor, dims):
+    return xp.squeeze(input, tuple(d for d in dims if input.ndim and input.shape[d] == 1))
+
+
+_squeeze_dims.derivatives(input=lambda ctx: reshape(ctx.grad, ctx.input_shape))
+
+
+def squeeze(input, dim=None):
+    if dim is None:
+        return _squeeze_all(input)
+    if isinstance(dim, int):
+        return _squeeze_dim(input, wrap_dim(dim, input.ndim))
+    return _squeeze_dims(input, wrap_dims(dim, input.ndim))
+
+
+@defop("ExpandBackward0", view=True)
+def _expand(xp, input: Tensor, size):
+    return xp.broadcast_to(input, size)
+
+
+_expand.derivatives(input=lambda ctx: sum_to_size(ctx.grad, ctx.input_shape))
+
+
+@defop("SumBackward1")
+def sum_to_size(xp, input: Tensor, size):
+    """Sum over the dims that broadcasting expanded, so the result has shape `size`.
+    Note [Broadcast reduction]: the engine applies this to every gradient whose shape differs
+    from its input's, so no derivative formula undoes broadcasting itself."""
+    lead = input.ndim - len(size)
+    dims = tuple(range(lead)) + tuple(i + lead for i, n in enumerate(size)
+                                      if n == 1 and input.shape[i + lead] != 1)
+    result = xp.sum(input, axis=dims, keepdims=True) if dims else input
+    return result.reshape(size)
+
+
+sum_to_size.derivatives(input=lambda ctx: expand(ctx.grad, ctx.input_shape))
+
+
+def expand(input, *size):
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = tuple(size[0])
+    lead = len(size) - input.ndim
+    if lead < 0:
+        raise RuntimeError(f"expand(torch.FloatTensor{{{list(input.shape)}}}, size={list(size)})"
+                           ": the number of sizes provided ({len(size)}) must be greater or "
+                           f"equal to the number of dimensions in the tensor ({input.ndim})")
+    shape = list(size)
+    for i, old in enumerate(input.shape):
+        new = size[lead + i]
+        if new == -1:
+            shape[lead + i] = old
+        elif old != 1 and new != old:
+            raise RuntimeError(f"The expanded size of the tensor ({new}) must match the existing "
+                               f"size ({old}) at non-singleton dimension {lead + i}.  Target "
+                               f"sizes: {list(size)}.  Tensor sizes: {list(input.shape)}")
+    return _expand(input, tuple(shape))
+
+
+def expand_as(input, other):
+    return expand(input, other.shape)
+
+
+# ---- indexing ------------------------------------------------------------------------------
+
+@defop("SelectBackward0", save=("dim", "index"), view=True)
+def _select(xp, input: Tensor, dim, index):
+    return input[(slice(None),) * dim + (index, Ellipsis)]  # Ellipsis: a 0-d view, not a copy
+
+
+_select.derivatives(input=lambda ctx: _index_put(
+    _zeros_like_shape(ctx.grad, ctx.input_shape),
+    (slice(None),) * ctx.dim + (ctx.index,), ctx.grad))
+
+
+@defop("SliceBackward0", save=("dim", "start", "end", "step"), view=True)
+def _slice(xp, input: Tensor, dim, start, end, step):
+    return input[(slice(None),) * dim + (slice(start, end, step),)]
+
+
+_slice.derivatives(input=lambda ctx: _index_put(
+    _zeros_like_shape(ctx.grad, ctx.input_shape),
+    (slice(None),) * ctx.dim + (slice(ctx.start, ctx.end, ctx.step),), ctx.grad))
+
+
+@defop("AliasBackward0", view=True)
+def _alias(xp, input: Tensor):
+    return input[...]
+
+
+_alias.derivatives(input=lambda ctx: ctx.grad)
+
+
+@defop("IndexBackward0", save=("key",))
+def _index(xp, input: Tensor, key):
+    return input[key]
+
+
+_index.derivatives(input=lambda ctx: _index_put(
+    _zeros_like_shape(ctx.grad, ctx.input_shape), ctx.key, ctx.grad, accumulate=True))
+
+
+@defop("IndexPutBackward0", save=("key", "accumulate"))
+def _index_put(xp, input: Tensor, key, values: Tensor, accumulate=False):
+    result = input.copy()
+    values = xp.asarray(values, dtype=input.dtype)
+    if accumulate:
+        xp.add.at(result, key, values)
+    else:
+        result[key] = values
+    return result
+
+
+_index_put.derivatives(
+    input=lambda ctx: ctx.grad if ctx.accumulate else _index_put(ctx.grad, ctx.key, 0.0),
+    values=lambda ctx: _index(ctx.grad, ctx.key))
+
+
+def _zeros_like_shape(like, shape):
+    return Tensor._make(np.zeros(shape, dtype=like.dtype.numpy))
+
+
+def _is_basic(item):
+    return (item is None or item is Ellipsis
+            or (isinstance(item, (int, slice, np.integer)) and not isinstance(item, bool)))
+
+
+def _as_key_item(item):
+    """Tensors in an index become arrays; 0-d integer tensors act as ints, as in torch."""
+    if isinstance(item, Tensor):
+        if item.ndim == 0 and not item.dtype.is_floating_point and item.dtype.name != "bool":
+            return int(item.item())
+        if item.dtype.is_floating_point:
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+        return item._data
+    if isinstance(item, (list, tuple)):
+        return np.asarray([_as_key_item(i) for i in item])
+    return item
+
+
+def getitem(input, key):
+    """input[key]: basic indices become select/slice/unsqueeze views as in torch; anything
+    with integer arrays or masks is one IndexBackward0 copy."""
+    key = key if isinstance(key, tuple) else (key,)
+    key = tuple(_as_key_item(item) for item in key)
+    if not all(_is_basic(item) for item in key):
+        return _index(input, key)
+    consumed = sum(1 for item in key if item is not None and item is not Ellipsis)
+    if consumed > input.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {input.ndim}")
+    result, dim, applied = input, 0, False
+    for item in key:
+        if item is Ellipsis:
+            dim += input.ndim - consumed
+        elif item is None:
+            result, dim, applied = _unsqueeze(result, dim), dim + 1, True
+        elif isinstance(item, slice):
+            if item != slice(None):
+                result, applied = _slice_dim(result, dim, item), True
+            dim += 1
+        else:
+            result, applied = _select_dim(result, dim, int(item)), True
+    return result if applied else _alias(input)
+
+
+def _select_dim(input, dim, index):
+    size = input.shape[dim]
+    if not -size <= index < size:
+        raise IndexError(f"index {index} is out of bounds for dimension {dim} with size {size}")
+    return _select(input, dim, index % size)
+
+
+def _slice_dim(input, dim, item):
+    if item.step is not None and item.step <= 0:
+        raise ValueError("step must be greater than zero")
+    start, end, step = item.indices(input.shape[dim])
+    return _slice(input, dim, start, end, step)
+
+
+# ---- gather and scatter along a dim --------------------------------------------------------
+
+def _along(index, dim):
+    """An index tuple selecting index[i...] along dim and position i... elsewhere."""
+    grid = list(np.indices(index.shape, sparse=True))
+    grid[dim] = index
+    return tuple(grid)
+
+
+@defop("GatherBackward0", save=("dim", "index"))
+def _gather(xp, input: Tensor, dim, index):
+    return input[_along(index, dim)]
+
+
+_gather.derivatives(input=lambda ctx: scatter_add_into_zeros(ctx.grad, ctx.input_shape,
+                                                             ctx.dim, ctx.index))
+
+
+def gather(input, dim, index, *, sparse_grad=False):
+    return _gather(input, wrap_dim(dim, input.ndim), index._data)
+
+
+@defop("ScatterAddBackward0", save=("dim", "index"))
+def _scatter_add_zeros(xp, src: Tensor, shape, dim, index):
+    result = xp.zeros(shape, dtype=src.dtype)
+    xp.add.at(result, _along(index, dim), src)
+    return result
+
+
+_scatter_add_zeros.derivatives(src=lambda ctx: _gather(ctx.grad, ctx.dim, ctx.index))
+
+
+def scatter_add_into_zeros(src, shape, dim, index):
+    """zeros(shape).scatter_add(dim, index, src), with index an int array."""
+    return _scatter_add_zeros(src, shape, dim, index)

@@ -1,0 +1,1 @@
+print(f"y.grad_fn:{y.grad_fn}")

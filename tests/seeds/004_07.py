@@ -1,0 +1,2 @@
+print(f"out:{out!r}")
+out.backward()

@@ -1,0 +1,1 @@
+print(f"x.grad:{x.grad}")
