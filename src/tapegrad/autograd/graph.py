@@ -40,8 +40,7 @@ class Node:
         self.next_functions = next_functions
         self._input_metadata = input_metadata
         self._sequence_nr = next(_sequence)
-        self._pre_hooks = None
-        self._retained = None
+        self._pre_hooks = self._retained = None
 
     def name(self):
         return type(self).__name__
@@ -146,7 +145,7 @@ class SavedTensor:
             return self.tensor
         result = tensor_type._make(self.array)
         result._version_counter = self.version_counter
-        if node is not None:
+        if node is not None and (self.dtype.is_floating_point or self.dtype.is_complex):
             result._requires_grad = True
             result.grad_fn = node
         return result

@@ -34,6 +34,16 @@ _REQUIRED = object()
 class Context:
     """What a derivative formula sees: ctx.grad, saved tensors, attributes, input shapes."""
 
+    def __init__(self, node):
+        self._node = node
+
+    def __getattr__(self, name):
+        # <input>_shape, looked up only by the formulas that need it
+        if name.endswith("_shape"):
+            index = self._node.op.input_names.index(name[:-len("_shape")])
+            return self._node._input_metadata[index][0]
+        raise AttributeError(name)
+
 
 class OpNode(Node):
     """The grad_fn of a declared op; each op gets a subclass named after torch's node."""
@@ -45,17 +55,14 @@ class OpNode(Node):
         op = self.op
         if self._saved is None:
             raise RuntimeError(FREED_GRAPH)
-        ctx = Context()
+        ctx = Context(self)
         ctx.grad = grad_outputs[0]
         ctx.grads = grad_outputs
-        record = grad_mode.is_grad_enabled()
+        record = grad_mode._state.grad_enabled
         for name, value in self._saved.items():
             if type(value) is SavedTensor:
                 value = value.unpack(self if record else None, Tensor)
             setattr(ctx, name, value)
-        for name, meta in zip(op.input_names, self._input_metadata):
-            if meta is not None:
-                setattr(ctx, name + "_shape", meta[0])
         return tuple(formula(ctx) if needed else None
                      for formula, needed in zip(op.formulas, self._needs_input_grad))
 
@@ -101,6 +108,8 @@ class Op:
         return self if tensor is None else types.MethodType(self, tensor)
 
     def _bind(self, args, kwargs):
+        if not kwargs and len(args) == len(self.defaults):
+            return args
         if kwargs:
             bound = self.signature.bind(*args, **kwargs)
             bound.apply_defaults()
@@ -143,32 +152,36 @@ class Op:
 
     def _record(self, args, inputs, outputs):
         node = self.node_class()
-        node.next_functions = tuple(_edge(t) for t in inputs)
-        node._input_metadata = tuple((t._data.shape, t.dtype) if isinstance(t, Tensor) else None
-                                     for t in inputs)
-        node._needs_input_grad = tuple(edge[0] is not None and formula is not None
-                                       for edge, formula in zip(node.next_functions,
-                                                                self.formulas))
-        node._pre_hooks = node._retained = None
+        edges, metadata, needs = [], [], []
+        for value, formula in zip(inputs, self.formulas):
+            if isinstance(value, Tensor):
+                edge = _edge(value)
+                metadata.append((value._data.shape, value.dtype))
+            else:
+                edge = (None, 0)
+                metadata.append(None)
+            edges.append(edge)
+            needs.append(edge[0] is not None and formula is not None)
+        node.next_functions, node._input_metadata = tuple(edges), tuple(metadata)
+        node._needs_input_grad = needs
         for output_nr, result in enumerate(outputs):
             if result.dtype.is_floating_point or result.dtype.is_complex:
                 result._requires_grad = True
                 result.grad_fn = node
                 result._output_nr = output_nr
         values = dict(zip(self.signature.parameters, args))
-        node._saved = {name: _save(values, name, outputs[0], node) for name in self.save}
+        node._saved = {name: _save(values, name, outputs, node) for name in self.save}
 
 
-def _save(values, name, result, node):
-    if name == "result":
-        return SavedTensor(result, output_of=node.name())
+def _save(values, name, outputs, node):
+    """What a node keeps for its formulas: "result"/"result1" name outputs 0/1."""
+    if name.startswith("result"):
+        return SavedTensor(outputs[int(name[6:] or 0)], output_of=node.name())
     value = values[name]
     return SavedTensor(value) if isinstance(value, Tensor) else value
 
 
 def _edge(value):
-    if not isinstance(value, Tensor):
-        return (None, 0)
     if value.grad_fn is not None:
         return (value.grad_fn, value._output_nr)
     if value._requires_grad:
@@ -184,6 +197,9 @@ def _promoted_arrays(inputs, promote):
     """The inputs as arrays (numbers stay numbers), cast to the dtype torch computes in."""
     if promote is None:
         return [t._data if isinstance(t, Tensor) else t for t in inputs]
+    fast = _same_dtype_arrays(inputs)
+    if fast is not None:
+        return fast
     tensors = [t for t in inputs if isinstance(t, Tensor)]
     target = _dtype.result_type([t.dtype for t in tensors if t._data.ndim],
                                 [t.dtype for t in tensors if not t._data.ndim],
@@ -199,6 +215,20 @@ def _promoted_arrays(inputs, promote):
             value = np.asarray(value, dtype=target.numpy)
         arrays.append(value)
     return arrays
+
+
+def _same_dtype_arrays(inputs):
+    """The common case in one pass: float tensors of one dtype, with int/float numbers."""
+    arrays, dtype = [], None
+    for value in inputs:
+        if type(value) is float or type(value) is int:
+            arrays.append(value)
+        elif isinstance(value, Tensor) and (dtype is None or value.dtype is dtype):
+            dtype = value.dtype
+            arrays.append(value._data)
+        else:
+            return None
+    return arrays if dtype is not None and dtype.is_floating_point else None
 
 
 def _mark_view(result, input, forward, attrs):
