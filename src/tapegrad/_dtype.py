@@ -5,7 +5,8 @@ import numpy as np
 
 
 class dtype:
-    __slots__ = ("name", "numpy", "is_floating_point", "is_complex", "is_signed", "itemsize")
+    __slots__ = ("name", "numpy", "is_floating_point", "is_complex", "is_signed", "itemsize",
+                 "is_differentiable")
 
     def __init__(self, name, numpy_dtype):
         self.name = name
@@ -14,6 +15,7 @@ class dtype:
         self.is_complex = self.numpy.kind == "c"
         self.is_signed = self.numpy.kind in "fic"
         self.itemsize = self.numpy.itemsize
+        self.is_differentiable = self.is_floating_point or self.is_complex
 
     def __repr__(self):
         return f"torch.{self.name}"

@@ -142,23 +142,28 @@ def run(roots, seeds, retain_graph, create_graph, targets=None, accumulate=True)
     with grad_mode.set_grad_enabled(create_graph):
         while ready:
             node = heapq.heappop(ready)[2]
-            grads = _call_hooks(node, pending.pop(node, None) or [None])
+            grads = pending.pop(node, None) or [None]
+            if node._pre_hooks or node._retained:
+                _call_hooks(node, grads)
             if targets is not None:
                 for output_nr, grad in enumerate(grads):
                     if (node, output_nr) in targets and grad is not None:
                         captured[(node, output_nr)] = grad
             runs = needed is None or (node in needed and (
                 not isinstance(node, AccumulateGrad) or accumulate and (node, 0) in targets))
-            outputs = _apply(node, grads, retain_graph) if runs else ()
+            outputs = _apply(node, grads, retain_graph) if runs else (None,) * len(
+                node.next_functions)
             for (next_node, output_nr), grad, metadata in zip(node.next_functions, outputs,
                                                               node._input_metadata):
-                if next_node is not None and grad is not None:
-                    _add_pending(pending, next_node, output_nr, _validate(grad, metadata))
-            for next_node, _ in node.next_functions:
                 if next_node is None:
                     continue
-                dependencies[next_node] -= 1
-                if dependencies[next_node] == 0:
+                if grad is not None:
+                    if grad._data.shape != metadata[0] or grad.dtype is not metadata[1]:
+                        grad = _validate(grad, metadata)
+                    _add_pending(pending, next_node, output_nr, grad, create_graph)
+                count = dependencies[next_node] - 1
+                dependencies[next_node] = count
+                if count == 0:
                     heapq.heappush(ready, (-next_node._sequence_nr, id(next_node), next_node))
     return captured
 
@@ -177,20 +182,25 @@ def _apply(node, grads, retain_graph):
     return outputs
 
 
-def _add_pending(pending, node, output_nr, grad):
+def _add_pending(pending, node, output_nr, grad, create_graph=False):
+    """Sum a gradient into the node's input buffer (shapes and dtypes already match)."""
     slots = pending.get(node)
     if slots is None:
-        slots = pending[node] = [None] * max(output_nr + 1, 1)
+        slots = pending[node] = [None] * (output_nr + 1)
     elif len(slots) <= output_nr:
         slots.extend([None] * (output_nr + 1 - len(slots)))
-    if slots[output_nr] is None:
+    current = slots[output_nr]
+    if current is None:
         slots[output_nr] = grad
+    elif create_graph:
+        slots[output_nr] = current + grad
     else:
-        slots[output_nr] = slots[output_nr] + grad
+        slots[output_nr] = type(grad)._make(np.add(current._data, grad._data), grad.dtype)
 
 
 def _call_hooks(node, grads):
-    """Tensor hooks registered on this node's outputs, then retain_grad copies."""
+    """Tensor hooks registered on this node's outputs (they may replace the gradient), then
+    retain_grad, which sees the hooked gradient as in torch."""
     if node._pre_hooks:
         for output_nr, hooks in node._pre_hooks.items():
             for hook in list(hooks.values()):
@@ -203,7 +213,6 @@ def _call_hooks(node, grads):
             tensor = ref()
             if tensor is not None and output_nr < len(grads) and grads[output_nr] is not None:
                 tensor._accumulate_grad(grads[output_nr])
-    return grads
 
 
 def _validate(grad, metadata):

@@ -126,16 +126,15 @@ class SavedTensor:
     __slots__ = ("tensor", "array", "dtype", "version_counter", "version", "producer")
 
     def __init__(self, tensor, output_of=None):
-        """output_of: the name of the node that made `tensor`, when saving an op's output."""
+        """output_of: the node that made `tensor`, when saving an op's own output."""
         self.version_counter = tensor._version_counter
         self.version = self.version_counter[0]
-        self.dtype = tensor.dtype
         if output_of is None:
-            self.tensor, self.array = tensor, None
-            self.producer = None if tensor.grad_fn is None else tensor.grad_fn.name()
+            self.tensor, self.producer = tensor, tensor.grad_fn
         else:
-            self.tensor, self.array = None, tensor._data
-            self.producer = output_of
+            self.tensor, self.array, self.dtype = None, tensor._data, tensor.dtype
+            # only the name, for error messages: a reference would be a node -> node cycle
+            self.producer = output_of.name()
 
     def unpack(self, node, tensor_type):
         """The saved tensor; an output comes back with `node` as grad_fn if it is given."""
@@ -143,21 +142,25 @@ class SavedTensor:
             raise RuntimeError(self._modified_message())
         if self.tensor is not None:
             return self.tensor
-        result = tensor_type._make(self.array)
+        result = tensor_type._make(self.array, self.dtype)
         result._version_counter = self.version_counter
-        if node is not None and (self.dtype.is_floating_point or self.dtype.is_complex):
+        if node is not None and self.dtype.is_differentiable:
             result._requires_grad = True
             result.grad_fn = node
         return result
 
     def _modified_message(self):
-        shape = (self.array if self.tensor is None else self.tensor._data).shape
+        if self.tensor is not None:
+            shape, dtype = self.tensor._data.shape, self.tensor.dtype
+            producer = self.producer and self.producer.name()
+        else:
+            shape, dtype, producer = self.array.shape, self.dtype, self.producer
         where = ""
-        if self.producer is not None:
-            where = ", which is output 0 of " + re.sub(r"Backward\d*$", "", self.producer)
+        if producer is not None:
+            where = ", which is output 0 of " + re.sub(r"Backward\d*$", "", producer)
         return (
             "one of the variables needed for gradient computation has been modified by an "
-            f"inplace operation: [{legacy_type_name(self.dtype)} [{', '.join(map(str, shape))}]]"
+            f"inplace operation: [{legacy_type_name(dtype)} [{', '.join(map(str, shape))}]]"
             f"{where}, is at version {self.version_counter[0]}; expected version "
             f"{self.version} instead. Hint: enable anomaly detection to find the operation that "
             "failed to compute its gradient, with "

@@ -28,6 +28,21 @@ from ..autograd.graph import FREED_GRAPH, Node, SavedTensor
 from ._checks import broadcast_shapes
 
 REGISTRY = {}
+
+
+# torch computes inf/nan without warnings; NumPy would warn. Every op call switches NumPy's
+# floating-point errors off around its forward, so the switch must be cheap: NumPy >= 2 keeps
+# the error state in a context variable that can be set directly (np.errstate costs ~1.5 us).
+try:
+    from numpy._core._ufunc_config import _extobj_contextvar as _ERROR_STATE
+    from numpy._core._ufunc_config import _make_extobj
+    _QUIET = _make_extobj(all="ignore")
+except ImportError:  # NumPy 1.x
+    class _ERROR_STATE:
+        set = staticmethod(lambda quiet: np.seterr(**quiet))
+        reset = staticmethod(lambda previous: np.seterr(**previous))
+    _QUIET = {"all": "ignore"}
+
 _REQUIRED = object()
 
 
@@ -63,8 +78,10 @@ class OpNode(Node):
             if type(value) is SavedTensor:
                 value = value.unpack(self if record else None, Tensor)
             setattr(ctx, name, value)
-        return tuple(formula(ctx) if needed else None
-                     for formula, needed in zip(op.formulas, self._needs_input_grad))
+        grads = []
+        for formula, needed in zip(op.formulas, self._needs_input_grad):
+            grads.append(formula(ctx) if needed else None)
+        return grads
 
     def release_saved(self):
         if self.op.saves_tensors:
@@ -85,8 +102,12 @@ class Op:
         self.n_inputs = len(self.input_names)
         self.inputs_lead = self.input_positions == tuple(range(self.n_inputs))
         self.defaults = tuple(_REQUIRED if p.default is p.empty else p.default for p in params)
-        self.save = save
-        self.saves_tensors = any(name in self.input_names or name == "result" for name in save)
+        names = [p.name for p in params]
+        # what each saved name reads: ("output", k) or ("arg", position in the call)
+        self.save_plan = tuple((name, ("output", int(name[6:] or 0)) if name.startswith("result")
+                                else ("arg", names.index(name))) for name in save)
+        self.saves_tensors = any(name.startswith("result") or name in self.input_names
+                                 for name in save)
         self.promote = promote
         self.is_view = view
         self.formulas = (None,) * self.n_inputs
@@ -108,8 +129,6 @@ class Op:
         return self if tensor is None else types.MethodType(self, tensor)
 
     def _bind(self, args, kwargs):
-        if not kwargs and len(args) == len(self.defaults):
-            return args
         if kwargs:
             bound = self.signature.bind(*args, **kwargs)
             bound.apply_defaults()
@@ -123,31 +142,37 @@ class Op:
         return args
 
     def __call__(self, *args, **kwargs):
-        args = self._bind(args, kwargs)
+        if kwargs or len(args) != len(self.defaults):
+            args = self._bind(args, kwargs)
         if self.inputs_lead:
             inputs = args[:self.n_inputs]
-            forward_args = (*_promoted_arrays(inputs, self.promote), *args[self.n_inputs:])
+            arrays = _same_dtype_arrays(inputs) or _promoted_arrays(inputs, self.promote)
+            forward_args = (*arrays, *args[self.n_inputs:])
         else:
             inputs = tuple(args[i] for i in self.input_positions)
             forward_args = list(args)
             for i, array in zip(self.input_positions, _promoted_arrays(inputs, self.promote)):
                 forward_args[i] = array
+        quiet = _ERROR_STATE.set(_QUIET)
         try:
-            with np.errstate(all="ignore"):  # torch returns inf/nan silently
-                out = self.forward(np, *forward_args)
+            out = self.forward(np, *forward_args)
         except ValueError:
             # NumPy's broadcasting error, in torch's words; other ValueErrors pass through.
             broadcast_shapes(*(t._data.shape for t in inputs if isinstance(t, Tensor)))
             raise
+        finally:
+            _ERROR_STATE.reset(quiet)
         if type(out) is tuple:
             outputs = tuple(Tensor._make(_as_array(o)) for o in out)
         else:
-            outputs = (Tensor._make(_as_array(out)),)
+            outputs = (Tensor._make(out if type(out) is np.ndarray else np.asarray(out)),)
         if self.is_view:
             _mark_view(outputs[0], inputs[0], self.forward, args[1:])
-        if (self.differentiable and grad_mode._state.grad_enabled
-                and any(isinstance(t, Tensor) and t._requires_grad for t in inputs)):
-            self._record(args, inputs, outputs)
+        if self.differentiable and grad_mode._state.grad_enabled:
+            for value in inputs:
+                if isinstance(value, Tensor) and value._requires_grad:
+                    self._record(args, inputs, outputs)
+                    break
         return outputs if type(out) is tuple else outputs[0]
 
     def _record(self, args, inputs, outputs):
@@ -165,20 +190,18 @@ class Op:
         node.next_functions, node._input_metadata = tuple(edges), tuple(metadata)
         node._needs_input_grad = needs
         for output_nr, result in enumerate(outputs):
-            if result.dtype.is_floating_point or result.dtype.is_complex:
+            if result.dtype.is_differentiable:
                 result._requires_grad = True
                 result.grad_fn = node
                 result._output_nr = output_nr
-        values = dict(zip(self.signature.parameters, args))
-        node._saved = {name: _save(values, name, outputs, node) for name in self.save}
-
-
-def _save(values, name, outputs, node):
-    """What a node keeps for its formulas: "result"/"result1" name outputs 0/1."""
-    if name.startswith("result"):
-        return SavedTensor(outputs[int(name[6:] or 0)], output_of=node.name())
-    value = values[name]
-    return SavedTensor(value) if isinstance(value, Tensor) else value
+        saved = {}
+        for name, (kind, index) in self.save_plan:
+            if kind == "output":
+                saved[name] = SavedTensor(outputs[index], node)
+            else:
+                value = args[index]
+                saved[name] = SavedTensor(value) if isinstance(value, Tensor) else value
+        node._saved = saved
 
 
 def _edge(value):
@@ -197,9 +220,6 @@ def _promoted_arrays(inputs, promote):
     """The inputs as arrays (numbers stay numbers), cast to the dtype torch computes in."""
     if promote is None:
         return [t._data if isinstance(t, Tensor) else t for t in inputs]
-    fast = _same_dtype_arrays(inputs)
-    if fast is not None:
-        return fast
     tensors = [t for t in inputs if isinstance(t, Tensor)]
     target = _dtype.result_type([t.dtype for t in tensors if t._data.ndim],
                                 [t.dtype for t in tensors if not t._data.ndim],
@@ -218,7 +238,8 @@ def _promoted_arrays(inputs, promote):
 
 
 def _same_dtype_arrays(inputs):
-    """The common case in one pass: float tensors of one dtype, with int/float numbers."""
+    """The common case in one pass: float tensors of one dtype, with int/float numbers;
+    None (to take the general path) for anything else."""
     arrays, dtype = [], None
     for value in inputs:
         if type(value) is float or type(value) is int:
