@@ -195,7 +195,8 @@ def _add_pending(pending, node, output_nr, grad, create_graph=False):
     elif create_graph:
         slots[output_nr] = current + grad
     else:
-        slots[output_nr] = type(grad)._make(np.add(current._data, grad._data), grad.dtype)
+        # asarray: NumPy turns a 0-d result into a scalar
+        slots[output_nr] = type(grad)._make(np.asarray(current._data + grad._data), grad.dtype)
 
 
 def _call_hooks(node, grads):
