@@ -169,7 +169,7 @@ def run(roots, seeds, retain_graph, create_graph, targets=None, accumulate=True)
 
 
 def _apply(node, grads, retain_graph):
-    if all(grad is None for grad in grads):
+    if grads[0] is None and all(grad is None for grad in grads):
         outputs = (None,) * len(node.next_functions)
     else:
         outputs = node.apply(grads)

@@ -7,7 +7,7 @@ import itertools
 import re
 import weakref
 
-_sequence = itertools.count()
+sequence_numbers = itertools.count()  # shared by every node: orders the backward pass
 
 _LEGACY_TYPE = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
                 "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
@@ -39,7 +39,7 @@ class Node:
     def __init__(self, next_functions=(), input_metadata=()):
         self.next_functions = next_functions
         self._input_metadata = input_metadata
-        self._sequence_nr = next(_sequence)
+        self._sequence_nr = next(sequence_numbers)
         self._pre_hooks = self._retained = None
 
     def name(self):

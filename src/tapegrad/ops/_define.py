@@ -24,7 +24,7 @@ import numpy as np
 from .. import _dtype
 from .._tensor import Tensor
 from ..autograd import grad_mode
-from ..autograd.graph import FREED_GRAPH, Node, SavedTensor
+from ..autograd.graph import FREED_GRAPH, Node, SavedTensor, sequence_numbers
 from ._checks import broadcast_shapes
 
 REGISTRY = {}
@@ -49,9 +49,6 @@ _REQUIRED = object()
 class Context:
     """What a derivative formula sees: ctx.grad, saved tensors, attributes, input shapes."""
 
-    def __init__(self, node):
-        self._node = node
-
     def __getattr__(self, name):
         # <input>_shape, looked up only by the formulas that need it
         if name.endswith("_shape"):
@@ -70,14 +67,12 @@ class OpNode(Node):
         op = self.op
         if self._saved is None:
             raise RuntimeError(FREED_GRAPH)
-        ctx = Context(self)
-        ctx.grad = grad_outputs[0]
-        ctx.grads = grad_outputs
-        record = grad_mode._state.grad_enabled
+        owner = self if grad_mode._state.grad_enabled else None
+        values = {"_node": self, "grad": grad_outputs[0], "grads": grad_outputs}
         for name, value in self._saved.items():
-            if type(value) is SavedTensor:
-                value = value.unpack(self if record else None, Tensor)
-            setattr(ctx, name, value)
+            values[name] = value.unpack(owner, Tensor) if type(value) is SavedTensor else value
+        ctx = object.__new__(Context)
+        ctx.__dict__ = values
         grads = []
         for formula, needed in zip(op.formulas, self._needs_input_grad):
             grads.append(formula(ctx) if needed else None)
@@ -176,7 +171,9 @@ class Op:
         return outputs if type(out) is tuple else outputs[0]
 
     def _record(self, args, inputs, outputs):
-        node = self.node_class()
+        node = object.__new__(self.node_class)  # every slot is set below: skip Node.__init__
+        node._sequence_nr = next(sequence_numbers)
+        node._pre_hooks = node._retained = None
         edges, metadata, needs = [], [], []
         for value, formula in zip(inputs, self.formulas):
             if isinstance(value, Tensor):
