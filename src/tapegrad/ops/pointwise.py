@@ -3,6 +3,7 @@ import math
 
 import numpy as np
 
+from .. import _dtype
 from .._tensor import Tensor
 from ._define import defop
 
@@ -11,7 +12,7 @@ from ._define import defop
 
 @defop("AddBackward0", save=("alpha",), promote="common")
 def add(xp, input: Tensor, other: Tensor, alpha=1):
-    return xp.add(input, other if alpha == 1 else xp.multiply(other, alpha))
+    return xp.add(input, other if alpha == 1 else other * alpha)
 
 
 add.derivatives(input=lambda ctx: ctx.grad,
@@ -21,7 +22,7 @@ add.derivatives(input=lambda ctx: ctx.grad,
 @defop("SubBackward0", save=("alpha",), promote="common")
 def sub(xp, input: Tensor, other: Tensor, alpha=1):
     _check_not_bool(input, other)
-    return xp.subtract(input, other if alpha == 1 else xp.multiply(other, alpha))
+    return xp.subtract(input, other if alpha == 1 else other * alpha)
 
 
 sub.derivatives(input=lambda ctx: ctx.grad,
@@ -30,7 +31,7 @@ sub.derivatives(input=lambda ctx: ctx.grad,
 
 @defop("RsubBackward1", save=("alpha",), promote="common")
 def _rsub_scalar(xp, input: Tensor, other, alpha=1):
-    return xp.subtract(other, input if alpha == 1 else xp.multiply(input, alpha))
+    return xp.subtract(other, input if alpha == 1 else input * alpha)
 
 
 _rsub_scalar.derivatives(input=lambda ctx: -ctx.grad if ctx.alpha == 1 else ctx.grad * -ctx.alpha)
@@ -58,24 +59,33 @@ mul.derivatives(input=lambda ctx: ctx.grad * ctx.other,
                 other=lambda ctx: ctx.grad * ctx.input)
 
 
-@defop("DivBackward0", save=("input", "other", "rounding_mode"), promote="float")
-def div(xp, input: Tensor, other: Tensor, rounding_mode=None):
-    quotient = xp.true_divide(input, other)
+@defop("DivBackward0", save=("input", "other"), promote="float")
+def _true_divide(xp, input: Tensor, other: Tensor):
+    return xp.true_divide(input, other)
+
+
+_true_divide.derivatives(input=lambda ctx: ctx.grad / ctx.other,
+                         other=lambda ctx: -ctx.grad * ctx.input / (ctx.other * ctx.other))
+
+
+# floor/trunc division keeps integer dtypes; its derivative is zero almost everywhere.
+@defop("DivBackward2", promote="common")
+def _rounded_divide(xp, input: Tensor, other: Tensor, rounding_mode):
     if rounding_mode == "floor":
-        return xp.floor(quotient)
-    if rounding_mode == "trunc":
-        return xp.trunc(quotient)
-    return quotient
+        return xp.floor_divide(input, other)
+    return xp.trunc(xp.true_divide(input, other)).astype(xp.result_type(input, other))
 
 
-def _div_other_grad(ctx):
-    if ctx.rounding_mode is not None:
-        return None  # floor/trunc have zero derivative almost everywhere
-    return -ctx.grad * ctx.input / (ctx.other * ctx.other)
+_rounded_divide.derivatives(input=lambda ctx: None, other=lambda ctx: None)
 
 
-div.derivatives(input=lambda ctx: None if ctx.rounding_mode else ctx.grad / ctx.other,
-                other=_div_other_grad)
+def div(input, other, *, rounding_mode=None):
+    if rounding_mode is None:
+        return _true_divide(input, other)
+    if rounding_mode not in ("floor", "trunc"):
+        raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
+                           f"found '{rounding_mode}'")
+    return _rounded_divide(input, other, rounding_mode)
 
 
 @defop("RemainderBackward0", save=("input", "other"), promote="common")
@@ -310,7 +320,7 @@ _where.derivatives(input=lambda ctx: _where(ctx.condition, ctx.grad, 0.0),
 
 
 def where(condition, input, other):
-    if condition.dtype != bool:
+    if condition.dtype is not _dtype.bool:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor "
                            f"with dtype {condition.dtype.name.capitalize()}")
     return _where(condition._data, input, other)
