@@ -155,13 +155,8 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False,
 def _float_dtype(dtype, name):
     dtype = dtype or _dtype.get_default_dtype()
     if not dtype.is_floating_point:
-        raise RuntimeError(f'"{name}" not implemented for \'{_legacy(dtype)}\'')
+        raise RuntimeError(f'"{name}" not implemented for \'{dtype.legacy_name}\'')
     return dtype
-
-
-def _legacy(dtype):
-    from .autograd.graph import legacy_type_name
-    return legacy_type_name(dtype)[len("torch."):-len("Tensor")]
 
 
 def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None):

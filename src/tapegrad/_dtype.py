@@ -6,10 +6,11 @@ import numpy as np
 
 class dtype:
     __slots__ = ("name", "numpy", "is_floating_point", "is_complex", "is_signed", "itemsize",
-                 "is_differentiable")
+                 "is_differentiable", "legacy_name")
 
-    def __init__(self, name, numpy_dtype):
+    def __init__(self, name, numpy_dtype, legacy_name):
         self.name = name
+        self.legacy_name = legacy_name  # torch's old type name (Float for FloatTensor)
         self.numpy = np.dtype(numpy_dtype)
         self.is_floating_point = self.numpy.kind == "f"
         self.is_complex = self.numpy.kind == "c"
@@ -30,17 +31,17 @@ class dtype:
         return {"float32": complex64, "float64": complex128}.get(self.name, self)
 
 
-float16 = dtype("float16", np.float16)
-float32 = dtype("float32", np.float32)
-float64 = dtype("float64", np.float64)
-complex64 = dtype("complex64", np.complex64)
-complex128 = dtype("complex128", np.complex128)
-uint8 = dtype("uint8", np.uint8)
-int8 = dtype("int8", np.int8)
-int16 = dtype("int16", np.int16)
-int32 = dtype("int32", np.int32)
-int64 = dtype("int64", np.int64)
-bool = dtype("bool", np.bool_)
+float16 = dtype("float16", np.float16, "Half")
+float32 = dtype("float32", np.float32, "Float")
+float64 = dtype("float64", np.float64, "Double")
+complex64 = dtype("complex64", np.complex64, "ComplexFloat")
+complex128 = dtype("complex128", np.complex128, "ComplexDouble")
+uint8 = dtype("uint8", np.uint8, "Byte")
+int8 = dtype("int8", np.int8, "Char")
+int16 = dtype("int16", np.int16, "Short")
+int32 = dtype("int32", np.int32, "Int")
+int64 = dtype("int64", np.int64, "Long")
+bool = dtype("bool", np.bool_, "Bool")
 
 half, float, double = float16, float32, float64
 short, int, long = int16, int32, int64

@@ -42,22 +42,6 @@ def get_printoptions():
     return dict(_OPTS)
 
 
-def format_scalar(data, dtype_name):
-    """Return what torch's ``format(t, '')`` gives for a 0-d tensor.
-
-    torch formats the Python number from ``item()``, so a float32 value shows
-    all the digits of its exact double value (e.g. ``16.583065032958984``).
-    """
-    value = np.asarray(data).reshape(()).item()
-    if dtype_name == "bool":
-        value = bool(value)
-    elif _is_float(dtype_name):
-        value = float(value)
-    else:
-        value = int(value)
-    return format(value, "")
-
-
 def format_tensor(data, dtype_name, default_dtype_name, tail=(), prefix="tensor("):
     """Return torch's repr of a tensor holding ``data`` with dtype ``torch.<dtype_name>``.
 

@@ -1,5 +1,4 @@
 """Tensor: an ndarray plus autograd state. Computation lives in ops/; methods delegate."""
-import numbers
 import warnings
 import weakref
 
@@ -285,7 +284,7 @@ class Tensor:
 
     def __format__(self, format_spec):
         if self._data.ndim == 0:
-            return format(self.item(), format_spec)
+            return format(self.item(), format_spec)  # torch formats the Python number
         return format(repr(self), format_spec)
 
     def __repr__(self):
@@ -508,10 +507,6 @@ def _rebuild(array, requires_grad):
 
 def is_tensor(obj):
     return isinstance(obj, Tensor)
-
-
-def is_number(value):
-    return isinstance(value, numbers.Number)
 
 
 from . import ops  # noqa: E402  (ops import Tensor: this module must exist first)

@@ -9,21 +9,12 @@ import weakref
 
 sequence_numbers = itertools.count()  # shared by every node: orders the backward pass
 
-_LEGACY_TYPE = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
-                "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
-                "bool": "Bool", "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
-
 FREED_GRAPH = (
     "Trying to backward through the graph a second time (or directly access saved tensors "
     "after they have already been freed). Saved intermediate values of the graph are freed "
     "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
     "backward through the graph a second time or if you need to access saved tensors after "
     "calling backward.")
-
-
-def legacy_type_name(dtype):
-    """torch's old-style type string, used in error messages: torch.FloatTensor."""
-    return f"torch.{_LEGACY_TYPE[dtype.name]}Tensor"
 
 
 class Node:
@@ -160,7 +151,7 @@ class SavedTensor:
             where = ", which is output 0 of " + re.sub(r"Backward\d*$", "", producer)
         return (
             "one of the variables needed for gradient computation has been modified by an "
-            f"inplace operation: [{legacy_type_name(dtype)} [{', '.join(map(str, shape))}]]"
+            f"inplace operation: [torch.{dtype.legacy_name}Tensor [{', '.join(map(str, shape))}]]"
             f"{where}, is at version {self.version_counter[0]}; expected version "
             f"{self.version} instead. Hint: enable anomaly detection to find the operation that "
             "failed to compute its gradient, with "

@@ -1,6 +1,13 @@
 """Argument checks shared by op families; each raises torch's error type and text."""
 
 
+def numel(shape):
+    count = 1
+    for size in shape:
+        count *= size
+    return count
+
+
 def wrap_dim(dim, ndim):
     """A possibly negative dim as an index into a tensor of `ndim` dims (0-d acts as 1-d)."""
     size = max(ndim, 1)

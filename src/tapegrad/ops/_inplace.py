@@ -40,8 +40,8 @@ def inplace(op, target, *args, **kwargs):
 
 def _write(target, result):
     if not _can_cast(result.dtype, target.dtype):
-        raise RuntimeError(f"result type {_type_name(result.dtype)} can't be cast to the desired "
-                           f"output type {_type_name(target.dtype)}")
+        raise RuntimeError(f"result type {result.dtype.legacy_name} can't be cast to the "
+                           f"desired output type {target.dtype.legacy_name}")
     if not target._data.flags.writeable:
         raise RuntimeError("unsupported operation: more than one element of the written-to "
                            "tensor refers to a single memory location. Please clone() the "
@@ -58,11 +58,6 @@ def _can_cast(source, destination):
         return ("complex" if d.is_complex else "float" if d.is_floating_point
                 else "bool" if d is _dtype.bool else "int")
     return rank[category(source)] <= rank[category(destination)]
-
-
-def _type_name(dtype):
-    from .reduction import _legacy_name
-    return _legacy_name(dtype)
 
 
 def _check_leaf(target):

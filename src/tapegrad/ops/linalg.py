@@ -1,6 +1,6 @@
 """Matrix products. matmul composes them the way torch does, so the graph shows torch's nodes."""
 from .._tensor import Tensor
-from ._checks import broadcast_shapes
+from ._checks import broadcast_shapes, numel
 from ._define import defop
 from .shape import _unsafe_view, expand, reshape, squeeze, t, transpose, unsqueeze
 
@@ -125,8 +125,8 @@ def _batched_matmul(input, other):
     k2, m = other.shape[-2:]
     if k != k2:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
-                           f"[{_numel(input.shape[:-2]) or 1}, {k}] but got: "
-                           f"[{_numel(other.shape[:-2]) or 1}, {k2}].")
+                           f"[{numel(input.shape[:-2]) or 1}, {k}] but got: "
+                           f"[{numel(other.shape[:-2]) or 1}, {k2}].")
     batch = broadcast_shapes(input.shape[:-2], other.shape[:-2])
     input3 = reshape(expand(input, batch + (n, k)), -1, n, k)
     other3 = reshape(expand(other, batch + (k, m)), -1, k, m)
@@ -136,10 +136,3 @@ def _batched_matmul(input, other):
     if b_vector:
         result = squeeze(result, -1)
     return result
-
-
-def _numel(shape):
-    count = 1
-    for size in shape:
-        count *= size
-    return count

@@ -2,7 +2,7 @@
 import collections
 
 from .._tensor import Tensor
-from ._checks import wrap_dim, wrap_dims
+from ._checks import numel, wrap_dim, wrap_dims
 from ._define import defop
 from ._summation import full_sum
 from .pointwise import abs, maximum, minimum, sign, where
@@ -73,15 +73,10 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
 def _check_mean_dtype(input, dtype):
     if dtype is not None and not dtype.is_floating_point:
         raise RuntimeError("mean(): could not infer output dtype. Optional dtype must be either "
-                           f"a floating point or complex dtype. Got: {_legacy_name(dtype)}")
+                           f"a floating point or complex dtype. Got: {dtype.legacy_name}")
     if dtype is None and not input.dtype.is_floating_point:
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a "
-                           f"floating point or complex dtype. Got: {_legacy_name(input.dtype)}")
-
-
-def _legacy_name(dtype):
-    from ..autograd.graph import legacy_type_name
-    return legacy_type_name(dtype)[len("torch."):-len("Tensor")]
+                           f"floating point or complex dtype. Got: {input.dtype.legacy_name}")
 
 
 @defop("MeanBackward0")
@@ -92,7 +87,7 @@ def _mean_all(xp, input: Tensor, dtype=None):
     return full_sum(input) / input.dtype.type(input.size) if input.size else xp.mean(input)
 
 
-_mean_all.derivatives(input=lambda ctx: expand(ctx.grad / _numel(ctx.input_shape),
+_mean_all.derivatives(input=lambda ctx: expand(ctx.grad / numel(ctx.input_shape),
                                                ctx.input_shape))
 
 
@@ -102,15 +97,8 @@ def _mean_dim(xp, input: Tensor, dim, keepdim=False, dtype=None):
 
 
 _mean_dim.derivatives(input=lambda ctx: _unreduce(
-    ctx.grad / _numel([ctx.input_shape[d] for d in ctx.dim]), ctx.input_shape, ctx.dim,
+    ctx.grad / numel([ctx.input_shape[d] for d in ctx.dim]), ctx.input_shape, ctx.dim,
     ctx.keepdim))
-
-
-def _numel(shape):
-    count = 1
-    for size in shape:
-        count *= size
-    return count
 
 
 def mean(input, dim=None, keepdim=False, *, dtype=None):
@@ -242,7 +230,7 @@ _vector_norm.derivatives(input=_vector_norm_backward)
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     if not (x.dtype.is_floating_point or x.dtype.is_complex):
         raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as "
-                           f"input. Got {_legacy_name(x.dtype)}")
+                           f"input. Got {x.dtype.legacy_name}")
     if dtype is not None:
         x = x.to(dtype)
     return _vector_norm(x, float(ord), None if dim is None else _dims(dim, x.ndim), keepdim)
