@@ -290,7 +290,7 @@ class Tensor:
     def __repr__(self):
         tail = ()
         if self.grad_fn is not None:
-            tail = (f"grad_fn=<{self.grad_fn.name()}>",)
+            tail = (f"grad_fn=<{type(self.grad_fn).__name__}>",)
         elif self._requires_grad:
             tail = ("requires_grad=True",)
         return _printing.format_tensor(self._data, self.dtype.name,
@@ -445,6 +445,9 @@ class Tensor:
 
     def __mod__(self, other):
         return ops.remainder(self, other)
+
+    def __rmod__(self, other):
+        return ops.remainder(other, self)
 
     def __pow__(self, exponent):
         return ops.pow(self, exponent)

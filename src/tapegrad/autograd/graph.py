@@ -55,7 +55,7 @@ class Node:
         self._retained[output_nr] = weakref.ref(tensor)
 
     def __repr__(self):
-        return f"<{self.name()} object at {id(self):#x}>"
+        return f"<{type(self).__name__} object at {id(self):#x}>"
 
 
 class RemovableHandle:
@@ -98,6 +98,9 @@ class AccumulateGrad(Node):
         # Leaves run as soon as they are ready, like torch's maximal sequence number.
         self._sequence_nr = float("inf")
 
+    def name(self):
+        return "torch::autograd::AccumulateGrad"  # as torch names its C++ node
+
     def apply(self, grad_outputs):
         grad = grad_outputs[0]
         for hook in self.variable.__dict__.get("_leaf_hooks", {}).values():
@@ -125,7 +128,7 @@ class SavedTensor:
         else:
             self.tensor, self.array, self.dtype = None, tensor._data, tensor.dtype
             # only the name, for error messages: a reference would be a node -> node cycle
-            self.producer = output_of.name()
+            self.producer = type(output_of).__name__
 
     def unpack(self, node, tensor_type):
         """The saved tensor; an output comes back with `node` as grad_fn if it is given."""
@@ -143,16 +146,16 @@ class SavedTensor:
     def _modified_message(self):
         if self.tensor is not None:
             shape, dtype = self.tensor._data.shape, self.tensor.dtype
-            producer = self.producer and self.producer.name()
+            producer = self.producer and type(self.producer).__name__
         else:
             shape, dtype, producer = self.array.shape, self.dtype, self.producer
         where = ""
         if producer is not None:
-            where = ", which is output 0 of " + re.sub(r"Backward\d*$", "", producer)
+            where = ", which is output 0 of " + re.sub(r"Backward\d*$", "", producer) + ","
         return (
             "one of the variables needed for gradient computation has been modified by an "
             f"inplace operation: [torch.{dtype.legacy_name}Tensor [{', '.join(map(str, shape))}]]"
-            f"{where}, is at version {self.version_counter[0]}; expected version "
+            f"{where} is at version {self.version_counter[0]}; expected version "
             f"{self.version} instead. Hint: enable anomaly detection to find the operation that "
             "failed to compute its gradient, with "
             "torch.autograd.set_detect_anomaly(True, check_nan=False).")

@@ -86,7 +86,7 @@ class OpNode(Node):
 class Op:
     """A declared op: call it with tensors (or numbers) and attributes, as torch's function."""
 
-    def __init__(self, forward, node_name, save, promote, view, name):
+    def __init__(self, forward, node_name, save, promote, view, name, scalars):
         self.forward = forward
         self.__name__ = name or forward.__name__
         self.__doc__ = forward.__doc__
@@ -98,6 +98,7 @@ class Op:
         self.inputs_lead = self.input_positions == tuple(range(self.n_inputs))
         self.defaults = tuple(_REQUIRED if p.default is p.empty else p.default for p in params)
         names = [p.name for p in params]
+        self.scalar_positions = tuple(names.index(name) for name in scalars)
         # what each saved name reads: ("output", k) or ("arg", position in the call)
         self.save_plan = tuple((name, ("output", int(name[6:] or 0)) if name.startswith("result")
                                 else ("arg", names.index(name))) for name in save)
@@ -141,12 +142,15 @@ class Op:
             args = self._bind(args, kwargs)
         if self.inputs_lead:
             inputs = args[:self.n_inputs]
-            arrays = _same_dtype_arrays(inputs) or _promoted_arrays(inputs, self.promote)
+            arrays = _same_dtype_arrays(inputs) or _promoted_arrays(
+                inputs, self.promote, [args[i] for i in self.scalar_positions])
             forward_args = (*arrays, *args[self.n_inputs:])
         else:
             inputs = tuple(args[i] for i in self.input_positions)
             forward_args = list(args)
-            for i, array in zip(self.input_positions, _promoted_arrays(inputs, self.promote)):
+            arrays = _promoted_arrays(inputs, self.promote,
+                                      [args[i] for i in self.scalar_positions])
+            for i, array in zip(self.input_positions, arrays):
                 forward_args[i] = array
         quiet = _ERROR_STATE.set(_QUIET)
         try:
@@ -213,23 +217,25 @@ def _as_array(value):
     return value if type(value) is np.ndarray else np.asarray(value)
 
 
-def _promoted_arrays(inputs, promote):
-    """The inputs as arrays (numbers stay numbers), cast to the dtype torch computes in."""
+def _promoted_arrays(inputs, promote, scalars=()):
+    """The inputs as arrays (numbers stay numbers), cast to the dtype torch computes in;
+    `scalars` are number attributes that take part in promotion (x ** 2.5, clamp(x, 0.5))."""
     if promote is None:
         return [t._data if isinstance(t, Tensor) else t for t in inputs]
     tensors = [t for t in inputs if isinstance(t, Tensor)]
+    numbers = [v for v in (*inputs, *scalars) if v is not None and not isinstance(v, Tensor)]
     target = _dtype.result_type([t.dtype for t in tensors if t._data.ndim],
-                                [t.dtype for t in tensors if not t._data.ndim],
-                                [v for v in inputs if not isinstance(v, Tensor)])
+                                [t.dtype for t in tensors if not t._data.ndim], numbers)
     if promote == "float" and not (target.is_floating_point or target.is_complex):
         target = _dtype.get_default_dtype()
     arrays = []
     for value in inputs:
         if isinstance(value, Tensor):
             value = value._data if value.dtype is target else value._data.astype(target.numpy)
-        elif not (target.is_floating_point or target.is_complex) or isinstance(value, complex):
-            # An int/bool result, or a number that would otherwise widen the array dtype.
-            value = np.asarray(value, dtype=target.numpy)
+        elif value is not None and (not target.is_differentiable or isinstance(value, complex)):
+            # An int/bool result (wrapping around like torch: uint8 - 3 is 253), or a number
+            # that would otherwise widen the array dtype.
+            value = np.asarray(value).astype(target.numpy)
         arrays.append(value)
     return arrays
 
@@ -260,12 +266,13 @@ def _mark_view(result, input, forward, attrs):
         result._view_fn = lambda a: forward(np, base_view(a), *attrs)
 
 
-def defop(node_name, save=(), promote=None, view=False, name=None):
+def defop(node_name, save=(), promote=None, view=False, name=None, scalars=()):
     """Declare an op; see the module docstring.
 
     promote: None (inputs as given), "common" (torch's result type) or "float" (common, then
     integers to the default float dtype). view: the output shares the input's storage.
+    scalars: names of number attributes that take part in type promotion.
     """
     def wrap(forward):
-        return Op(forward, node_name, save, promote, view, name)
+        return Op(forward, node_name, save, promote, view, name, scalars)
     return wrap

@@ -12,6 +12,7 @@ from .._tensor import Tensor
 from ..autograd import grad_mode
 from ..autograd.graph import Node
 from ._define import _edge, defop
+from .shape import zeros_of
 
 
 def inplace(op, target, *args, **kwargs):
@@ -75,7 +76,7 @@ def _view_of_base(xp, input: Tensor, view_fn):
 
 
 _view_of_base.derivatives(input=lambda ctx: _view_put(
-    Tensor._make(np.zeros(ctx.input_shape, ctx.grad.dtype.numpy)), ctx.view_fn, ctx.grad))
+    zeros_of(ctx.grad, ctx.input_shape), ctx.view_fn, ctx.grad))
 
 
 @defop("AsStridedScatterBackward0", save=("view_fn",))
@@ -102,6 +103,9 @@ class CopySlices(Node):
         super().__init__((base_edge,) + fn.next_functions[1:],
                          (base_metadata,) + fn._input_metadata[1:])
         self.view_fn, self.fn = view_fn, fn
+
+    def name(self):
+        return "torch::autograd::CopySlices"
 
     def apply(self, grad_outputs):
         grad = grad_outputs[0]

@@ -6,6 +6,7 @@ import numpy as np
 from .. import _dtype
 from .._tensor import Tensor
 from ._define import defop
+from .shape import zeros_of
 
 # ---- arithmetic ----------------------------------------------------------------------------
 
@@ -29,7 +30,7 @@ sub.derivatives(input=lambda ctx: ctx.grad,
                 other=lambda ctx: -ctx.grad if ctx.alpha == 1 else ctx.grad * -ctx.alpha)
 
 
-@defop("RsubBackward1", save=("alpha",), promote="common")
+@defop("RsubBackward1", save=("alpha",), promote="common", scalars=("other",))
 def _rsub_scalar(xp, input: Tensor, other, alpha=1):
     return xp.subtract(other, input if alpha == 1 else input * alpha)
 
@@ -37,10 +38,19 @@ def _rsub_scalar(xp, input: Tensor, other, alpha=1):
 _rsub_scalar.derivatives(input=lambda ctx: -ctx.grad if ctx.alpha == 1 else ctx.grad * -ctx.alpha)
 
 
+@defop("RsubBackward0", save=("alpha",), promote="common")
+def _rsub_tensor(xp, input: Tensor, other: Tensor, alpha=1):
+    return xp.subtract(other, input if alpha == 1 else input * alpha)
+
+
+_rsub_tensor.derivatives(input=lambda ctx: -ctx.grad if ctx.alpha == 1 else ctx.grad * -ctx.alpha,
+                         other=lambda ctx: ctx.grad)
+
+
 def rsub(input, other, alpha=1):
-    """other - alpha * input; with a number `other` torch records RsubBackward1."""
+    """other - alpha * input."""
     if isinstance(other, Tensor):
-        return sub(other, input, alpha=alpha)
+        return _rsub_tensor(input, other, alpha)
     return _rsub_scalar(input, other, alpha)
 
 
@@ -76,7 +86,8 @@ def _rounded_divide(xp, input: Tensor, other: Tensor, rounding_mode):
     return xp.trunc(xp.true_divide(input, other)).astype(xp.result_type(input, other))
 
 
-_rounded_divide.derivatives(input=lambda ctx: None, other=lambda ctx: None)
+_rounded_divide.derivatives(input=lambda ctx: zeros_of(ctx.grad),
+                            other=lambda ctx: zeros_of(ctx.grad))
 
 
 def div(input, other, *, rounding_mode=None):
@@ -88,14 +99,53 @@ def div(input, other, *, rounding_mode=None):
     return _rounded_divide(input, other, rounding_mode)
 
 
-@defop("RemainderBackward0", save=("input", "other"), promote="common")
-def remainder(xp, input: Tensor, other: Tensor):
+def _check_integer_divisor(xp, input, other):
+    # NumPy returns 0 for an integer remainder by zero; torch raises
+    if input.dtype.kind != "f" and xp.any(xp.asarray(other) == 0):
+        raise RuntimeError("ZeroDivisionError")
+
+
+@defop("RemainderBackward0", promote="common", scalars=("other",))
+def _remainder_scalar(xp, input: Tensor, other):
+    _check_integer_divisor(xp, input, other)
     return xp.remainder(input, other)
 
 
-remainder.derivatives(input=lambda ctx: ctx.grad,
-                      other=lambda ctx: -ctx.grad * div(ctx.input, ctx.other,
-                                                        rounding_mode="floor"))
+_remainder_scalar.derivatives(input=lambda ctx: ctx.grad)
+
+
+@defop("RemainderBackward1", save=("input", "other"), promote="common")
+def _remainder_tensor(xp, input: Tensor, other: Tensor):
+    _check_integer_divisor(xp, input, other)
+    return xp.remainder(input, other)
+
+
+_remainder_tensor.derivatives(
+    input=lambda ctx: ctx.grad,
+    other=lambda ctx: -ctx.grad * div(ctx.input, ctx.other, rounding_mode="floor"))
+
+
+def _not_implemented(ctx):
+    raise RuntimeError("derivative for aten::remainder is not implemented")
+
+
+# number % tensor: torch records a node named NotImplemented that fails in backward
+@defop("NotImplemented", promote="common", scalars=("self",))
+def _remainder_scalar_tensor(xp, self, other: Tensor):
+    _check_integer_divisor(xp, other, other)
+    return xp.remainder(self, other)
+
+
+_remainder_scalar_tensor.derivatives(other=_not_implemented)
+
+
+def remainder(input, other):
+    """Python's modulus (the sign of the divisor); numbers allowed on either side."""
+    if not isinstance(input, Tensor):
+        return _remainder_scalar_tensor(input, other)
+    if isinstance(other, Tensor):
+        return _remainder_tensor(input, other)
+    return _remainder_scalar(input, other)
 
 
 @defop("NegBackward0")
@@ -119,14 +169,14 @@ reciprocal.derivatives(input=lambda ctx: -ctx.grad * ctx.result * ctx.result)
 
 
 # Three pow overloads, three node names: tensor ** number, tensor ** tensor, number ** tensor.
-@defop("PowBackward0", save=("input", "exponent"), promote="common")
+@defop("PowBackward0", save=("input", "exponent"), promote="common", scalars=("exponent",))
 def _pow_tensor_scalar(xp, input: Tensor, exponent):
     return xp.power(input, exponent)
 
 
 def _pow_scalar_exponent_grad(ctx):
     if ctx.exponent == 0:
-        return None
+        return zeros_of(ctx.grad)
     return ctx.grad * ctx.exponent * ctx.input ** (ctx.exponent - 1)
 
 
@@ -139,13 +189,15 @@ def _pow_tensor_tensor(xp, input: Tensor, exponent: Tensor):
 
 
 _pow_tensor_tensor.derivatives(
-    input=lambda ctx: ctx.grad * ctx.exponent * ctx.input ** (ctx.exponent - 1),
+    # x ** 0 has derivative 0 even at x = 0, where the formula would give 0 * inf
+    input=lambda ctx: where(ctx.exponent == 0, 0.0,
+                            ctx.grad * ctx.exponent * ctx.input ** (ctx.exponent - 1)),
     # torch's convention: the exponent's gradient is 0 where the base is 0 and exponent >= 0
     exponent=lambda ctx: ctx.grad * where((ctx.input == 0) & (ctx.exponent >= 0), 0.0,
                                           ctx.result * log(ctx.input)))
 
 
-@defop("PowBackward2", save=("self", "result"), promote="common")
+@defop("PowBackward2", save=("self", "result"), promote="common", scalars=("self",))
 def _pow_scalar_tensor(xp, self, exponent: Tensor):
     return xp.power(self, exponent)
 
@@ -189,7 +241,7 @@ def sign(xp, input: Tensor):
     return xp.sign(input)
 
 
-sign.derivatives(input=lambda ctx: None)
+sign.derivatives(input=lambda ctx: zeros_of(ctx.grad))
 
 
 @defop("ExpBackward0", save=("result",), promote="float")
@@ -259,10 +311,12 @@ def relu(xp, input: Tensor):
 relu.derivatives(input=lambda ctx: ctx.grad * (ctx.result > 0))
 
 
-@defop("ClampBackward1", save=("input", "min", "max"), promote="common")
-def clamp(xp, input: Tensor, min=None, max=None):
-    if min is None and max is None:
-        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+@defop("ClampBackward1", save=("input", "min", "max"), promote="common", scalars=("min", "max"))
+def _clamp_scalar(xp, input: Tensor, min=None, max=None):
+    return _clamped(xp, input, min, max)
+
+
+def _clamped(xp, input, min, max):
     result = input
     if min is not None:
         result = xp.maximum(result, min)
@@ -271,17 +325,39 @@ def clamp(xp, input: Tensor, min=None, max=None):
     return result.astype(input.dtype, copy=False)
 
 
-def _clamp_grad(ctx):
+def _inside_bounds(ctx):
     # torch passes the gradient through at the bounds themselves (x == min counts as inside).
-    inside = True
-    if ctx.min is not None:
-        inside = ctx.input >= ctx.min
-    if ctx.max is not None:
-        inside = inside & (ctx.input <= ctx.max) if ctx.min is not None else ctx.input <= ctx.max
-    return ctx.grad * inside
+    if ctx.min is None:
+        return ctx.input <= ctx.max
+    if ctx.max is None:
+        return ctx.input >= ctx.min
+    return (ctx.input >= ctx.min) & (ctx.input <= ctx.max)
 
 
-clamp.derivatives(input=_clamp_grad)
+_clamp_scalar.derivatives(input=lambda ctx: ctx.grad * _inside_bounds(ctx))
+
+
+@defop("ClampBackward0", save=("input", "min", "max"), promote="common")
+def _clamp_tensor(xp, input: Tensor, min: Tensor, max: Tensor):
+    return _clamped(xp, input, min, max)
+
+
+_clamp_tensor.derivatives(
+    input=lambda ctx: ctx.grad * _inside_bounds(ctx),
+    min=lambda ctx: ctx.grad * (ctx.input < ctx.min),
+    max=lambda ctx: ctx.grad * (ctx.input > ctx.max) if ctx.min is None
+    else ctx.grad * ((ctx.input > ctx.max) & (ctx.max >= ctx.min)))
+
+
+def clamp(input, min=None, max=None):
+    """Limit input to [min, max]; either bound may be a number or a (broadcast) tensor."""
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        return _clamp_tensor(input, min, max)
+    return _clamp_scalar(input, min, max)
+
+
 clip = clamp
 
 

@@ -10,8 +10,12 @@ from .shape import expand, reshape, scatter_add_into_zeros, unsqueeze
 
 
 def _dims(dim, ndim):
-    """dim=None means all dims; () too, as torch's sum(dim=[])."""
-    return tuple(range(ndim)) if dim is None or dim == () or dim == [] else wrap_dims(dim, ndim)
+    """dim=None means all dims; () too, as torch's sum(dim=[]). A 0-d tensor accepts dim 0 or
+    -1 and has nothing to reduce."""
+    if dim is None or dim == () or dim == []:
+        return tuple(range(ndim))
+    dims = wrap_dims(dim, ndim)
+    return dims if ndim else ()
 
 
 def _unreduce(grad, shape, dims, keepdim):
@@ -83,8 +87,10 @@ def _check_mean_dtype(input, dtype):
 def _mean_all(xp, input: Tensor, dtype=None):
     if dtype is not None:
         input = input.astype(dtype.numpy)
-    # torch: sum, then divide in the same dtype (NaN for an empty tensor)
-    return full_sum(input) / input.dtype.type(input.size) if input.size else xp.mean(input)
+    # torch: sum, then divide in the same dtype (NaN for an empty tensor, without a warning)
+    if not input.size:
+        return xp.array(xp.nan, dtype=input.dtype)
+    return full_sum(input) / input.dtype.type(input.size)
 
 
 _mean_all.derivatives(input=lambda ctx: expand(ctx.grad / numel(ctx.input_shape),
@@ -93,7 +99,8 @@ _mean_all.derivatives(input=lambda ctx: expand(ctx.grad / numel(ctx.input_shape)
 
 @defop("MeanBackward1", save=("dim", "keepdim"))
 def _mean_dim(xp, input: Tensor, dim, keepdim=False, dtype=None):
-    return xp.mean(input, axis=dim, keepdims=keepdim, dtype=dtype and dtype.numpy)
+    total = xp.sum(input, axis=dim, keepdims=keepdim, dtype=dtype and dtype.numpy)
+    return total / numel([input.shape[d] for d in dim])  # 0/0 is nan for empty dims
 
 
 _mean_dim.derivatives(input=lambda ctx: _unreduce(

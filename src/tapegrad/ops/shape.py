@@ -91,7 +91,7 @@ def t(input):
 
 @defop("TransposeBackward0", save=("dim0", "dim1"), view=True)
 def _transpose(xp, input: Tensor, dim0, dim1):
-    return xp.swapaxes(input, dim0, dim1)
+    return xp.swapaxes(input, dim0, dim1) if input.ndim else input[...]
 
 
 _transpose.derivatives(input=lambda ctx: _transpose(ctx.grad, ctx.dim0, ctx.dim1))
@@ -197,9 +197,10 @@ def expand(input, *size):
         size = tuple(size[0])
     lead = len(size) - input.ndim
     if lead < 0:
-        raise RuntimeError(f"expand(torch.FloatTensor{{{list(input.shape)}}}, size={list(size)})"
-                           ": the number of sizes provided ({len(size)}) must be greater or "
-                           f"equal to the number of dimensions in the tensor ({input.ndim})")
+        raise RuntimeError(f"expand(torch.{input.dtype.legacy_name}Tensor{{{list(input.shape)}}}, "
+                           f"size={list(size)}): the number of sizes provided ({len(size)}) "
+                           "must be greater or equal to the number of dimensions in the tensor "
+                           f"({input.ndim})")
     shape = list(size)
     for i, old in enumerate(input.shape):
         new = size[lead + i]
@@ -224,7 +225,7 @@ def _select(xp, input: Tensor, dim, index):
 
 
 _select.derivatives(input=lambda ctx: _index_put(
-    _zeros_like_shape(ctx.grad, ctx.input_shape),
+    zeros_of(ctx.grad, ctx.input_shape),
     (slice(None),) * ctx.dim + (ctx.index,), ctx.grad))
 
 
@@ -234,7 +235,7 @@ def _slice(xp, input: Tensor, dim, start, end, step):
 
 
 _slice.derivatives(input=lambda ctx: _index_put(
-    _zeros_like_shape(ctx.grad, ctx.input_shape),
+    zeros_of(ctx.grad, ctx.input_shape),
     (slice(None),) * ctx.dim + (slice(ctx.start, ctx.end, ctx.step),), ctx.grad))
 
 
@@ -252,7 +253,7 @@ def _index(xp, input: Tensor, key):
 
 
 _index.derivatives(input=lambda ctx: _index_put(
-    _zeros_like_shape(ctx.grad, ctx.input_shape), ctx.key, ctx.grad, accumulate=True))
+    zeros_of(ctx.grad, ctx.input_shape), ctx.key, ctx.grad, accumulate=True))
 
 
 @defop("IndexPutBackward0", save=("key", "accumulate"))
@@ -271,8 +272,9 @@ _index_put.derivatives(
     values=lambda ctx: _index(ctx.grad, ctx.key))
 
 
-def _zeros_like_shape(like, shape):
-    return Tensor._make(np.zeros(shape, dtype=like.dtype.numpy))
+def zeros_of(like, shape=None):
+    """A zero tensor with like's dtype (and shape, unless given): a gradient that is 0."""
+    return Tensor._make(np.zeros(like.shape if shape is None else shape, like.dtype.numpy))
 
 
 def _is_basic(item):
