@@ -1135,11 +1135,6 @@ def test_inplace_error_matches_torch(fn):
     assert_raises_like_torch(fn)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "bug: a * 2 (or a * tensor_without_grad) saves a although only the number/other is needed "
-    "for the gradient, so a later a.add_(1) makes backward raise 'one of the variables needed "
-    "for gradient computation has been modified by an inplace operation: ... output 0 of Mul'; "
-    "torch saves self only when other requires grad and backward works"))
 def test_inplace_after_multiplying_by_a_constant_matches_torch():
     def scenario(lib):
         x = leaf_of(lib, [1.0, 2.0, 3.0])

@@ -99,9 +99,9 @@ class Op:
         self.defaults = tuple(_REQUIRED if p.default is p.empty else p.default for p in params)
         names = [p.name for p in params]
         self.scalar_positions = tuple(names.index(name) for name in scalars)
-        # what each saved name reads: ("output", k) or ("arg", position in the call)
+        # (name, where it comes from: ("output", k) or ("arg", position), the formulas reading it)
         self.save_plan = tuple((name, ("output", int(name[6:] or 0)) if name.startswith("result")
-                                else ("arg", names.index(name))) for name in save)
+                                else ("arg", names.index(name)), ()) for name in save)
         self.saves_tensors = any(name.startswith("result") or name in self.input_names
                                  for name in save)
         self.promote = promote
@@ -119,6 +119,12 @@ class Op:
             raise TypeError(f"{self.__name__} has no tensor input named {sorted(unknown)}")
         self.formulas = tuple(formulas.get(name) for name in self.input_names)
         self.differentiable = True
+        # Which formulas read each saved tensor: a tensor is saved only when a formula that
+        # needs it will run (x * 2 keeps nothing of x), as torch's codegen decides.
+        reads = [_names_read(formula) for formula in self.formulas]
+        self.save_plan = tuple(
+            (name, source, tuple(i for i, names in enumerate(reads) if name in names))
+            for name, source, _ in self.save_plan)
 
     def __get__(self, tensor, owner=None):
         # Bound as a Tensor method: x.sum(0) is sum(x, 0).
@@ -196,13 +202,33 @@ class Op:
                 result.grad_fn = node
                 result._output_nr = output_nr
         saved = {}
-        for name, (kind, index) in self.save_plan:
+        for name, (kind, index), readers in self.save_plan:
+            if readers and not any(needs[i] for i in readers):
+                continue
             if kind == "output":
                 saved[name] = SavedTensor(outputs[index], node)
             else:
                 value = args[index]
                 saved[name] = SavedTensor(value) if isinstance(value, Tensor) else value
         node._saved = saved
+
+
+def _names_read(function, depth=2):
+    """Attribute and global names a formula's code uses, following module-level helpers it
+    calls (so `lambda ctx: _inside_bounds(ctx)` counts what _inside_bounds reads)."""
+    if function is None:
+        return set()
+    names, codes = set(), [function.__code__]
+    while codes:
+        code = codes.pop()
+        names.update(code.co_names)
+        codes.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+    if depth:
+        for name in list(names):
+            helper = function.__globals__.get(name)
+            if isinstance(helper, types.FunctionType):
+                names |= _names_read(helper, depth - 1)
+    return names
 
 
 def _edge(value):
