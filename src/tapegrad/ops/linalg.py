@@ -2,7 +2,7 @@
 from .._tensor import Tensor
 from ._checks import broadcast_shapes, numel
 from ._define import defop
-from .shape import _unsafe_view, expand, reshape, squeeze, t, transpose, unsqueeze
+from .shape import _unsafe_view, expand, reshape, t, transpose, unsqueeze
 
 
 def _check_same_dtype(input, other):
@@ -91,7 +91,8 @@ def bmm(input, mat2):
 
 
 def matmul(input, other):
-    """The @ operator: dot, mv, mm, or a batched product over broadcast leading dims."""
+    """The @ operator: dot, mv, mm, a folded mm/mv, or bmm over broadcast batch dims, chosen as
+    torch chooses (so the recorded nodes are torch's)."""
     if not isinstance(other, Tensor) or not isinstance(input, Tensor):
         raise TypeError("matmul(): argument 'other' (position 2) must be Tensor")
     a, b = input.ndim, other.ndim
@@ -103,36 +104,63 @@ def matmul(input, other):
     if a == 2 and b == 1:
         return mv(input, other)
     if a == 1 and b == 2:
-        return squeeze(mm(unsqueeze(input, 0), other), 0)
+        return _squeeze_in_place(mm(unsqueeze(input, 0), other), 0)
     if a == 2 and b == 2:
         return mm(input, other)
-    if a >= 3 and b <= 2:
-        # Fold the batch into rows: one mm (or mv) instead of a loop.
-        folded = reshape(input, -1, input.shape[-1])
-        product = mv(folded, other) if b == 1 else mm(folded, other)
-        shape = input.shape[:-1] + (() if b == 1 else (other.shape[-1],))
-        return _unsafe_view(product, shape)
+    if _should_fold(input, other):
+        return _folded_matmul(input, other)
     return _batched_matmul(input, other)
 
 
+@defop("SqueezeBackward4", view=True)
+def _squeeze_in_place(xp, input: Tensor, dim):
+    """squeeze_(dim), the in-place overload torch's matmul uses: its own node name."""
+    return xp.squeeze(input, dim)
+
+
+_squeeze_in_place.derivatives(input=lambda ctx: reshape(ctx.grad, ctx.input_shape))
+
+
+def _should_fold(input, other):
+    """torch folds the batch of the larger operand into mm/mv rows when that costs no copy
+    (or when the smaller operand needs a gradient, to keep its backward a single mm)."""
+    larger, smaller = (input, other) if input.ndim >= other.ndim else (other, input)
+    if not (larger.ndim >= 3 and smaller.ndim <= 2):
+        return False
+    if smaller._requires_grad:
+        return True
+    if input.ndim == 2:
+        return False
+    folded = larger if larger is input else transpose(larger, -1, -2)
+    if folded.numel() == 0:
+        return True
+    strides, shape = folded.stride(), folded.shape
+    return all(strides[i] == strides[i + 1] * shape[i + 1] for i in range(folded.ndim - 2))
+
+
+def _folded_matmul(input, other):
+    transposed = other.ndim > input.ndim  # fold other^T and compute (other^T @ input^T)^T
+    big = transpose(other, -1, -2) if transposed else input
+    small = (t(input) if input.ndim == 2 else input) if transposed else other
+    rows = big.shape[:-1]
+    folded = reshape(big, numel(rows), big.shape[-1])
+    if small.ndim == 1:
+        return _unsafe_view(mv(folded, small), rows)
+    result = _unsafe_view(mm(folded, small), rows + (small.shape[1],))
+    return transpose(result, -1, -2).contiguous() if transposed else result
+
+
 def _batched_matmul(input, other):
-    a_vector, b_vector = input.ndim == 1, other.ndim == 1
-    if a_vector:
-        input = unsqueeze(input, 0)
-    if b_vector:
-        other = unsqueeze(other, 1)
-    n, k = input.shape[-2:]
-    k2, m = other.shape[-2:]
+    n, k = input.shape[-2:] if input.ndim > 1 else (1, input.shape[0])
+    k2, m = other.shape[-2:] if other.ndim > 1 else (other.shape[0], 1)
     if k != k2:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{numel(input.shape[:-2]) or 1}, {k}] but got: "
                            f"[{numel(other.shape[:-2]) or 1}, {k2}].")
     batch = broadcast_shapes(input.shape[:-2], other.shape[:-2])
-    input3 = reshape(expand(input, batch + (n, k)), -1, n, k)
-    other3 = reshape(expand(other, batch + (k, m)), -1, k, m)
-    result = _unsafe_view(bmm(input3, other3), batch + (n, m))
-    if a_vector:
-        result = squeeze(result, -2)
-    if b_vector:
-        result = squeeze(result, -1)
-    return result
+    input3 = reshape(expand(input.reshape(n, k) if input.ndim == 1 else input, batch + (n, k)),
+                     -1, n, k)
+    other3 = reshape(expand(other.reshape(k, m) if other.ndim == 1 else other, batch + (k, m)),
+                     -1, k, m)
+    shape = batch + ((n,) if input.ndim > 1 else ()) + ((m,) if other.ndim > 1 else ())
+    return _unsafe_view(bmm(input3, other3), shape)
