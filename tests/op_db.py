@@ -173,9 +173,6 @@ MATMUL_FOLD_BUG = bug("(1, 2, 3) @ (2, 3, 4) records UnsafeViewBackward0 (an exp
                       "torch drops the left side's batch of 1 and folds the right side into one "
                       "mm: CloneBackward0 -> TransposeBackward0 -> UnsafeViewBackward0",
                       GRAPH_CHECKS)
-MIXED_INDEX_BUG = bug("a key mixing basic and advanced items records one IndexBackward0 on x; "
-                      "torch applies the ints/slices first, so IndexBackward0's input is a "
-                      "SliceBackward0 / SelectBackward0 view", GRAPH_CHECKS)
 
 
 def S(*shapes, label="", **options):
@@ -597,8 +594,7 @@ OP_DB = (
         S((3, 4), constants={"key": -1}, label="negative-int"),
         S((5, 2), constants={"key": slice(1, None, 2)}, label="slice-step"),
         S((5, 2), constants={"key": slice(None, -1)}, label="slice-negative-end"),
-        S((3, 4), constants={"key": slice(None)}, label="full-slice",
-          bugs=bug("x[:] records AliasBackward0; torch records SliceBackward0", GRAPH_CHECKS)),
+        S((3, 4), constants={"key": slice(None)}, label="full-slice"),
         S((3, 4), constants={"key": slice(5, 9)}, label="empty-slice"),
         S((3, 4), constants={"key": None}, label="none"),
         S((3, 4), constants={"key": Ellipsis}, label="ellipsis"),
@@ -623,19 +619,14 @@ OP_DB = (
         S((4, 3), constants={"key": _mask((4, 3))}, label="mask-full"),
         S((4, 3), constants={"key": _mask((4,))}, label="mask-rows"),
         S((4, 3), constants={"key": (_index(0, 2), _index(1, 1))}, label="two-arrays"),
-        S((4, 3), constants={"key": (slice(1, None), _index(0, 2))}, label="slice-array",
-          bugs=MIXED_INDEX_BUG),
-        S((4, 3), constants={"key": (_index(1, 3), slice(None, 2))}, label="array-slice",
-          bugs=MIXED_INDEX_BUG),
-        S((2, 3, 4), constants={"key": (0, _index(2, 0))}, label="int-array",
-          bugs=MIXED_INDEX_BUG),
+        S((4, 3), constants={"key": (slice(1, None), _index(0, 2))}, label="slice-array"),
+        S((4, 3), constants={"key": (_index(1, 3), slice(None, 2))}, label="array-slice"),
+        S((2, 3, 4), constants={"key": (0, _index(2, 0))}, label="int-array"),
         S((2, 3, 4), constants={"key": (_index(0, 1), slice(None), _index(3, 3))},
           label="arrays-split-by-slice"),
         S((4, 3), constants={"key": np.zeros(4, bool)}, label="mask-empty"),
         S((4, 3), constants={"key": _index(1, 0)}, layouts=("t",), label="t"),
-        S((), constants={"key": np.array(True)}, label="0d-mask",
-          bugs=bug("x[True] on a 0-d tensor indexes the leaf; torch's IndexBackward0 takes "
-                   "x.unsqueeze(0) (UnsqueezeBackward0)", GRAPH_CHECKS)),
+        S((), constants={"key": np.array(True)}, label="0d-mask"),
     ), ops=("getitem",)),
     OpRow("gather", lambda lib, x, dim, index: x.gather(dim, index), (
         S((3, 4), constants={"dim": 1, "index": _random_index(4, (3, 2))}, label="dim1"),

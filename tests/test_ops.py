@@ -640,6 +640,11 @@ ERRORS = {
     "remainder-int-by-zero": lambda lib: lib.tensor([1]) % 0,
     # torch has no derivative for number % tensor: its node is called NotImplemented
     "rremainder-backward": lambda lib: (5.0 % lib.ones(2, requires_grad=True)).sum().backward(),
+    "index-0d": lambda lib: lib.tensor(1.0)[0],
+    "index-tensor-out-of-range": lambda lib: Z(lib, 3)[lib.tensor([0, 5])],
+    "index-tensor-negative-out-of-range": lambda lib: Z(lib, 3, 2)[lib.tensor([-4])],
+    "index-mask-shape": lambda lib: Z(lib, 3, 2)[lib.tensor([True, False])],
+    "index-step-zero": lambda lib: Z(lib, 3)[::0],
 }
 ERROR_BUGS = {
     "broadcast-where": (
@@ -674,24 +679,6 @@ ERROR_BUGS = {
         "\"shape '[0, -1]' is invalid for input of size 0\"; torch: 'cannot reshape tensor of "
         "0 elements into shape [0, -1] because the unspecified dimension size -1 can be any "
         "value and is ambiguous'"),
-    "index-0d": (
-        lambda lib: lib.tensor(1.0)[0],
-        "'too many indices for tensor of dimension 0'; torch: 'invalid index of a 0-dim "
-        "tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in C++ to convert a 0-dim "
-        "tensor to a number'"),
-    "index-tensor-out-of-range": (
-        lambda lib: Z(lib, 3)[lib.tensor([0, 5])],
-        "numpy's 'index 5 is out of bounds for axis 0 with size 3'; torch says 'dimension 0'"),
-    "index-tensor-negative-out-of-range": (
-        lambda lib: Z(lib, 3, 2)[lib.tensor([-4])],
-        "numpy's 'index -4 is out of bounds for axis 0 with size 3'; torch says 'dimension 0'"),
-    "index-mask-shape": (
-        lambda lib: Z(lib, 3, 2)[lib.tensor([True, False])],
-        "numpy's 'boolean index did not match ...'; torch: 'The shape of the mask [2] at index "
-        "0 does not match the shape of the indexed tensor [3, 2] at index 0'"),
-    "index-step-zero": (
-        lambda lib: Z(lib, 3)[::0],
-        "'step must be greater than zero'; torch: 'slice step cannot be zero'"),
     "gather-index-out-of-range": (
         lambda lib: Z(lib, 2, 3).gather(1, lib.tensor([[0, 3]])),
         "numpy IndexError '... for axis 1 ...'; torch: RuntimeError 'index 3 is out of bounds "

@@ -292,43 +292,93 @@ def _as_key_item(item):
         return item._data
     if isinstance(item, (list, tuple)):
         return np.asarray([_as_key_item(i) for i in item])
+    if isinstance(item, bool):  # x[True] is x[None] with a mask of one True
+        return np.asarray(item)
     return item
 
 
+def _consumed_dims(item):
+    """How many dims of the indexed tensor one key item uses."""
+    if item is None or item is Ellipsis:
+        return 0
+    if isinstance(item, np.ndarray) and item.dtype == bool:
+        return item.ndim
+    return 1
+
+
 def getitem(input, key):
-    """input[key]: basic indices become select/slice/unsqueeze views as in torch; anything
-    with integer arrays or masks is one IndexBackward0 copy."""
-    key = key if isinstance(key, tuple) else (key,)
-    key = tuple(_as_key_item(item) for item in key)
-    if not all(_is_basic(item) for item in key):
-        return _index(input, key)
-    consumed = sum(1 for item in key if item is not None and item is not Ellipsis)
+    """input[key] as torch applies it: ints, slices and None become select/slice/unsqueeze
+    views first (a full slice is skipped unless it is the whole key), then any integer arrays
+    and masks index the result in one IndexBackward0 copy."""
+    whole_slice = isinstance(key, slice)
+    items = [_as_key_item(item) for item in (key if isinstance(key, tuple) else (key,))]
+    consumed = sum(_consumed_dims(item) for item in items)
     if consumed > input.ndim:
+        if input.ndim == 0:
+            raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                             "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
         raise IndexError(f"too many indices for tensor of dimension {input.ndim}")
-    result, dim, applied = input, 0, False
-    for item in key:
+    result, dim, source_dim, applied, advanced = input, 0, 0, False, []
+    for item in items:
         if item is Ellipsis:
-            dim += input.ndim - consumed
+            skipped = input.ndim - consumed
+            advanced += [slice(None)] * skipped
+            dim, source_dim = dim + skipped, source_dim + skipped
         elif item is None:
-            result, dim, applied = _unsqueeze(result, dim), dim + 1, True
-        elif isinstance(item, slice):
-            if item != slice(None):
-                result, applied = _slice_dim(result, dim, item), True
+            result, applied = _unsqueeze(result, dim), True
+            advanced.append(slice(None))
             dim += 1
+        elif isinstance(item, slice):
+            if item != slice(None) or whole_slice:
+                result, applied = _slice_dim(result, dim, item), True
+            advanced.append(slice(None))
+            dim, source_dim = dim + 1, source_dim + 1
+        elif isinstance(item, np.ndarray) and item.ndim == 0 and item.dtype == bool:
+            # x[True] adds a dim (like None) and keeps it: a one-element mask over it
+            result, applied = _unsqueeze(result, dim), True
+            advanced.append(item.reshape(1))
+            dim += 1
+        elif isinstance(item, np.ndarray):
+            _check_index_array(item, input.shape, source_dim)
+            advanced.append(item)
+            width = _consumed_dims(item)
+            dim, source_dim = dim + width, source_dim + width
         else:
-            result, applied = _select_dim(result, dim, int(item)), True
+            result, applied = _select_dim(result, dim, int(item), source_dim), True
+            source_dim += 1
+    if any(isinstance(item, np.ndarray) for item in advanced):
+        return _index(result, tuple(advanced))
     return result if applied else _alias(input)
 
 
-def _select_dim(input, dim, index):
+def _check_index_array(item, shape, dim):
+    """torch's errors for an out-of-range integer index or a mask of the wrong shape."""
+    if item.dtype == bool:
+        for i, size in enumerate(item.shape):
+            if size != shape[dim + i]:
+                raise IndexError(f"The shape of the mask {list(item.shape)} at index {i} does not "
+                                 f"match the shape of the indexed tensor {list(shape)} at index "
+                                 f"{dim + i}")
+        return
+    size = shape[dim]
+    outside = (item < -size) | (item >= size)
+    if outside.any():
+        raise IndexError(f"index {item[outside].flat[0]} is out of bounds for dimension {dim} "
+                         f"with size {size}")
+
+
+def _select_dim(input, dim, index, source_dim):
     size = input.shape[dim]
     if not -size <= index < size:
-        raise IndexError(f"index {index} is out of bounds for dimension {dim} with size {size}")
+        raise IndexError(f"index {index} is out of bounds for dimension {source_dim} with size "
+                         f"{size}")
     return _select(input, dim, index % size)
 
 
 def _slice_dim(input, dim, item):
-    if item.step is not None and item.step <= 0:
+    if item.step == 0:
+        raise ValueError("slice step cannot be zero")
+    if item.step is not None and item.step < 0:
         raise ValueError("step must be greater than zero")
     start, end, step = item.indices(input.shape[dim])
     return _slice(input, dim, start, end, step)
