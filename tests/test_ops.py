@@ -355,11 +355,11 @@ def test_matches_torch_float32(row, sample):
 # Public functions of tapegrad.ops that need no op_db row, and why.
 NOT_DIFFERENTIABLE = {"eq", "ne", "lt", "le", "gt", "ge",
                       "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not"}
-IN_PLACE = {"copy_", "fill_", "inplace", "setitem"}  # the in-place tests below
+IN_PLACE = {"copy_", "fill_", "zero_", "inplace", "setitem"}  # the in-place tests below
 # Registered ops whose nodes only in-place writes create (the in-place tests below).
+IN_PLACE_NODES = {"_view_of_base", "_view_put", "_copy", "_fill", "_fill_with_tensor", "_zero"}
 # number % tensor: like torch, its backward raises (tested in ERRORS, rremainder-backward)
 NOT_IMPLEMENTED_NODES = {"_remainder_scalar_tensor"}
-IN_PLACE_NODES = {"_view_of_base", "_view_put", "_copy", "_fill"}
 
 
 def public_functions():
@@ -645,60 +645,21 @@ ERRORS = {
     "index-tensor-negative-out-of-range": lambda lib: Z(lib, 3, 2)[lib.tensor([-4])],
     "index-mask-shape": lambda lib: Z(lib, 3, 2)[lib.tensor([True, False])],
     "index-step-zero": lambda lib: Z(lib, 3)[::0],
+    "broadcast-where": lambda lib: lib.where(Z(lib, 3) > 0, Z(lib, 2), Z(lib, 3)),
+    "where-int-condition": lambda lib: lib.where(lib.tensor([1, 0]), Z(lib, 2), Z(lib, 2)),
+    "mm-dtypes": lambda lib: lib.mm(Z(lib, 2, 3), Z(lib, 3, 2, dtype="float64")),
+    "matmul-dtypes": lambda lib: Z(lib, 2, 3) @ Z(lib, 3, 2, dtype="float64"),
+    "dot-dtypes": lambda lib: lib.dot(Z(lib, 3), Z(lib, 3, dtype="float64")),
+    "mv-1d": lambda lib: lib.mv(Z(lib, 3), Z(lib, 3)),
+    "max-dim-empty": lambda lib: Z(lib, 0, 3).max(0),
+    "reshape-empty-infer": lambda lib: Z(lib, 0, 3).reshape(0, -1),
+    "gather-index-out-of-range": lambda lib: Z(lib, 2, 3).gather(1, lib.tensor([[0, 3]])),
+    "gather-float-index": lambda lib: Z(lib, 2, 3).gather(1, lib.tensor([[0.0]])),
+    "gather-index-ndim": lambda lib: Z(lib, 2, 3).gather(1, lib.tensor([0])),
+    "expand-negative-new-dim": lambda lib: Z(lib, 3).expand(-1, 3),
+    "permute-no-dims": lambda lib: Z(lib, 2, 3).permute(),
 }
 ERROR_BUGS = {
-    "broadcast-where": (
-        lambda lib: lib.where(Z(lib, 3) > 0, Z(lib, 2), Z(lib, 3)),
-        "where(condition of size 3, a of size 2, b of size 3) says 'The size of tensor a (2) "
-        "must match the size of tensor b (3) ...'; torch broadcasts the condition first: 'The "
-        "size of tensor a (3) must match the size of tensor b (2) at non-singleton dimension "
-        "0'"),
-    "where-int-condition": (
-        lambda lib: lib.where(lib.tensor([1, 0]), Z(lib, 2), Z(lib, 2)),
-        "names the dtype 'Int64'; torch: '... but got a tensor with dtype Long'"),
-    "mm-dtypes": (
-        lambda lib: lib.mm(Z(lib, 2, 3), Z(lib, 3, 2, dtype="float64")),
-        "'... but got: float != float64'; torch: '... but got: float != double'"),
-    "matmul-dtypes": (
-        lambda lib: Z(lib, 2, 3) @ Z(lib, 3, 2, dtype="float64"),
-        "'... but got: float != float64'; torch: '... but got: float != double'"),
-    "dot-dtypes": (
-        lambda lib: lib.dot(Z(lib, 3), Z(lib, 3, dtype="float64")),
-        "mm's dtype text; torch: 'dot : expected both vectors to have same dtype, but found "
-        "Float and Double'"),
-    "mv-1d": (
-        lambda lib: lib.mv(Z(lib, 3), Z(lib, 3)),
-        "IndexError 'tuple index out of range'; torch: RuntimeError 'vector + matrix @ vector "
-        "expected, got 1, 1, 1'"),
-    "max-dim-empty": (
-        lambda lib: Z(lib, 0, 3).max(0),
-        "numpy ValueError 'attempt to get argmax of an empty sequence'; torch: IndexError "
-        "'max(): Expected reduction dim 0 to have non-zero size.'"),
-    "reshape-empty-infer": (
-        lambda lib: Z(lib, 0, 3).reshape(0, -1),
-        "\"shape '[0, -1]' is invalid for input of size 0\"; torch: 'cannot reshape tensor of "
-        "0 elements into shape [0, -1] because the unspecified dimension size -1 can be any "
-        "value and is ambiguous'"),
-    "gather-index-out-of-range": (
-        lambda lib: Z(lib, 2, 3).gather(1, lib.tensor([[0, 3]])),
-        "numpy IndexError '... for axis 1 ...'; torch: RuntimeError 'index 3 is out of bounds "
-        "for dimension 1 with size 3'"),
-    "gather-float-index": (
-        lambda lib: Z(lib, 2, 3).gather(1, lib.tensor([[0.0]])),
-        "numpy IndexError; torch: RuntimeError 'gather(): Expected dtype int32/int64 for "
-        "index'"),
-    "gather-index-ndim": (
-        lambda lib: Z(lib, 2, 3).gather(1, lib.tensor([0])),
-        "IndexError 'list assignment index out of range'; torch: RuntimeError 'Index tensor "
-        "must have the same number of dimensions as input tensor'"),
-    "expand-negative-new-dim": (
-        lambda lib: Z(lib, 3).expand(-1, 3),
-        "numpy ValueError; torch: RuntimeError \"The expanded size of the tensor (-1) isn't "
-        "allowed in a leading, non-existing dimension 0\""),
-    "permute-no-dims": (
-        lambda lib: Z(lib, 2, 3).permute(),
-        "RuntimeError about len(dims) = 0; torch: TypeError 'permute() missing 1 required "
-        "positional arguments: \"dims\"'"),
 }
 
 
@@ -879,16 +840,18 @@ def test_fill_zero_and_copy_on_non_leaves_match_torch():
     compare_scenario(scenario)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "bug: a.fill_(2.5) and a.zero_() on a non-leaf record FillBackward0; torch records "
-    "FillBackward2 and ZeroBackward0"))
 def test_fill_and_zero_node_names_match_torch():
     def scenario(lib):
         x = leaf_of(lib, [1.0, -2.0, 3.0])
-        filled, zeroed = x * 1, x * 1
+        value = leaf_of(lib, 4.0)
+        filled, zeroed, from_tensor = x * 1, x * 1, x * 1
         filled.fill_(2.5)
         zeroed.zero_()
-        return {"filled": graph_structure(filled), "zeroed": graph_structure(zeroed)}
+        from_tensor.fill_(value * 2)
+        (from_tensor * leaf_of(lib, [1.0, 2.0, 3.0])).sum().backward()
+        return {"filled": graph_structure(filled), "zeroed": graph_structure(zeroed),
+                "from_tensor": graph_structure(from_tensor), "value.grad": value.grad,
+                "x.grad": x.grad}
     compare_scenario(scenario)
 
 
@@ -991,10 +954,6 @@ def test_inplace_on_a_column_view_matches_torch():
     compare_scenario(scenario)
 
 
-INDEX_PUT_VIEW_BUG = (
-    "bug: b[key] = y with an advanced key and y of shape (1, 3) or (1,): IndexPutBackward0's "
-    "edge goes straight to y's AccumulateGrad; torch views y first (next_functions: "
-    "MulBackward0, ViewBackward0)")
 SETITEM_CASES = {
     "int": (lambda lib: 1, [9.0, 8.0, 7.0]),
     "slice": (lambda lib: (slice(None), slice(1, None)), [[9.0, 8.0], [7.0, 6.0]]),
@@ -1004,12 +963,10 @@ SETITEM_CASES = {
     "mask": (lambda lib: lib.tensor([True, False]), [9.0, 8.0, 7.0]),
     "mask-number": (lambda lib: lib.tensor([[True, False, True], [False, False, True]]), None),
     "mask-value-with-leading-1": pytest.param(
-        lambda lib: lib.tensor([True, False]), [[9.0, 8.0, 7.0]], id="mask-value-with-leading-1",
-        marks=pytest.mark.xfail(strict=True, reason=INDEX_PUT_VIEW_BUG)),
+        lambda lib: lib.tensor([True, False]), [[9.0, 8.0, 7.0]], id="mask-value-with-leading-1"),
     "index-tensor-broadcast-value": pytest.param(
         lambda lib: (lib.tensor([1, 1]), lib.tensor([0, 2])), [3.0],
-        id="index-tensor-broadcast-value",
-        marks=pytest.mark.xfail(strict=True, reason=INDEX_PUT_VIEW_BUG)),
+        id="index-tensor-broadcast-value"),
 }
 
 
@@ -1108,12 +1065,7 @@ INPLACE_ERRORS = {
     "int-div_-int": lambda lib: lib.tensor([1, 2]).div_(2),
     "bool-add_-int": lambda lib: lib.tensor([True]).add_(1),
     "expanded-write": lambda lib: lib.zeros(1, dtype=lib.float64).expand(3).add_(1),
-    "broadcast-into-smaller": pytest.param(
-        lambda lib: lib.zeros(3, 1).add_(lib.zeros(3, 4)), id="broadcast-into-smaller",
-        marks=pytest.mark.xfail(strict=True, reason=(
-            "bug: a (3, 1) tensor .add_(a (3, 4) tensor) raises numpy's ValueError 'could not "
-            "broadcast ...'; torch: RuntimeError \"output with shape [3, 1] doesn't match the "
-            "broadcast shape [3, 4]\""))),
+    "broadcast-into-smaller": lambda lib: lib.zeros(3, 1).add_(lib.zeros(3, 4)),
 }
 
 
@@ -1166,8 +1118,6 @@ def test_conversion_to_the_same_dtype_returns_self_like_torch():
     compare_scenario(scenario)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "bug: x.to(x.dtype, copy=True) records CloneBackward0; torch records ToCopyBackward0"))
 def test_to_with_copy_matches_torch():
     def scenario(lib):
         x = leaf_of(lib, [1.0, 2.0])

@@ -320,9 +320,9 @@ class Tensor:
                 target = arg.dtype
             elif arg is not None and not isinstance(arg, bool):
                 device(arg)  # validates the device
-        if target is None or target is self.dtype:
-            return self.clone() if kwargs.get("copy") else self
-        return ops.to_copy(self, target)
+        if kwargs.get("copy") or (target is not None and target is not self.dtype):
+            return ops.to_copy(self, target or self.dtype)
+        return self
 
     def type_as(self, other):
         return self.to(other.dtype)
@@ -372,7 +372,7 @@ class Tensor:
 
     # ---- in-place -------------------------------------------------------------------------
     def zero_(self):
-        return ops.fill_(self, 0)
+        return ops.zero_(self)
 
     def fill_(self, value):
         return ops.fill_(self, value)

@@ -1,15 +1,15 @@
 """Every op, importable as tapegrad.ops.X; the public ones are re-exported by tapegrad."""
 from .._tensor import Tensor
 from ._define import REGISTRY
-from ._inplace import copy_, fill_, inplace, setitem
+from ._inplace import copy_, fill_, inplace, setitem, zero_
 from .linalg import bmm, dot, matmul, mm, mv
 from .pointwise import (abs, add, bitwise_and, bitwise_not, bitwise_or, bitwise_xor, clamp, clip,
                         clone, cos, div, eq, exp, ge, gt, le, log, lt, maximum, minimum, mul, ne,
                         neg, pow, reciprocal, relu, remainder, rsub, sigmoid, sign, sin, sqrt,
                         square, sub, tanh, to_copy, where)
-from .reduction import max, mean, min, norm, sum, vector_norm
+from .reduction import max, mean, min, norm, sum, sum_to_size, vector_norm
 from .shape import (expand, expand_as, flatten, gather, getitem, permute, reshape, squeeze,
-                    sum_to_size, swapaxes, swapdims, t, transpose, unsqueeze, view)
+                    swapaxes, swapdims, t, transpose, unsqueeze, view)
 
 # Tensor methods that are exactly the function of the same name with the tensor first.
 METHODS = (

@@ -11,6 +11,7 @@ from .. import _dtype
 from .._tensor import Tensor
 from ..autograd import grad_mode
 from ..autograd.graph import Node
+from ._checks import broadcast_shapes
 from ._define import _edge, defop
 from .shape import zeros_of
 
@@ -40,6 +41,8 @@ def inplace(op, target, *args, **kwargs):
 
 
 def _write(target, result):
+    if result._data.shape != target._data.shape:
+        raise _shape_mismatch(target.shape, result.shape)
     if not _can_cast(result.dtype, target.dtype):
         raise RuntimeError(f"result type {result.dtype.legacy_name} can't be cast to the "
                            f"desired output type {target.dtype.legacy_name}")
@@ -49,6 +52,11 @@ def _write(target, result):
                            "tensor before performing the operation.")
     np.copyto(target._data, result._data, casting="unsafe")
     target._bump_version()
+
+
+def _shape_mismatch(shape, broadcast_shape):
+    return RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast shape "
+                        f"{list(broadcast_shape)}")
 
 
 def _can_cast(source, destination):
@@ -132,30 +140,54 @@ def _copy(xp, input: Tensor, src: Tensor):
     return xp.broadcast_to(xp.asarray(src, dtype=input.dtype), input.shape)
 
 
-_copy.derivatives(input=lambda ctx: None, src=lambda ctx: ctx.grad)
+# The old values are overwritten: their gradient is zero (a zero tensor, as torch gives).
+_copy.derivatives(input=lambda ctx: zeros_of(ctx.grad), src=lambda ctx: ctx.grad)
 
 
-@defop("FillBackward0")
+@defop("FillBackward2")
 def _fill(xp, input: Tensor, value):
     return xp.full_like(input, value)
 
 
-_fill.derivatives(input=lambda ctx: None)
+_fill.derivatives(input=lambda ctx: zeros_of(ctx.grad))
+
+
+@defop("FillBackward3")
+def _fill_with_tensor(xp, input: Tensor, value: Tensor):
+    return xp.full_like(input, value)
+
+
+_fill_with_tensor.derivatives(input=lambda ctx: zeros_of(ctx.grad),
+                              value=lambda ctx: ctx.grad.sum())
+
+
+@defop("ZeroBackward0")
+def _zero(xp, input: Tensor):
+    return xp.zeros_like(input)
+
+
+_zero.derivatives(input=lambda ctx: zeros_of(ctx.grad))
 
 
 def copy_(target, src):
     if isinstance(src, Tensor):
-        from ._checks import broadcast_shapes
-        if broadcast_shapes(target.shape, src.shape) != target.shape:
-            raise RuntimeError(f"output with shape {list(target.shape)} doesn't match the "
-                               f"broadcast shape {list(broadcast_shapes(target.shape, src.shape))}")
+        broadcast = broadcast_shapes(target.shape, src.shape)
+        if broadcast != target.shape:
+            raise _shape_mismatch(target.shape, broadcast)
     return inplace(_copy, target, src)
 
 
 def fill_(target, value):
     if isinstance(value, Tensor):
-        value = value.item()
+        if value.ndim:
+            raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor with "
+                               f"{value.ndim} dimensions.")
+        return inplace(_fill_with_tensor, target, value)
     return inplace(_fill, target, value)
+
+
+def zero_(target):
+    return inplace(_zero, target)
 
 
 def setitem(target, key, value):
@@ -166,9 +198,18 @@ def setitem(target, key, value):
     tracked = grad_mode.is_grad_enabled() and (
         target._requires_grad or isinstance(value, Tensor) and value._requires_grad)
     if not tracked:
-        target._data[arrays] = value._data if isinstance(value, Tensor) else value
+        try:
+            target._data[arrays] = value._data if isinstance(value, Tensor) else value
+        except IndexError:
+            getitem(target, key)  # raises torch's error for the key
+            raise
         target._bump_version()
-    elif all(_is_basic(item) for item in arrays):
+        return
+    if isinstance(value, Tensor) and value.ndim and value.shape[0] == 1:
+        # torch drops the value's leading 1-sized dims first (a ViewBackward0)
+        value = value.view(value.shape[next(i for i, n in enumerate(value.shape + (0,))
+                                            if n != 1):])
+    if all(_is_basic(item) for item in arrays):
         copy_(getitem(target, key), value)
     else:
         inplace(_index_put, target, arrays, value)

@@ -5,11 +5,17 @@ from ._define import defop
 from .shape import _unsafe_view, expand, reshape, t, transpose, unsqueeze
 
 
+# torch's messages for mixed dtypes name them as C++ types
+_C_TYPE = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
+           "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+           "bool": "bool", "complex64": "c10::complex<float>",
+           "complex128": "c10::complex<double>"}
+
+
 def _check_same_dtype(input, other):
     if input.dtype is not other.dtype:
         raise RuntimeError("expected m1 and m2 to have the same dtype, but got: "
-                           f"{input.dtype.name.replace('float32', 'float')} != "
-                           f"{other.dtype.name.replace('float32', 'float')}")
+                           f"{_C_TYPE[input.dtype.name]} != {_C_TYPE[other.dtype.name]}")
 
 
 @defop("MmBackward0", save=("input", "mat2"))
@@ -48,7 +54,9 @@ def dot(input, tensor):
         raise RuntimeError(f"inconsistent tensor size, expected tensor [{input.shape[0]}] and "
                            f"src [{tensor.shape[0]}] to have the same number of elements, but "
                            f"got {input.shape[0]} and {tensor.shape[0]} elements respectively")
-    _check_same_dtype(input, tensor)
+    if input.dtype is not tensor.dtype:
+        raise RuntimeError("dot : expected both vectors to have same dtype, but found "
+                           f"{input.dtype.legacy_name} and {tensor.dtype.legacy_name}")
     return _dot(input, tensor)
 
 
@@ -62,10 +70,15 @@ _mv.derivatives(input=lambda ctx: unsqueeze(ctx.grad, 1) * ctx.vec,
 
 
 def mv(input, vec):
-    if input.ndim != 2 or vec.ndim != 1 or input.shape[1] != vec.shape[0]:
+    if input.ndim != 2 or vec.ndim != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {input.ndim}, {vec.ndim}")
+    if input.shape[1] != vec.shape[0]:
         raise RuntimeError(f"size mismatch, got input ({input.shape[0]}), mat "
                            f"({input.shape[0]}x{input.shape[1]}), vec ({vec.shape[0]})")
-    _check_same_dtype(input, vec)
+    if input.dtype is not vec.dtype:
+        raise RuntimeError("addmv input tensors must have the same dtype, but got "
+                           f"{vec.dtype.legacy_name}, {input.dtype.legacy_name}, and "
+                           f"{vec.dtype.legacy_name}")
     return _mv(input, vec)
 
 
@@ -86,7 +99,9 @@ def bmm(input, mat2):
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{input.shape[0]}, {input.shape[2]}] but got: "
                            f"[{mat2.shape[0]}, {mat2.shape[1]}].")
-    _check_same_dtype(input, mat2)
+    if input.dtype is not mat2.dtype:
+        raise RuntimeError(f"expected scalar type {input.dtype.legacy_name} but found "
+                           f"{mat2.dtype.legacy_name}")
     return _bmm(input, mat2)
 
 

@@ -5,6 +5,7 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor
+from ._checks import broadcast_shapes
 from ._define import defop
 from .shape import zeros_of
 
@@ -398,7 +399,9 @@ _where.derivatives(input=lambda ctx: _where(ctx.condition, ctx.grad, 0.0),
 def where(condition, input, other):
     if condition.dtype is not _dtype.bool:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor "
-                           f"with dtype {condition.dtype.name.capitalize()}")
+                           f"with dtype {condition.dtype.legacy_name}")
+    shapes = [v.shape for v in (condition, input, other) if isinstance(v, Tensor)]
+    broadcast_shapes(*shapes)  # the condition takes part, first, as in torch's message
     return _where(condition._data, input, other)
 
 

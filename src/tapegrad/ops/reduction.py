@@ -74,6 +74,25 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
     return _sum_dim(input, _dims(dim, input.ndim), keepdim, dtype)
 
 
+def sum_to_size(input, *size):
+    """Sum over the dims that broadcasting expanded, so the result has shape `size`.
+
+    Note [Broadcast reduction]: the engine applies this to every gradient whose shape differs
+    from its input's, so no derivative formula undoes broadcasting itself.
+    """
+    size = tuple(size[0]) if len(size) == 1 and isinstance(size[0], (tuple, list)) else size
+    if size == input.shape:
+        return input
+    lead = input.ndim - len(size)
+    if lead < 0 or any(n not in (1, old) for n, old in zip(size, input.shape[lead:])):
+        raise RuntimeError(f"size {{{list(size)}}} is not expandable to size "
+                           f"{{{list(input.shape)}}}.")
+    dims = tuple(range(lead)) + tuple(i + lead for i, n in enumerate(size)
+                                      if n == 1 and input.shape[i + lead] != 1)
+    result = _sum_dim(input, dims, True) if dims else input
+    return reshape(result, size) if lead else result
+
+
 def _check_mean_dtype(input, dtype):
     if dtype is not None and not dtype.is_floating_point:
         raise RuntimeError("mean(): could not infer output dtype. Optional dtype must be either "
@@ -149,6 +168,9 @@ def _select_along(xp, input, arg_reduce, dim, keepdim):
     """(values, int64 indices) of the extremum along dim."""
     if input.ndim == 0:
         return input.copy(), xp.zeros((), dtype=xp.int64)
+    if input.shape[dim] == 0:
+        name = arg_reduce.__name__[3:]  # argmax -> max
+        raise IndexError(f"{name}(): Expected reduction dim {dim} to have non-zero size.")
     indices = xp.expand_dims(arg_reduce(input, axis=dim), dim)
     values = xp.take_along_axis(input, indices, axis=dim)
     if not keepdim:

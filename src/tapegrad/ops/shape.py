@@ -19,7 +19,10 @@ def _infer_shape(shape, numel):
     for size in shape:
         if size != -1:
             known *= size
-    if -1 in shape and known != 0 and numel % known == 0:
+    if -1 in shape and known == 0:
+        raise RuntimeError(f"cannot reshape tensor of 0 elements into shape {list(shape)} because "
+                           "the unspecified dimension size -1 can be any value and is ambiguous")
+    if -1 in shape and numel % known == 0:
         return tuple(numel // known if s == -1 else s for s in shape)
     if -1 in shape or known != numel:
         raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
@@ -113,6 +116,8 @@ _permute.derivatives(input=lambda ctx: _permute(ctx.grad, tuple(np.argsort(ctx.d
 
 
 def permute(input, *dims):
+    if not dims:
+        raise TypeError('permute() missing 1 required positional arguments: "dims"')
     if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
         dims = tuple(dims[0])
     if len(dims) != input.ndim:
@@ -174,22 +179,7 @@ def _expand(xp, input: Tensor, size):
     return xp.broadcast_to(input, size)
 
 
-_expand.derivatives(input=lambda ctx: sum_to_size(ctx.grad, ctx.input_shape))
-
-
-@defop("SumBackward1")
-def sum_to_size(xp, input: Tensor, size):
-    """Sum over the dims that broadcasting expanded, so the result has shape `size`.
-    Note [Broadcast reduction]: the engine applies this to every gradient whose shape differs
-    from its input's, so no derivative formula undoes broadcasting itself."""
-    lead = input.ndim - len(size)
-    dims = tuple(range(lead)) + tuple(i + lead for i, n in enumerate(size)
-                                      if n == 1 and input.shape[i + lead] != 1)
-    result = xp.sum(input, axis=dims, keepdims=True) if dims else input
-    return result.reshape(size)
-
-
-sum_to_size.derivatives(input=lambda ctx: expand(ctx.grad, ctx.input_shape))
+_expand.derivatives(input=lambda ctx: reduction.sum_to_size(ctx.grad, ctx.input_shape))
 
 
 def expand(input, *size):
@@ -201,6 +191,10 @@ def expand(input, *size):
                            f"size={list(size)}): the number of sizes provided ({len(size)}) "
                            "must be greater or equal to the number of dimensions in the tensor "
                            f"({input.ndim})")
+    for i, new in enumerate(size[:lead]):
+        if new == -1:
+            raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a "
+                               f"leading, non-existing dimension {i}")
     shape = list(size)
     for i, old in enumerate(input.shape):
         new = size[lead + i]
@@ -393,9 +387,13 @@ def _along(index, dim):
     return tuple(grid)
 
 
+def _at_least_1d(array):
+    return array.reshape(array.shape or (1,))  # torch treats a 0-d gather/scatter as 1-d
+
+
 @defop("GatherBackward0", save=("dim", "index"))
 def _gather(xp, input: Tensor, dim, index):
-    return input[_along(index, dim)]
+    return _at_least_1d(input)[_along(_at_least_1d(index), dim)].reshape(index.shape)
 
 
 _gather.derivatives(input=lambda ctx: scatter_add_into_zeros(ctx.grad, ctx.input_shape,
@@ -403,14 +401,29 @@ _gather.derivatives(input=lambda ctx: scatter_add_into_zeros(ctx.grad, ctx.input
 
 
 def gather(input, dim, index, *, sparse_grad=False):
-    return _gather(input, wrap_dim(dim, input.ndim), index._data)
+    dim = wrap_dim(dim, input.ndim)
+    if index.dtype.name not in ("int64", "int32"):
+        raise RuntimeError("gather(): Expected dtype int32/int64 for index")
+    if max(index.ndim, 1) != max(input.ndim, 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+    for d, size in enumerate(index.shape):
+        if d != dim and size > input.shape[d]:
+            raise RuntimeError(f"Size does not match at dimension {d} expected index "
+                               f"{list(index.shape)} to be no larger than self "
+                               f"{list(input.shape)} apart from dimension {dim}")
+    size = input.shape[dim] if input.ndim else 1
+    outside = (index._data < 0) | (index._data >= size)
+    if outside.any():
+        raise RuntimeError(f"index {index._data[outside].flat[0]} is out of bounds for dimension "
+                           f"{dim} with size {size}")
+    return _gather(input, dim, index._data)
 
 
 @defop("ScatterAddBackward0", save=("dim", "index"))
 def _scatter_add_zeros(xp, src: Tensor, shape, dim, index):
-    result = xp.zeros(shape, dtype=src.dtype)
-    xp.add.at(result, _along(index, dim), src)
-    return result
+    result = xp.zeros(shape or (1,), dtype=src.dtype)
+    xp.add.at(result, _along(_at_least_1d(index), dim), _at_least_1d(src))
+    return result.reshape(shape)
 
 
 _scatter_add_zeros.derivatives(src=lambda ctx: _gather(ctx.grad, ctx.dim, ctx.index))
@@ -419,3 +432,6 @@ _scatter_add_zeros.derivatives(src=lambda ctx: _gather(ctx.grad, ctx.dim, ctx.in
 def scatter_add_into_zeros(src, shape, dim, index):
     """zeros(shape).scatter_add(dim, index, src), with index an int array."""
     return _scatter_add_zeros(src, shape, dim, index)
+
+
+from . import reduction  # noqa: E402  (reduction builds on this module: import it last)
