@@ -16,7 +16,9 @@ compared with torch (which defines a subgradient there), never with finite diffe
 to the reason it is expected to fail: known tapegrad bugs, kept visible as strict xfails.
 """
 import dataclasses
+import importlib
 import math
+import pathlib
 from typing import Callable
 
 import numpy as np
@@ -309,6 +311,14 @@ OP_DB = (
           smooth=False, ops=("remainder",)),
     OpRow("neg", lambda lib, x: -x, UNARY, ops=("neg",)),
     OpRow("neg_fn", lambda lib, x: lib.neg(x), UNARY[:2], ops=("neg",)),
+    # torch's aliases: the same ops under a second name, as functions and methods
+    OpRow("negative", lambda lib, x: lib.negative(x) + x.negative(), UNARY[:2],
+          ops=("negative",)),
+    OpRow("absolute", lambda lib, x: lib.absolute(x) + x.absolute(), UNARY[:2],
+          domain=DISTINCT, smooth=False, ops=("absolute",)),
+    _binary("arithmetic_aliases", lambda lib, a, b: lib.multiply(a, b) + a.subtract(b)
+            + lib.divide(a, b), ("multiply", "subtract", "divide"), samples=BINARY[:2],
+            domain=each(_real, _nonzero)),
     OpRow("reciprocal", lambda lib, x: x.reciprocal(), UNARY, domain=NONZERO,
           ops=("reciprocal",)),
 
@@ -636,4 +646,14 @@ OP_DB = (
         S((3, 4), constants={"index": _random_index(4, (3, 3))}),), ops=("gather",)),
 )
 
+
+def _family_rows():
+    """Rows of further op families, each kept in its own tests/op_db_<family>.py as ROWS."""
+    rows = []
+    for path in sorted(pathlib.Path(__file__).parent.glob("op_db_*.py")):
+        rows.extend(importlib.import_module(path.stem).ROWS)
+    return tuple(rows)
+
+
+OP_DB = OP_DB + _family_rows()
 assert len({row.name for row in OP_DB}) == len(OP_DB), "op_db row names must be unique"

@@ -13,15 +13,10 @@ from ._printing import get_printoptions, set_printoptions
 from ._random import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from ._tensor import Size, Tensor, device, is_tensor
 from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
-from .ops import (abs, add, bmm, clamp, clip, clone, cos, div, dot, eq, exp, expand_as, flatten,
-                  gather, ge, gt, le, log, lt, matmul, max, maximum, mean, min, minimum, mm, mul,
-                  mv, ne, neg, norm, permute, pow, reciprocal, relu, remainder, reshape, rsub,
-                  sigmoid, sign, sin, sqrt, square, squeeze, sub, sum, t, tanh, transpose,
-                  unsqueeze, where)
+from .ops import TORCH_FUNCTIONS
 
+globals().update(TORCH_FUNCTIONS)  # torch.add, torch.matmul, ...: each declared with its op
 __version__ = "0.1.0"
-absolute, negative, multiply, divide, subtract = abs, neg, mul, div, sub
-swapaxes = swapdims = transpose
 
 
 def is_floating_point(input):

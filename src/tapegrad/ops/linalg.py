@@ -179,3 +179,7 @@ def _batched_matmul(input, other):
                      -1, k, m)
     shape = batch + ((n,) if input.ndim > 1 else ()) + ((m,) if other.ndim > 1 else ())
     return _unsafe_view(bmm(input3, other3), shape)
+
+
+FUNCTIONS = "bmm dot matmul mm mv".split()
+METHODS = FUNCTIONS

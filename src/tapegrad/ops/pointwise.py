@@ -453,3 +453,20 @@ _to_copy.derivatives(input=lambda ctx: ctx.grad.to(ctx.input_dtype))
 def to_copy(input, dtype):
     """A copy of input cast to dtype, differentiable back to input's dtype."""
     return _to_copy(input, dtype, input.dtype)
+
+
+absolute, negative, multiply, divide, subtract = abs, neg, mul, div, sub
+
+
+def _tensor_where(input, condition, other):
+    """Tensor.where(condition, other): input where condition holds, else other."""
+    return where(condition, input, other)
+
+
+# Public names: tapegrad.X (torch.X) and Tensor.X, bound by ops/__init__.py.
+FUNCTIONS = (
+    "abs absolute add bitwise_and bitwise_not bitwise_or bitwise_xor clamp clip clone cos div "
+    "divide eq exp ge gt le log lt maximum minimum mul multiply ne neg negative pow reciprocal "
+    "relu remainder rsub sigmoid sign sin sqrt square sub subtract tanh where").split()
+METHODS = [name for name in FUNCTIONS if name not in ("rsub", "where")]
+TENSOR_ONLY = {"where": _tensor_where}

@@ -272,3 +272,7 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     if isinstance(p, str):
         raise NotImplementedError(f"norm with p={p!r} needs tapegrad.linalg.matrix_norm")
     return vector_norm(input, p, dim, keepdim, dtype=dtype)
+
+
+FUNCTIONS = "max mean min norm sum".split()
+METHODS = FUNCTIONS + ["sum_to_size"]

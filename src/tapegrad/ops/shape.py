@@ -435,3 +435,12 @@ def scatter_add_into_zeros(src, shape, dim, index):
 
 
 from . import reduction  # noqa: E402  (reduction builds on this module: import it last)
+
+
+FUNCTIONS = ("flatten gather permute reshape squeeze swapaxes swapdims t transpose "
+             "unsqueeze").split()
+METHODS = FUNCTIONS + "expand expand_as view".split()
+TENSOR_ONLY = {
+    "T": property(lambda self: permute(self, tuple(reversed(range(self.ndim))))),
+    "mT": property(lambda self: transpose(self, -2, -1)),
+}
