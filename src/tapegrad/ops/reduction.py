@@ -276,3 +276,4 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
 
 FUNCTIONS = "max mean min norm sum".split()
 METHODS = FUNCTIONS + ["sum_to_size"]
+LINALG_FUNCTIONS = ["vector_norm"]

@@ -1,0 +1,2 @@
+"""tapegrad.nn: neural-network building blocks, as torch.nn."""
+from . import functional
