@@ -258,9 +258,138 @@ def mlp_batch_floor():
     return step, lambda: last["grads"]
 
 
+# ----------------------------------------------------------------- conv_net
+# Two conv3x3+relu+maxpool2 layers (3 -> 16 -> 32 channels) on 32x32 images,
+# batch 32, float32, a linear head and cross entropy from basic ops: measures
+# convolution and pooling kernels (im2col, col2im, window argmax).
+CONV_BATCH, CONV_SIZE, CONV_CLASSES = 32, 32, 10
+CONV_CHANNELS = [3, 16, 32]
+
+
+def _conv_data():
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((CONV_BATCH, 3, CONV_SIZE, CONV_SIZE)).astype(np.float32)
+    labels = rng.integers(0, CONV_CLASSES, CONV_BATCH).astype(np.int64)
+    params = []
+    for c_in, c_out in zip(CONV_CHANNELS, CONV_CHANNELS[1:]):
+        params.append((rng.standard_normal((c_out, c_in, 3, 3))
+                       / np.sqrt(9 * c_in)).astype(np.float32))
+        params.append(np.zeros(c_out, dtype=np.float32))
+    features = CONV_CHANNELS[-1] * (CONV_SIZE // 4) ** 2
+    params.append((rng.standard_normal((CONV_CLASSES, features))
+                   / np.sqrt(features)).astype(np.float32))
+    params.append(np.zeros(CONV_CLASSES, dtype=np.float32))
+    return x, labels, params
+
+
+def conv_net(lib):
+    x_np, labels_np, params_np = _conv_data()
+    F = lib.nn.functional
+    x, labels = lib.tensor(x_np), lib.tensor(labels_np)
+    rows = lib.tensor(np.arange(CONV_BATCH))
+    params = [lib.tensor(p, requires_grad=True) for p in params_np]
+    w1, b1, w2, b2, w3, b3 = params
+
+    def step():
+        for p in params:
+            p.grad = None
+        h = F.max_pool2d(F.conv2d(x, w1, b1, padding=1).relu(), 2)
+        h = F.max_pool2d(F.conv2d(h, w2, b2, padding=1).relu(), 2)
+        logits = h.reshape(CONV_BATCH, -1) @ w3.t() + b3
+        z = logits - logits.max(dim=1, keepdim=True)[0]
+        logp = z - z.exp().sum(dim=1, keepdim=True).log()
+        loss = -logp[rows, labels].mean()
+        loss.backward()
+        return loss
+
+    return step, _lib_grads(params)
+
+
+def _im2col3x3(x):
+    """Columns (N, C*9, H*W) of the 3x3 windows of x padded by 1."""
+    n, c, h, w = x.shape
+    windows = np.lib.stride_tricks.sliding_window_view(
+        np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1))), (3, 3), axis=(2, 3))
+    return windows.transpose(0, 1, 4, 5, 2, 3).reshape(n, c * 9, h * w)
+
+
+def _col2im3x3(cols, c, h, w):
+    """The adjoint of _im2col3x3: (N, C*9, H*W) columns summed into (N, C, H, W)."""
+    n = cols.shape[0]
+    cols = cols.reshape(n, c, 3, 3, h, w)
+    out = np.zeros((n, c, h + 2, w + 2), cols.dtype)
+    for i in range(3):
+        for j in range(3):
+            out[:, :, i:i + h, j:j + w] += cols[:, :, i, j]
+    return out[:, :, 1:-1, 1:-1]
+
+
+def _pool2x2(a):
+    """2x2 max pooling: (result, index of the maximum within each window)."""
+    n, c, h, w = a.shape
+    windows = a.reshape(n, c, h // 2, 2, w // 2, 2).transpose(0, 1, 2, 4, 3, 5)
+    windows = windows.reshape(n, c, h // 2, w // 2, 4)
+    arg = windows.argmax(-1)
+    return np.take_along_axis(windows, arg[..., None], -1)[..., 0], arg
+
+
+def _unpool2x2(g, arg):
+    n, c, h, w = g.shape
+    windows = np.zeros((n, c, h, w, 4), g.dtype)
+    np.put_along_axis(windows, arg[..., None], g[..., None], -1)
+    return windows.reshape(n, c, h, w, 2, 2).transpose(0, 1, 2, 4, 3, 5).reshape(
+        n, c, 2 * h, 2 * w)
+
+
+def conv_net_floor():
+    # im2col + one matmul per convolution, reshape-based 2x2 pooling, and the
+    # closed-form softmax - onehot backward; col2im only for the second
+    # layer's input gradient (the images need none).
+    x, labels, (w1, b1, w2, b2, w3, b3) = _conv_data()
+    rows = np.arange(CONV_BATCH)
+    last = {}
+
+    def conv_forward(a, w, b):
+        cols = _im2col3x3(a)
+        out = np.matmul(w.reshape(w.shape[0], -1), cols) + b[:, None]
+        return cols, out.reshape(a.shape[0], w.shape[0], *a.shape[2:])
+
+    def conv_backward(g, cols, w):
+        g = g.reshape(g.shape[0], g.shape[1], -1)
+        gw = np.tensordot(g, cols, axes=([0, 2], [0, 2])).reshape(w.shape)
+        return gw, g.sum(axis=(0, 2))
+
+    def step():
+        cols1, pre1 = conv_forward(x, w1, b1)
+        h1, arg1 = _pool2x2(np.maximum(pre1, 0))
+        cols2, pre2 = conv_forward(h1, w2, b2)
+        h2, arg2 = _pool2x2(np.maximum(pre2, 0))
+        flat = h2.reshape(CONV_BATCH, -1)
+        logits = flat @ w3.T + b3
+        z = logits - logits.max(axis=1, keepdims=True)
+        e = np.exp(z)
+        s = e.sum(axis=1, keepdims=True)
+        loss = -(z - np.log(s))[rows, labels].mean()
+        g = e / s
+        g[rows, labels] -= 1
+        g /= CONV_BATCH
+        gw3, gb3 = g.T @ flat, g.sum(axis=0)
+        g2 = _unpool2x2((g @ w3).reshape(h2.shape), arg2) * (pre2 > 0)
+        gw2, gb2 = conv_backward(g2, cols2, w2)
+        g2 = g2.reshape(CONV_BATCH, w2.shape[0], -1)
+        gh1 = _col2im3x3(np.matmul(w2.reshape(w2.shape[0], -1).T, g2), *h1.shape[1:])
+        g1 = _unpool2x2(gh1, arg1) * (pre1 > 0)
+        gw1, gb1 = conv_backward(g1, cols1, w1)
+        last["grads"] = [gw1, gb1, gw2, gb2, gw3, gb3]
+        return loss
+
+    return step, lambda: last["grads"]
+
+
 # name -> (make(lib), floor())
 WORKLOADS = {
     "scalar_mlp": (scalar_mlp, scalar_mlp_floor),
     "elementwise_chain": (elementwise_chain, elementwise_chain_floor),
     "mlp_batch": (mlp_batch, mlp_batch_floor),
+    "conv_net": (conv_net, conv_net_floor),
 }

@@ -363,7 +363,10 @@ NOT_IMPLEMENTED_NODES = {"_remainder_scalar_tensor"}
 
 
 def public_functions():
-    return {name for name, value in vars(tapegrad.ops).items()
+    """Names of tapegrad.ops, tapegrad.nn.functional and tapegrad.linalg functions."""
+    namespace = {**vars(tapegrad.ops), **tapegrad.ops.NN_FUNCTIONS,
+                 **tapegrad.ops.LINALG_FUNCTIONS}
+    return {name for name, value in namespace.items()
             if not name.startswith("_") and callable(value)
             and not isinstance(value, (type, types.ModuleType))}
 

@@ -15,19 +15,28 @@ from .shape import getitem
 
 FAMILIES = tuple(importlib.import_module(f"{__name__}.{info.name}")
                  for info in pkgutil.iter_modules(__path__) if not info.name.startswith("_"))
+
+
+def _exports(family, kind):
+    """A family's public names of one kind as {name: object}: it lists attribute names, or
+    maps public names to objects where they differ (torch.dropout vs F.dropout)."""
+    declared = getattr(family, kind, ())
+    if isinstance(declared, dict):
+        return declared
+    return {name: getattr(family, name) for name in declared}
+
+
 TORCH_FUNCTIONS = {}  # name -> callable, re-exported as tapegrad.<name>
 NN_FUNCTIONS = {}  # tapegrad.nn.functional.<name>
 LINALG_FUNCTIONS = {}  # tapegrad.linalg.<name>
 
 for _family in FAMILIES:
-    for _name in getattr(_family, "FUNCTIONS", ()):
-        TORCH_FUNCTIONS[_name] = globals()[_name] = getattr(_family, _name)
-    for _name in getattr(_family, "METHODS", ()):
-        globals()[_name] = getattr(_family, _name)
-        setattr(Tensor, _name, globals()[_name])
+    TORCH_FUNCTIONS.update(_exports(_family, "FUNCTIONS"))
+    NN_FUNCTIONS.update(_exports(_family, "NN_FUNCTIONS"))
+    LINALG_FUNCTIONS.update(_exports(_family, "LINALG_FUNCTIONS"))
+    for _name, _method in _exports(_family, "METHODS").items():
+        setattr(Tensor, _name, _method)
+        globals().setdefault(_name, _method)
     for _name, _attribute in getattr(_family, "TENSOR_ONLY", {}).items():
         setattr(Tensor, _name, _attribute)
-    for _name in getattr(_family, "NN_FUNCTIONS", ()):
-        NN_FUNCTIONS[_name] = globals()[_name] = getattr(_family, _name)
-    for _name in getattr(_family, "LINALG_FUNCTIONS", ()):
-        LINALG_FUNCTIONS[_name] = getattr(_family, _name)
+globals().update(TORCH_FUNCTIONS)

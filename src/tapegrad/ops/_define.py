@@ -172,7 +172,10 @@ class Op:
         else:
             outputs = (Tensor._make(out if type(out) is np.ndarray else np.asarray(out)),)
         if self.is_view:
-            _mark_view(outputs[0], inputs[0], self.forward, args[1:])
+            several = type(out) is tuple  # split, unbind: every output is a view of the input
+            for output_nr, result in enumerate(outputs):
+                _mark_view(result, inputs[0], self.forward, args[1:],
+                           output_nr if several else None)
         if self.differentiable and grad_mode._state.grad_enabled:
             for value in inputs:
                 if isinstance(value, Tensor) and value._requires_grad:
@@ -281,8 +284,11 @@ def _same_dtype_arrays(inputs):
     return arrays if dtype is not None and dtype.is_floating_point else None
 
 
-def _mark_view(result, input, forward, attrs):
-    """Share storage bookkeeping with the input: one version counter, one base."""
+def _mark_view(result, input, forward, attrs, output_nr=None):
+    """Share storage bookkeeping with the input: one version counter, one base.
+    output_nr: which of a multi-output view op's results this is (its view_fn picks it)."""
+    if output_nr is not None:
+        forward = _one_output(forward, output_nr)
     result._version_counter = input._version_counter
     base_view = input._view_fn
     if input._base is None:
@@ -290,6 +296,11 @@ def _mark_view(result, input, forward, attrs):
     else:
         result._base = input._base
         result._view_fn = lambda a: forward(np, base_view(a), *attrs)
+
+
+def _one_output(forward, output_nr):
+    """A multi-output view op's forward, reduced to the view it returns at output_nr."""
+    return lambda xp, *args: forward(xp, *args)[output_nr]
 
 
 def defop(node_name, save=(), promote=None, view=False, name=None, scalars=()):

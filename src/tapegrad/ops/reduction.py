@@ -1,12 +1,20 @@
-"""Reductions: sum, mean, max/min, norms, and the engine's broadcast reduction sum_to_size."""
+"""Reductions: sum, mean, prod, var/std, logsumexp, max/min and their relatives, logical
+reductions and counts, running sums and products, norms, and the engine's broadcast reduction
+sum_to_size."""
+import builtins
 import collections
+import math
+import warnings
+
+import numpy as np
 
 from .._tensor import Tensor
+from ..autograd.grad_mode import is_grad_enabled
 from ._checks import numel, wrap_dim, wrap_dims
 from ._define import defop
 from ._summation import full_sum
-from .pointwise import abs, maximum, minimum, sign, where
-from .shape import expand, reshape, scatter_add_into_zeros, unsqueeze
+from .pointwise import abs, exp, maximum, minimum, sign, where
+from .shape import expand, getitem, reshape, scatter_add_into_zeros, transpose, unsqueeze
 
 
 def _dims(dim, ndim):
@@ -18,15 +26,19 @@ def _dims(dim, ndim):
     return dims if ndim else ()
 
 
+def _restore_dims(reduced, shape, dims, keepdim):
+    """A reduced tensor with its reduced dims back as size 1, so it broadcasts over `shape`."""
+    if keepdim:
+        return reduced
+    return reshape(reduced, [1 if d in dims else size for d, size in enumerate(shape)])
+
+
 def _unreduce(grad, shape, dims, keepdim):
     """Broadcast a reduced gradient back over the input shape (dims: the reduced ones)."""
-    if not keepdim:
-        kept = [1 if d in dims else size for d, size in enumerate(shape)]
-        grad = reshape(grad, kept)
-    return expand(grad, shape)
+    return expand(_restore_dims(grad, shape, dims, keepdim), shape)
 
 
-def _return_type(name, fields):
+def return_type(name, fields):
     """torch.return_types.<name>: a namedtuple that prints field by field, one per line."""
     base = collections.namedtuple(name, fields)
 
@@ -36,11 +48,28 @@ def _return_type(name, fields):
     return type(name, (base,), {"__slots__": (), "__repr__": __repr__})
 
 
-max_return, min_return = _return_type("max", ("values", "indices")), _return_type(
+max_return, min_return = return_type("max", ("values", "indices")), return_type(
     "min", ("values", "indices"))
 
 
-# ---- sum and mean --------------------------------------------------------------------------
+def _check_grad_dtype(input, dtype):
+    # torch refuses to record an op whose requested result dtype cannot carry a gradient
+    if (dtype is not None and not dtype.is_differentiable and input.requires_grad
+            and is_grad_enabled()):
+        raise RuntimeError(f"Autograd not support dtype: {dtype.legacy_name}")
+
+
+def _take(input, index, dim):
+    """input[..., index, ...] with the integer array `index` along dim (differentiable)."""
+    return getitem(input, (slice(None),) * dim + (index,))
+
+
+def _along(mask, dim, ndim):
+    """A 1-D array laid out along dim of an ndim tensor (size 1 elsewhere), as a Tensor."""
+    return Tensor._make(mask.reshape((-1,) + (1,) * (ndim - dim - 1)))
+
+
+# ---- sum, mean and prod --------------------------------------------------------------------
 
 @defop("SumBackward0")
 def _sum_all(xp, input: Tensor, dtype=None):
@@ -62,14 +91,20 @@ _sum_dim.derivatives(input=lambda ctx: _unreduce(ctx.grad, ctx.input_shape, ctx.
 
 
 def _sum_dtype(array, dtype):
-    # torch sums bool and every integer type into int64
+    # torch sums and multiplies bool and every integer type into int64
     if dtype is not None:
         return dtype.numpy
     return "int64" if array.dtype.kind in "biu" else None
 
 
-def sum(input, dim=None, keepdim=False, *, dtype=None):
-    if dim is None:
+# sum(x) and mean(x) record SumBackward0/MeanBackward0; with dim, even dim=None, torch records
+# SumBackward1/MeanBackward1
+_NO_DIM = object()
+
+
+def sum(input, dim=_NO_DIM, keepdim=False, *, dtype=None):
+    _check_grad_dtype(input, dtype)
+    if dim is _NO_DIM:
         return _sum_all(input, dtype)
     return _sum_dim(input, _dims(dim, input.ndim), keepdim, dtype)
 
@@ -84,7 +119,7 @@ def sum_to_size(input, *size):
     if size == input.shape:
         return input
     lead = input.ndim - len(size)
-    if lead < 0 or any(n not in (1, old) for n, old in zip(size, input.shape[lead:])):
+    if lead < 0 or builtins.any(n not in (1, old) for n, old in zip(size, input.shape[lead:])):
         raise RuntimeError(f"size {{{list(size)}}} is not expandable to size "
                            f"{{{list(input.shape)}}}.")
     dims = tuple(range(lead)) + tuple(i + lead for i, n in enumerate(size)
@@ -127,65 +162,243 @@ _mean_dim.derivatives(input=lambda ctx: _unreduce(
     ctx.keepdim))
 
 
-def mean(input, dim=None, keepdim=False, *, dtype=None):
+def mean(input, dim=_NO_DIM, keepdim=False, *, dtype=None):
     _check_mean_dtype(input, dtype)
-    if dim is None:
+    if dim is _NO_DIM:
         return _mean_all(input, dtype)
     return _mean_dim(input, _dims(dim, input.ndim), keepdim, dtype)
 
 
-# ---- max and min ---------------------------------------------------------------------------
+@defop("ProdBackward0", save=("input", "result"))
+def _prod_all(xp, input: Tensor, dtype=None):
+    return xp.prod(input, dtype=_sum_dtype(input, dtype))
+
+
+_prod_all.derivatives(input=lambda ctx: _prod_backward(ctx.grad, ctx.input, ctx.result, None,
+                                                       False))
+
+
+@defop("ProdBackward1", save=("input", "result", "dim", "keepdim"))
+def _prod_dim(xp, input: Tensor, dim, keepdim=False, dtype=None):
+    return xp.prod(input, axis=dim, keepdims=keepdim, dtype=_sum_dtype(input, dtype))
+
+
+_prod_dim.derivatives(input=lambda ctx: _prod_backward(ctx.grad, ctx.input, ctx.result,
+                                                       ctx.dim, ctx.keepdim))
+
+
+def _prod_backward(grad, input, result, dim, keepdim):
+    """d prod / dx_i is the product of the other elements: result / x_i when the tensor has
+    no zero (torch looks at the whole tensor), else a product that never divides."""
+    if input.ndim == 0:
+        return grad
+    dims = tuple(range(input.ndim)) if dim is None else dim
+    grad = _restore_dims(grad, input.shape, dims, keepdim)
+    if not (input == 0).any():
+        return grad * (_restore_dims(result, input.shape, dims, keepdim) / input)
+    if dim is None:
+        return grad * reshape(_product_of_others(reshape(input, (-1,)), 0), input.shape)
+    return grad * _product_of_others(input, dim[0])
+
+
+def _product_of_others(input, dim):
+    """The product of all other elements along dim: the running product before each position
+    times the one after it. Exact with zeros, and differentiable again (torch's
+    prod_safe_zeros_backward)."""
+    size = input.shape[dim]
+    positions = np.arange(size)
+    before = where(_along(positions == 0, dim, input.ndim), 1.0,
+                   _take(cumprod(input, dim), np.maximum(positions - 1, 0), dim))
+    from_the_end = cumprod(_take(input, positions[::-1], dim), dim)
+    after = where(_along(positions == size - 1, dim, input.ndim), 1.0,
+                  _take(from_the_end, np.maximum(size - 2 - positions, 0), dim))
+    return before * after
+
+
+def prod(input, dim=None, keepdim=False, *, dtype=None):
+    """Product of all elements, or along one dim."""
+    _check_grad_dtype(input, dtype)
+    if dim is None:
+        return _prod_all(input, dtype)
+    return _prod_dim(input, _dims(wrap_dim(dim, input.ndim), input.ndim), keepdim, dtype)
+
+
+# ---- variance and standard deviation -------------------------------------------------------
+
+DEGREES_OF_FREEDOM_WARNING = (
+    "{}(): degrees of freedom is <= 0. Correction should be strictly less than the reduction "
+    "factor (input numel divided by output numel).")
+
+
+def _variance(xp, input, dim, correction, keepdim):
+    """Squared deviations summed in double, over max(0, n - correction), as torch's CPU
+    kernels; dim None reduces everything."""
+    work = input.astype(xp.float64)
+    count = work.size if dim is None else numel([input.shape[d] for d in dim])
+    deviation = work - xp.sum(work, axis=dim, keepdims=True) / count
+    squares = xp.sum(deviation * deviation, axis=dim, keepdims=keepdim)
+    return (squares / builtins.max(0, count - correction)).astype(input.dtype)
+
+
+@defop("VarBackward0", save=("input", "dim", "correction", "keepdim"))
+def _var(xp, input: Tensor, dim, correction, keepdim):
+    return _variance(xp, input, dim, correction, keepdim)
+
+
+@defop("StdBackward0", save=("input", "dim", "correction", "keepdim", "result"))
+def _std(xp, input: Tensor, dim, correction, keepdim):
+    return xp.sqrt(_variance(xp, input, dim, correction, keepdim))
+
+
+def _var_backward(grad, input, dim, correction, keepdim):
+    """2 (x - mean) / (n - correction). Reducing everything (dim None) with no degrees of
+    freedom left, torch gives inf, or NaN where x equals the mean."""
+    if dim is None or input.ndim == 0:
+        freedom = input.numel() - correction
+        if freedom <= 0:
+            return grad * where(input == mean(input), math.nan, math.inf)
+        return (2.0 / freedom) * grad * (input - mean(input))
+    freedom = numel([input.shape[d] for d in dim]) - correction
+    scale = 2.0 / freedom if freedom else math.inf
+    return scale * _restore_dims(grad, input.shape, dim, keepdim) * (input - mean(input, dim,
+                                                                                 True))
+
+
+def _std_backward(ctx):
+    grad = where(ctx.result == 0, 0.0, ctx.grad / (ctx.result * 2))
+    return _var_backward(grad, ctx.input, ctx.dim, ctx.correction, ctx.keepdim)
+
+
+_var.derivatives(input=lambda ctx: _var_backward(ctx.grad, ctx.input, ctx.dim, ctx.correction,
+                                                 ctx.keepdim))
+_std.derivatives(input=_std_backward)
+
+
+def _variance_arguments(name, input, dim, unbiased, correction):
+    """(dims or None, correction) from torch's var/std overloads: (dim, unbiased, keepdim),
+    (dim, *, correction, keepdim) and (unbiased); warns as torch with no degrees of freedom."""
+    if isinstance(dim, bool):
+        dim, unbiased = None, dim
+    if unbiased is not None and correction is not None:
+        raise TypeError(f"{name}() takes unbiased or correction, not both")
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        raise RuntimeError("std and var only support floating point and complex dtypes")
+    if correction is None:
+        correction = 0 if unbiased is False else 1
+    dims = None if dim is None or dim == () or dim == [] else _dims(dim, input.ndim)
+    kept = 1 if dims is None else numel([n for d, n in enumerate(input.shape) if d not in dims])
+    count = input.numel() // kept if kept else 0
+    if count - correction <= 0:
+        warnings.warn(DEGREES_OF_FREEDOM_WARNING.format(name), UserWarning, stacklevel=3)
+    return dims, correction
+
+
+def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """Variance; torch's default correction is 1 (Bessel's)."""
+    dims, correction = _variance_arguments("var", input, dim, unbiased, correction)
+    return _var(input, dims, correction, keepdim)
+
+
+def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    dims, correction = _variance_arguments("std", input, dim, unbiased, correction)
+    return _std(input, dims, correction, keepdim)
+
+
+# ---- logsumexp -----------------------------------------------------------------------------
+
+@defop("LogsumexpBackward0", save=("input", "result", "dim", "keepdim"), promote="float")
+def _logsumexp(xp, input: Tensor, dim, keepdim=False):
+    peak = xp.max(input, axis=dim, keepdims=True, initial=-xp.inf)
+    # Shifting by an infinite peak would give inf - inf: such slices stay unshifted.
+    peak = xp.where(xp.isinf(peak), 0, peak)
+    total = xp.sum(xp.exp(input - peak), axis=dim, keepdims=keepdim)
+    return xp.log(total) + (peak if keepdim else peak.squeeze(dim))
+
+
+def _logsumexp_backward(ctx):
+    shape, dim, keepdim = ctx.input_shape, ctx.dim, ctx.keepdim
+    result = _restore_dims(ctx.result, shape, dim, keepdim)
+    return _restore_dims(ctx.grad, shape, dim, keepdim) * exp(ctx.input - result)
+
+
+_logsumexp.derivatives(input=_logsumexp_backward)
+
+
+def logsumexp(input, dim, keepdim=False):
+    """log(sum(exp(input))) along dim, shifted by the maximum so it neither overflows nor
+    underflows."""
+    if dim in ((), []) and input.numel() and input.ndim and not keepdim:
+        # torch reduces everything for dim=(), then fails to add the unsqueezed maximum back
+        raise RuntimeError(f"output with shape [] doesn't match the broadcast shape "
+                           f"{[1] * input.ndim}")
+    return _logsumexp(input, _dims(dim, input.ndim), keepdim)
+
+
+# ---- max, min, amax, amin, argmax, argmin --------------------------------------------------
 
 def _check_nonempty(name, input):
-    if input.size == 0:
+    if input.numel() == 0:
         raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() "
                            "== 0. Specify the reduction dim with the 'dim' argument.")
 
 
-def _evenly_distributed(ctx):
-    # Ties share the gradient equally, as torch's evenly_distribute_backward.
-    is_extremum = ctx.input == ctx.result
+def check_reduced_sizes(name, input, dims):
+    """torch's error for reducing a dim of size 0 with an op that has no identity."""
+    for dim in dims:
+        if input.ndim and input.shape[dim] == 0:
+            raise IndexError(f"{name}(): Expected reduction dim {dim} to have non-zero size.")
+
+
+def evenly_distributed(ctx):
+    """Ties share the gradient equally (torch's evenly_distribute_backward); a NaN result is
+    shared among the NaNs."""
+    input, result = ctx.input, ctx.result
+    is_extremum = (input == result) | ((input != input) & (result != result))
     return where(is_extremum, ctx.grad / sum(is_extremum), 0.0)
 
 
 @defop("MaxBackward1", save=("input", "result"))
 def _max_all(xp, input: Tensor):
-    _check_nonempty("max", input)
     return xp.max(input)
 
 
 @defop("MinBackward1", save=("input", "result"))
 def _min_all(xp, input: Tensor):
-    _check_nonempty("min", input)
     return xp.min(input)
 
 
-_max_all.derivatives(input=_evenly_distributed)
-_min_all.derivatives(input=_evenly_distributed)
+_max_all.derivatives(input=evenly_distributed)
+_min_all.derivatives(input=evenly_distributed)
 
 
 def _select_along(xp, input, arg_reduce, dim, keepdim):
     """(values, int64 indices) of the extremum along dim."""
     if input.ndim == 0:
         return input.copy(), xp.zeros((), dtype=xp.int64)
-    if input.shape[dim] == 0:
-        name = arg_reduce.__name__[3:]  # argmax -> max
-        raise IndexError(f"{name}(): Expected reduction dim {dim} to have non-zero size.")
     indices = xp.expand_dims(arg_reduce(input, axis=dim), dim)
+    return pick_along(xp, input, indices, dim, keepdim)
+
+
+def pick_along(xp, input, indices, dim, keepdim):
+    """(values, int64 indices) of input at `indices` (size 1 along dim)."""
     values = xp.take_along_axis(input, indices, axis=dim)
     if not keepdim:
         values, indices = values.squeeze(dim), indices.squeeze(dim)
     return values, indices.astype(xp.int64)
 
 
-def _value_selecting_backward(ctx):
+def value_selecting_backward(grad, indices, shape, dim, keepdim):
     """The gradient goes to the selected element of each slice along dim."""
-    if not ctx.input_shape:
-        return ctx.grad
-    grad, indices = ctx.grad, ctx.result1
-    if not ctx.keepdim:
-        grad, indices = unsqueeze(grad, ctx.dim), unsqueeze(indices, ctx.dim)
-    return scatter_add_into_zeros(grad, ctx.input_shape, ctx.dim, indices._data)
+    if not shape:
+        return grad
+    if not keepdim:
+        grad, indices = unsqueeze(grad, dim), unsqueeze(indices, dim)
+    return scatter_add_into_zeros(grad, shape, dim, indices._data)
+
+
+def _value_selecting_backward(ctx):
+    return value_selecting_backward(ctx.grad, ctx.result1, ctx.input_shape, ctx.dim,
+                                    ctx.keepdim)
 
 
 @defop("MaxBackward0", save=("dim", "keepdim", "result1"))
@@ -202,21 +415,229 @@ _max_dim.derivatives(input=_value_selecting_backward)
 _min_dim.derivatives(input=_value_selecting_backward)
 
 
-def max(input, dim=None, keepdim=False):
+def _extremum(name, input, dim, keepdim, other, reduce_all, reduce_dim, elementwise):
+    if isinstance(dim, Tensor) or other is not None:
+        return elementwise(input, dim if other is None else other)
+    if dim is None:
+        _check_nonempty(name, input)
+        return reduce_all(input)
+    dim = wrap_dim(dim, input.ndim)
+    check_reduced_sizes(name, input, (dim,))
+    return reduce_dim(input, dim, keepdim)
+
+
+def max(input, dim=None, keepdim=False, *, other=None):
     """max of all elements; with dim, (values, indices); with a tensor, elementwise maximum."""
-    if isinstance(dim, Tensor):
-        return maximum(input, dim)
-    if dim is None:
-        return _max_all(input)
-    return max_return(*_max_dim(input, wrap_dim(dim, input.ndim), keepdim))
+    result = _extremum("max", input, dim, keepdim, other, _max_all, _max_dim, maximum)
+    return max_return(*result) if type(result) is tuple else result
 
 
-def min(input, dim=None, keepdim=False):
-    if isinstance(dim, Tensor):
-        return minimum(input, dim)
+def min(input, dim=None, keepdim=False, *, other=None):
+    result = _extremum("min", input, dim, keepdim, other, _min_all, _min_dim, minimum)
+    return min_return(*result) if type(result) is tuple else result
+
+
+def _split_among_ties(ctx):
+    """Ties share the gradient equally (torch's scale_grad_by_count)."""
+    shape, dim, keepdim = ctx.input_shape, ctx.dim, ctx.keepdim
+    is_extremum = ctx.input == _restore_dims(ctx.result, shape, dim, keepdim)
+    count = sum(is_extremum, dim, keepdim=True)
+    return _restore_dims(ctx.grad, shape, dim, keepdim) / count * is_extremum
+
+
+@defop("AmaxBackward0", save=("input", "result", "dim", "keepdim"))
+def _amax(xp, input: Tensor, dim, keepdim=False):
+    return xp.amax(input, axis=dim, keepdims=keepdim)
+
+
+@defop("AminBackward0", save=("input", "result", "dim", "keepdim"))
+def _amin(xp, input: Tensor, dim, keepdim=False):
+    return xp.amin(input, axis=dim, keepdims=keepdim)
+
+
+_amax.derivatives(input=_split_among_ties)
+_amin.derivatives(input=_split_among_ties)
+
+
+def _extremum_dims(name, input, dim):
+    if dim is None or dim == () or dim == []:
+        _check_nonempty(name, input)
+    elif input.ndim:
+        # torch names the first empty dim in the order given
+        check_reduced_sizes(name, input, [wrap_dim(d, input.ndim) for d in
+                                           ((dim,) if isinstance(dim, int) else dim)])
+    return _dims(dim, input.ndim)
+
+
+def amax(input, dim=(), keepdim=False):
+    """Maximum over dims (all by default); ties share the gradient, unlike max(dim)."""
+    return _amax(input, _extremum_dims("amax", input, dim), keepdim)
+
+
+def amin(input, dim=(), keepdim=False):
+    return _amin(input, _extremum_dims("amin", input, dim), keepdim)
+
+
+def _arg_extremum(xp, arg_reduce, input, dim, keepdim):
     if dim is None:
-        return _min_all(input)
-    return min_return(*_min_dim(input, wrap_dim(dim, input.ndim), keepdim))
+        index = xp.asarray(arg_reduce(input.ravel()))
+        return index.reshape((1,) * input.ndim if keepdim else ()).astype(xp.int64)
+    index = arg_reduce(input.reshape(input.shape or (1,)), axis=dim, keepdims=keepdim)
+    return index.reshape(index.shape if input.ndim else ()).astype(xp.int64)
+
+
+def _without_gradient(name, reduce_with):
+    """An op with integer or bool results, and so no node: `reduce_with(xp, xp.<name>, ...)`."""
+    @defop(None, name="_" + name)
+    def reduction(xp, input: Tensor, dim, keepdim):
+        return reduce_with(xp, getattr(xp, name), input, dim, keepdim)
+    return reduction
+
+
+_argmax = _without_gradient("argmax", _arg_extremum)
+_argmin = _without_gradient("argmin", _arg_extremum)
+
+
+def _arg_dim(name, input, dim):
+    if isinstance(dim, (tuple, list)):
+        raise TypeError(f"{name}(): argument 'dim' (position 1) must be int, not "
+                        f"{type(dim).__name__}")
+    if input.dtype.name == "bool":
+        raise RuntimeError(f"{name}(): does not support bool input")
+    if dim is None:
+        if input.numel() == 0:
+            raise IndexError(f"{name}(): Expected reduction dim to be specified for "
+                             "input.numel() == 0.")
+        return None
+    dim = wrap_dim(dim, input.ndim)
+    check_reduced_sizes(name, input, (dim,))
+    return dim
+
+
+def argmax(input, dim=None, keepdim=False):
+    """Index of the maximum (the first one on ties, NaN counting as largest)."""
+    return _argmax(input, _arg_dim("argmax", input, dim), keepdim)
+
+
+def argmin(input, dim=None, keepdim=False):
+    return _argmin(input, _arg_dim("argmin", input, dim), keepdim)
+
+
+# ---- logical reductions and counts ---------------------------------------------------------
+
+def _logical_dims(dim, ndim):
+    # unlike sum, all(dim=()) reduces nothing
+    if dim is None:
+        return None
+    dims = wrap_dims(dim, ndim)
+    return dims if ndim else ()
+
+
+def _logical(xp, reduce, input, dim, keepdim):
+    result = reduce(input, axis=dim, keepdims=keepdim)
+    return xp.asarray(result, dtype=xp.uint8 if input.dtype == xp.uint8 else bool)
+
+
+_all = _without_gradient("all", _logical)
+_any = _without_gradient("any", _logical)
+
+
+def all(input, dim=None, keepdim=False):
+    """Whether every element is nonzero; bool, or uint8 for a uint8 input (as torch)."""
+    return _all(input, _logical_dims(dim, input.ndim), keepdim)
+
+
+def any(input, dim=None, keepdim=False):
+    return _any(input, _logical_dims(dim, input.ndim), keepdim)
+
+
+@defop(None)
+def _count_nonzero(xp, input: Tensor, dim):
+    return xp.asarray(xp.count_nonzero(input, axis=dim), dtype=xp.int64)
+
+
+def count_nonzero(input, dim=None):
+    return _count_nonzero(input, _dims(dim, input.ndim))
+
+
+# ---- running sums and products -------------------------------------------------------------
+
+def _running(xp, accumulate, input, dim, dtype):
+    """cumsum/cumprod as torch's CPU kernel: bools and integers into int64, floats accumulated
+    in double and rounded once per element."""
+    if dtype is not None:
+        target = dtype.numpy
+    else:
+        target = xp.dtype(xp.int64) if input.dtype.kind in "biu" else input.dtype
+    work = input.reshape(input.shape or (1,)).astype(target, copy=False)
+    accumulator = xp.float64 if target.kind == "f" else target
+    return accumulate(work, axis=dim, dtype=accumulator).astype(target).reshape(input.shape)
+
+
+@defop("CumsumBackward0", save=("dim",))
+def _cumsum(xp, input: Tensor, dim, dtype=None):
+    return _running(xp, xp.cumsum, input, dim, dtype)
+
+
+def _reversed_cumsum(grad, dim):
+    """Sums from each position to the end of dim: flip, cumsum, flip."""
+    if grad.numel() <= 1 or grad.shape[dim] == 1:
+        return grad
+    backwards = np.arange(grad.shape[dim] - 1, -1, -1)
+    return _take(cumsum(_take(grad, backwards, dim), dim), backwards, dim)
+
+
+_cumsum.derivatives(input=lambda ctx: _reversed_cumsum(ctx.grad, ctx.dim))
+
+
+@defop("CumprodBackward0", save=("input", "dim", "result"))
+def _cumprod(xp, input: Tensor, dim, dtype=None):
+    return _running(xp, xp.cumprod, input, dim, dtype)
+
+
+def _cumprod_backward(ctx):
+    """grad_k = sum over j >= k of grad_j * prod over m <= j, m != k of x_m."""
+    grad, input, dim = ctx.grad, ctx.input, ctx.dim
+    if input.numel() <= 1:
+        return grad
+    is_zero = input == 0
+    if not is_zero.any():
+        return _reversed_cumsum(grad * ctx.result, dim) / input
+    if is_grad_enabled():  # create_graph: a formula that is itself differentiable
+        return _cumprod_backward_exact(grad, input, dim)
+    zeros_so_far = cumsum(is_zero, dim)
+    before_zero = zeros_so_far == 0
+    first_zero = is_zero & (zeros_so_far == 1)
+    # before the first zero every product holding x_k is nonzero up to it: divide by x_k
+    before = _reversed_cumsum(grad * ctx.result, dim) / where(before_zero, input, 1.0)
+    # at the first zero, the products with x_k left out
+    at_zero = _reversed_cumsum(grad * cumprod(where(first_zero, 1.0, input), dim), dim)
+    return where(before_zero, before, where(first_zero, at_zero, 0.0))
+
+
+def _cumprod_backward_exact(grad, input, dim):
+    """The same sum without division, O(n^2) in the size of dim: row k of a table holds x with
+    x_k replaced by 1, whose running product gives every term of grad_k."""
+    x, grad = transpose(input, dim, -1), transpose(grad, dim, -1)
+    size = x.shape[-1]
+    diagonal = Tensor._make(np.eye(size, dtype=bool))
+    at_or_after = Tensor._make(np.triu(np.ones((size, size), dtype=bool)))
+    products = cumprod(where(diagonal, 1.0, unsqueeze(x, -2)), -1)
+    terms = where(at_or_after, products * unsqueeze(grad, -2), 0.0)
+    return transpose(sum(terms, -1), dim, -1)
+
+
+_cumprod.derivatives(input=_cumprod_backward)
+
+
+def cumsum(input, dim, *, dtype=None):
+    _check_grad_dtype(input, dtype)
+    return _cumsum(input, wrap_dim(dim, input.ndim), dtype)
+
+
+def cumprod(input, dim, *, dtype=None):
+    _check_grad_dtype(input, dtype)
+    return _cumprod(input, wrap_dim(dim, input.ndim), dtype)
 
 
 # ---- norms ---------------------------------------------------------------------------------
@@ -236,24 +657,43 @@ def _vector_norm(xp, input: Tensor, ord=2, dim=None, keepdim=False):
 
 
 def _vector_norm_backward(ctx):
+    """torch's norm_backward, case by case in p."""
     dims = tuple(range(len(ctx.input_shape))) if ctx.dim is None else ctx.dim
-    grad = _unreduce(ctx.grad, ctx.input_shape, dims, ctx.keepdim)
-    norm = _unreduce(ctx.result, ctx.input_shape, dims, ctx.keepdim)
+    grad = _restore_dims(ctx.grad, ctx.input_shape, dims, ctx.keepdim)
+    norm = _restore_dims(ctx.result, ctx.input_shape, dims, ctx.keepdim)
     x, p = ctx.input, ctx.ord
     if p == 0:
         return None
     if p == 1:
         return grad * sign(x)
-    if p in (float("inf"), float("-inf")):
-        is_extremum = abs(x) == norm
-        count = _unreduce(sum(is_extremum, dims, keepdim=True), ctx.input_shape, dims, True)
-        return grad * sign(x) * is_extremum / count
-    # d||x||_p/dx = sign(x) |x|^(p-1) / ||x||^(p-1); 0 where the norm is 0 (torch's choice)
-    scale = where(norm == 0, 0.0, grad / (norm if p == 2 else norm ** (p - 1)))
-    return scale * (x if p == 2 else sign(x) * abs(x) ** (p - 1))
+    if p == 2:
+        return grad * where(norm == 0, 0.0, x / norm)
+    if math.isinf(p):
+        magnitude = abs(x)
+        is_extremum = (magnitude == norm) | (magnitude != magnitude)
+        return sign(x) * (grad / sum(is_extremum, dims, keepdim=True) * is_extremum)
+    if p < 1:
+        scaled = sign(x) * where(x == 0, 0.0, abs(x) ** (p - 1))
+        return scaled * grad * norm ** (1 - p)
+    scaled = sign(x) * abs(x) ** (p - 1) if p < 2 else x * abs(x) ** (p - 2)
+    return scaled * where(norm == 0, 0.0, grad / norm ** (p - 1))
 
 
 _vector_norm.derivatives(input=_vector_norm_backward)
+
+
+def _check_identity(x, ord, dims):
+    """inf and negative orders have no value for an empty reduction."""
+    if ord >= 0 and ord != math.inf or x.numel():
+        return
+    if dims is None:
+        raise RuntimeError(f"linalg.vector_norm cannot compute the {ord:g} norm on an empty "
+                           "tensor because the operation does not have an identity")
+    for dim in dims:
+        if x.shape[dim] == 0:
+            raise RuntimeError(f"linalg.vector_norm cannot compute the {ord:g} norm on the "
+                               f"dimension {dim}because this dimension is empty and the "
+                               "operation does not have an identity")
 
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
@@ -262,18 +702,36 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
                            f"input. Got {x.dtype.legacy_name}")
     if dtype is not None:
         x = x.to(dtype)
-    return _vector_norm(x, float(ord), None if dim is None else _dims(dim, x.ndim), keepdim)
+    dims = None if dim is None else _dims(dim, x.ndim)
+    _check_identity(x, float(ord), dims)
+    return _vector_norm(x, float(ord), dims, keepdim)
+
+
+def _check_matrix_norm(input, ord, dim):
+    """torch's checks, in its order, for a matrix norm reached through torch.norm."""
+    if ord not in ("fro", "nuc"):
+        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+    if input.ndim < 2:
+        raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 "
+                           "dimensions.")
+    dims = range(input.ndim) if dim is None else [dim] if isinstance(dim, int) else dim
+    if len(dims) != 2:
+        raise RuntimeError("linalg.matrix_norm: dim must be a 2-tuple. Got "
+                           + " ".join(str(d) for d in dims))
 
 
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
-    """Tensor.norm / torch.norm: vector norms (p='fro' is the 2-norm over the given dims)."""
-    if p == "fro" or p is None:
+    """Tensor.norm / torch.norm: vector norms over dim (all by default); p='fro' over at most
+    two dims is the 2-norm. Matrix norms ('nuc') need tapegrad.linalg.matrix_norm."""
+    if p is None or p == "fro" and (dim is None or isinstance(dim, int) or len(dim) <= 2):
         p = 2
     if isinstance(p, str):
-        raise NotImplementedError(f"norm with p={p!r} needs tapegrad.linalg.matrix_norm")
+        _check_matrix_norm(input, p, dim)
+        raise NotImplementedError("norm with p='nuc' needs tapegrad.linalg.matrix_norm")
     return vector_norm(input, p, dim, keepdim, dtype=dtype)
 
 
-FUNCTIONS = "max mean min norm sum".split()
+FUNCTIONS = ("all amax amin any argmax argmin count_nonzero cumprod cumsum logsumexp max mean "
+             "min norm prod std sum var").split()
 METHODS = FUNCTIONS + ["sum_to_size"]
 LINALG_FUNCTIONS = ["vector_norm"]

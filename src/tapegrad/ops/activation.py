@@ -1,0 +1,766 @@
+"""Neural-network functions: activations, dropout, linear layers, embedding, padding, distances.
+
+Where torch composes a function from other ops (softsign, tanhshrink, linear, normalize, ...),
+it is composed here the same way, so the graph shows torch's nodes.
+"""
+import math
+
+import numpy as np
+
+from .. import _dtype, _random
+from .._tensor import Tensor
+from ..autograd import grad_mode
+from . import pointwise
+from ._checks import broadcast_shapes, wrap_dim
+from ._define import defop
+from ._inplace import inplace as _in_place
+from .linalg import addmm, matmul
+from .loss import _add_scalar, _norm
+from .pointwise import abs, add, clamp_min, erf, exp, mul, sigmoid, tanh, where
+from .reduction import norm, vector_norm
+from .shape import expand, reshape, scatter_add_into_zeros, t
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+_SQRT_HALF = math.sqrt(0.5)
+_SQRT_2_OVER_PI = math.sqrt(2 / math.pi)
+_GELU_CUBIC = 0.044715
+_NEGATIVE_SLOPE_INPLACE = (
+    "In-place {} backward calculation is triggered with a negative slope which is not "
+    "supported. This is caused by calling in-place forward function with a negative slope, "
+    "please call out-of-place version instead.")
+
+
+def _check_floating(input, kernel):
+    """torch's CPU kernels of most activations exist for floating dtypes only."""
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f'"{kernel}" not implemented for '
+                                  f"'{input.dtype.legacy_name}'")
+
+
+# ---- rectifiers ----------------------------------------------------------------------------
+
+def relu(input, inplace=False):
+    """F.relu: torch.relu with an `inplace` flag."""
+    return relu_(input) if inplace else pointwise.relu(input)
+
+
+def relu_(input):
+    return _in_place(pointwise.relu, input)
+
+
+@defop("LeakyReluBackward0", save=("input", "negative_slope"))
+def _leaky_relu(xp, input: Tensor, negative_slope=0.01):
+    return xp.where(input > 0, input, input * negative_slope)
+
+
+_leaky_relu.derivatives(input=lambda ctx: where(ctx.input > 0, ctx.grad,
+                                                ctx.grad * ctx.negative_slope))
+
+
+# in place, torch differentiates through the result (x > 0 exactly where the result is > 0)
+@defop("LeakyReluBackward1", save=("result", "negative_slope"))
+def _leaky_relu_result(xp, input: Tensor, negative_slope=0.01):
+    return _leaky_relu.forward(xp, input, negative_slope)
+
+
+def _leaky_relu_result_backward(ctx):
+    if ctx.negative_slope < 0:
+        raise RuntimeError(_NEGATIVE_SLOPE_INPLACE.format("leakyReLu") + " File an issue at "
+                           "https://github.com/pytorch/pytorch if you do require supporting "
+                           "in-place leakRelu backward calculation with negative slope")
+    return where(ctx.result > 0, ctx.grad, ctx.grad * ctx.negative_slope)
+
+
+_leaky_relu_result.derivatives(input=_leaky_relu_result_backward)
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    _check_floating(input, "leaky_relu_cpu")
+    if inplace:
+        return _in_place(_leaky_relu_result, input, negative_slope)
+    return _leaky_relu(input, negative_slope)
+
+
+def leaky_relu_(input, negative_slope=0.01):
+    return leaky_relu(input, negative_slope, inplace=True)
+
+
+@defop("HardtanhBackward0", save=("input", "min_val", "max_val"))
+def _hardtanh(xp, input: Tensor, min_val=-1.0, max_val=1.0):
+    return xp.clip(input, min_val, max_val).astype(input.dtype, copy=False)
+
+
+# torch passes no gradient at the bounds themselves
+_hardtanh.derivatives(input=lambda ctx: where(
+    (ctx.input <= ctx.min_val) | (ctx.input >= ctx.max_val), 0.0, ctx.grad))
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    if inplace:
+        return _in_place(_hardtanh, input, min_val, max_val)
+    return _hardtanh(input, min_val, max_val)
+
+
+def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    return hardtanh(input, min_val, max_val, inplace=True)
+
+
+def relu6(input, inplace=False):
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+@defop("ThresholdBackward0", save=("input", "threshold"))
+def _threshold(xp, input: Tensor, threshold, value):
+    return xp.where(input <= threshold, xp.asarray(value).astype(input.dtype), input)
+
+
+def _threshold_backward(ctx):
+    return where(ctx.input <= ctx.threshold, 0.0, ctx.grad)
+
+
+_threshold.derivatives(input=_threshold_backward)
+
+
+# in place: torch's own node name, the same formula on the input as it was
+@defop("ThresholdBackward1", save=("input", "threshold"))
+def _threshold_inplace(xp, input: Tensor, threshold, value):
+    return _threshold.forward(xp, input, threshold, value)
+
+
+_threshold_inplace.derivatives(input=_threshold_backward)
+
+
+def threshold(input, threshold, value, inplace=False):
+    if inplace:
+        return _in_place(_threshold_inplace, input, threshold, value)
+    return _threshold(input, threshold, value)
+
+
+def threshold_(input, threshold, value):
+    return _in_place(_threshold_inplace, input, threshold, value)
+
+
+@defop("HardshrinkBackward0", save=("input", "lambd"))
+def _hardshrink(xp, input: Tensor, lambd=0.5):
+    return xp.where((input >= -lambd) & (input <= lambd), 0, input).astype(input.dtype)
+
+
+@defop("SoftshrinkBackward0", save=("input", "lambd"))
+def _softshrink(xp, input: Tensor, lambd=0.5):
+    shrunk = xp.where(input > lambd, input - lambd, input + lambd)
+    return xp.where((input >= -lambd) & (input <= lambd), 0, shrunk).astype(input.dtype)
+
+
+def _shrink_backward(ctx):
+    return where((ctx.input >= -ctx.lambd) & (ctx.input <= ctx.lambd), 0.0, ctx.grad)
+
+
+_hardshrink.derivatives(input=_shrink_backward)
+_softshrink.derivatives(input=_shrink_backward)
+
+
+def hardshrink(input, lambd=0.5):
+    _check_floating(input, "hardshrink_cpu")
+    return _hardshrink(input, lambd)
+
+
+def softshrink(input, lambd=0.5):
+    _check_floating(input, "softshrink_check")
+    if lambd < 0:
+        largest = np.finfo(input.dtype.numpy).max
+        raise RuntimeError(f"lambda must be in range [0, {largest:g}] for input dtype "
+                           f"{input.dtype.legacy_name}, but found {lambd:g}")
+    return _softshrink(input, lambd)
+
+
+# ---- exponential units: elu, selu, celu ----------------------------------------------------
+
+def _exponential_unit(node_name, name, from_result):
+    """elu(x) = scale * x for x > 0, else scale * alpha * (exp(input_scale * x) - 1). CELU and
+    SELU are ELUs; torch names their nodes apart, and in place differentiates the result."""
+    saved = ("result" if from_result else "input", "alpha", "scale", "input_scale")
+
+    @defop(node_name, save=saved, name=name)
+    def unit(xp, input: Tensor, alpha, scale, input_scale):
+        negative = xp.expm1(input * input_scale) * (alpha * scale)
+        return xp.where(input > 0, input * scale, negative)
+
+    unit.derivatives(input=_elu_result_backward if from_result else _elu_backward)
+    return unit
+
+
+def _elu_backward(ctx):
+    slope = exp(ctx.input * ctx.input_scale) * (ctx.alpha * ctx.scale * ctx.input_scale)
+    return where(ctx.input > 0, ctx.grad * ctx.scale, ctx.grad * slope)
+
+
+def _elu_result_backward(ctx):
+    if ctx.alpha < 0:
+        raise RuntimeError(_NEGATIVE_SLOPE_INPLACE.format("elu"))
+    # the negative branch's derivative from its value y: input_scale * (y + alpha * scale)
+    slope = (ctx.result + ctx.alpha * ctx.scale) * ctx.input_scale
+    return where(ctx.result > 0, ctx.grad * ctx.scale, ctx.grad * slope)
+
+
+_elu = _exponential_unit("EluBackward0", "_elu", from_result=False)
+_elu_result = _exponential_unit("EluBackward1", "_elu_result", from_result=True)
+_celu = _exponential_unit("CeluBackward0", "_celu", from_result=False)
+_celu_result = _exponential_unit("CeluBackward1", "_celu_result", from_result=True)
+
+
+def _apply_unit(op, input, inplace, alpha, scale=1.0, input_scale=1.0):
+    _check_floating(input, "elu_cpu")
+    if inplace:
+        return _in_place(op, input, alpha, scale, input_scale)
+    return op(input, alpha, scale, input_scale)
+
+
+def elu(input, alpha=1.0, inplace=False):
+    return _apply_unit(_elu_result if inplace else _elu, input, inplace, alpha)
+
+
+def elu_(input, alpha=1.0):
+    return elu(input, alpha, inplace=True)
+
+
+def selu(input, inplace=False):
+    return _apply_unit(_elu_result if inplace else _elu, input, inplace, _SELU_ALPHA,
+                       _SELU_SCALE)
+
+
+def selu_(input):
+    return selu(input, inplace=True)
+
+
+def celu(input, alpha=1.0, inplace=False):
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
+    return _apply_unit(_celu_result if inplace else _celu, input, inplace, alpha,
+                       input_scale=1.0 / alpha)
+
+
+def celu_(input, alpha=1.0):
+    return celu(input, alpha, inplace=True)
+
+
+# ---- smooth activations --------------------------------------------------------------------
+
+@defop("GeluBackward0", save=("input", "approximate"))
+def _gelu(xp, input: Tensor, approximate="none"):
+    if approximate == "tanh":
+        inner = _SQRT_2_OVER_PI * (input + _GELU_CUBIC * (input * input * input))
+        return 0.5 * input * (1 + xp.tanh(inner))
+    return input * 0.5 * (1 + erf.forward(xp, input * _SQRT_HALF))
+
+
+def _gelu_backward(ctx):
+    x = ctx.input
+    if ctx.approximate == "tanh":
+        inner_tanh = tanh(_SQRT_2_OVER_PI * (x + _GELU_CUBIC * (x * x * x)))
+        inner_slope = _SQRT_2_OVER_PI * (1 + 3 * _GELU_CUBIC * (x * x))
+        return ctx.grad * (0.5 * (1 + inner_tanh)
+                           + 0.5 * x * (1 - inner_tanh * inner_tanh) * inner_slope)
+    normal_cdf = 0.5 * (1 + erf(x * _SQRT_HALF))
+    normal_pdf = exp(-0.5 * (x * x)) * (_SQRT_HALF / math.sqrt(math.pi))
+    return ctx.grad * (normal_cdf + x * normal_pdf)
+
+
+_gelu.derivatives(input=_gelu_backward)
+
+
+def gelu(input, approximate="none"):
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError("approximate argument must be either none or tanh.")
+    _check_floating(input, "GeluKernelImpl")
+    return _gelu(input, approximate)
+
+
+@defop("SiluBackward0", save=("input",))
+def _silu(xp, input: Tensor):
+    return input / (1 + xp.exp(-input))
+
+
+def _silu_backward(ctx):
+    gate = sigmoid(ctx.input)
+    return ctx.grad * gate * (1 + ctx.input * (1 - gate))
+
+
+_silu.derivatives(input=_silu_backward)
+
+
+@defop("MishBackward0", save=("input",))
+def _mish(xp, input: Tensor):
+    return input * xp.tanh(xp.log1p(xp.exp(input)))
+
+
+def _mish_backward(ctx):
+    x = ctx.input
+    tanh_softplus = tanh(_softplus(x))
+    return ctx.grad * (tanh_softplus + x * sigmoid(x) * (1 - tanh_softplus * tanh_softplus))
+
+
+_mish.derivatives(input=_mish_backward)
+
+
+@defop("SoftplusBackward0", save=("input", "beta", "threshold"))
+def _softplus(xp, input: Tensor, beta=1.0, threshold=20.0):
+    # above the threshold log(1 + exp(x)) is x to working precision: torch returns x
+    scaled = input * beta
+    return xp.where(scaled > threshold, input, xp.log1p(xp.exp(scaled)) / beta)
+
+
+_softplus.derivatives(input=lambda ctx: where(ctx.input * ctx.beta > ctx.threshold, ctx.grad,
+                                              ctx.grad * sigmoid(ctx.input * ctx.beta)))
+
+
+@defop("LogSigmoidBackward0", save=("input",))
+def _logsigmoid(xp, input: Tensor):
+    return xp.minimum(input, 0) - xp.log1p(xp.exp(-xp.abs(input)))
+
+
+_logsigmoid.derivatives(input=lambda ctx: ctx.grad * sigmoid(-ctx.input))
+
+
+@defop("HardsigmoidBackward0", save=("input",))
+def _hardsigmoid(xp, input: Tensor):
+    return xp.clip(input + 3, 0, 6) / 6
+
+
+_hardsigmoid.derivatives(input=lambda ctx: where((ctx.input > -3) & (ctx.input < 3),
+                                                 ctx.grad / 6, 0.0))
+
+
+@defop("HardswishBackward0", save=("input",))
+def _hardswish(xp, input: Tensor):
+    return input * xp.clip(input + 3, 0, 6) / 6
+
+
+# torch's subgradients: 0 at -3, 1 at 3
+_hardswish.derivatives(input=lambda ctx: where(
+    ctx.input <= -3, 0.0, where(ctx.input < 3, ctx.grad * (ctx.input / 3 + 0.5), ctx.grad)))
+
+
+def _elementwise(op, kernel):
+    """The F.<name>(input, inplace=False) function of a one-input activation op."""
+    def activation(input, inplace=False):
+        _check_floating(input, kernel)
+        return _in_place(op, input) if inplace else op(input)
+    return activation
+
+
+silu = _elementwise(_silu, "silu_cpu")
+mish = _elementwise(_mish, "mish_cpu")
+hardsigmoid = _elementwise(_hardsigmoid, "hardsigmoid_cpu")
+hardswish = _elementwise(_hardswish, "hardswish_cpu")
+
+
+def softplus(input, beta=1.0, threshold=20.0):
+    _check_floating(input, "softplus_cpu")
+    return _softplus(input, beta, threshold)
+
+
+def logsigmoid(input):
+    _check_floating(input, "log_sigmoid_cpu")
+    return _logsigmoid(input)
+
+
+def softsign(input):
+    return input / (abs(input) + 1)
+
+
+def tanhshrink(input):
+    return input - tanh(input)
+
+
+@defop("GluBackward0", save=("input", "dim"))
+def _glu(xp, input: Tensor, dim):
+    first, second = xp.split(input, 2, axis=dim)
+    return first / (1 + xp.exp(-second))
+
+
+def _glu_backward(ctx):
+    half = ctx.input_shape[ctx.dim] // 2
+    lead = (slice(None),) * ctx.dim
+    first, second = ctx.input[lead + (slice(None, half),)], ctx.input[lead + (slice(half, None),)]
+    gate = sigmoid(second)
+    first_grad = ctx.grad * gate
+    second_grad = first_grad * first * (1 - gate)
+    # the two halves' gradients, side by side along dim
+    after = (0, 0) * (len(ctx.input_shape) - 1 - ctx.dim)
+    return (_constant_pad_nd(first_grad, after + (0, half))
+            + _constant_pad_nd(second_grad, after + (half, 0)))
+
+
+_glu.derivatives(input=_glu_backward)
+
+
+def glu(input, dim=-1):
+    if input.ndim == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    dim = wrap_dim(dim, input.ndim)
+    if input.shape[dim] % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {dim} is size "
+                           f"{input.shape[dim]}")
+    _check_floating(input, "glu_cpu")
+    return _glu(input, dim)
+
+
+# ---- dropout -------------------------------------------------------------------------------
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    """Zero each element with probability p and scale the rest by 1 / (1 - p), as torch's
+    CPU dropout (input * mask). The mask comes from tapegrad's generator: for the same seed
+    it differs from torch's."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if p == 0 or not training or input.numel() == 0:
+        return input
+    if p == 1:
+        mask = Tensor._make(np.zeros((), input.dtype.numpy))
+    elif not input.dtype.is_floating_point:
+        raise RuntimeError("result type Float can't be cast to the desired output type "
+                           f"{input.dtype.legacy_name}")
+    else:
+        kept = _random.numpy_generator().random(input.shape) < 1 - p
+        mask = Tensor._make((kept / input.dtype.numpy.type(1 - p)).astype(input.dtype.numpy))
+    return _in_place(mul, input, mask) if inplace else mul(input, mask)
+
+
+# ---- linear layers -------------------------------------------------------------------------
+
+def linear(input, weight, bias=None):
+    """input @ weight.T + bias, composed as torch composes it: addmm for 2-D inputs, a
+    flattened addmm for contiguous ones with a bias along one dim, else matmul and add_."""
+    if input.ndim == 0 or weight.ndim == 0:
+        raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are "
+                           f"{input.ndim}D and {weight.ndim}D")
+    if bias is not None and input.ndim == 2:
+        return addmm(bias, input, t(weight))
+    # torch 2.13 flattens the batch dims into one addmm when the bias varies along one dim
+    along_one_dim = bias is not None and (bias.ndim == 1 or sum(n != 1 for n in bias.shape) == 1)
+    if along_one_dim and input.is_contiguous():
+        rows = math.prod(input.shape[:-1])
+        result = addmm(bias, reshape(input, rows, input.shape[-1]), t(weight))
+        return result.view(input.shape[:-1] + (result.shape[1],))
+    result = matmul(input, t(weight))
+    return result if bias is None else _in_place(add, result, bias)
+
+
+@defop("TrilinearBackward0", save=("i1", "i2", "i3", "expand1", "expand2", "expand3",
+                                   "sumdim"))
+def _trilinear(xp, i1: Tensor, i2: Tensor, i3: Tensor, expand1, expand2, expand3, sumdim):
+    """The product of three tensors placed in one frame of dims (each lacks its `expand`
+    dims), summed over `sumdim`."""
+    frame = i1.ndim + len(expand1)
+    letters = "abcdefghijklmnopqrstuvwxyz"[:frame]
+
+    def subscript(missing):
+        return "".join(letter for d, letter in enumerate(letters) if d not in missing)
+    spec = (f"{subscript(expand1)},{subscript(expand2)},{subscript(expand3)}->"
+            f"{subscript(sumdim)}")
+    return xp.einsum(spec, i1, i2, i3, optimize=True)
+
+
+# each input's gradient is a trilinear product of the other two with the gradient, placed
+# where the output sits in the frame and summed over the dims that input lacks
+_trilinear.derivatives(
+    i1=lambda ctx: _trilinear(ctx.grad, ctx.i2, ctx.i3, ctx.sumdim, ctx.expand2, ctx.expand3,
+                              ctx.expand1),
+    i2=lambda ctx: _trilinear(ctx.i1, ctx.grad, ctx.i3, ctx.expand1, ctx.sumdim, ctx.expand3,
+                              ctx.expand2),
+    i3=lambda ctx: _trilinear(ctx.i1, ctx.i2, ctx.grad, ctx.expand1, ctx.expand2, ctx.sumdim,
+                              ctx.expand3))
+
+
+def bilinear(input1, input2, weight, bias=None):
+    """y[..., o] = input1[..., i] weight[o, i, j] input2[..., j] (+ bias[o])."""
+    if input1.ndim != input2.ndim:
+        raise RuntimeError(f"bilinear(): input dimensions do not match: got {input1.ndim} "
+                           f"and {input2.ndim}")
+    for d in range(input1.ndim - 1):
+        if input1.shape[d] != input2.shape[d]:
+            raise RuntimeError(f"bilinear(): input batch dimensions do not match at dim {d}: "
+                               f"got {input1.shape[d]} and {input2.shape[d]}")
+    if input1.ndim == 0:
+        raise IndexError("Dimension specified as -1 but tensor has no dimensions")
+    for k, given in ((1, input1), (2, input2)):
+        if given.shape[-1] != weight.shape[k]:
+            raise RuntimeError(f"bilinear(): input{k} size does not match weight size: got "
+                               f"{given.shape[-1]} but expected {weight.shape[k]}")
+    if bias is not None and bias.shape[0] != weight.shape[0]:
+        raise RuntimeError(f"bilinear(): bias size does not match weight size: got "
+                           f"{bias.shape[0]} but expected {weight.shape[0]}")
+    flat1 = reshape(input1, -1, input1.shape[-1])
+    flat2 = reshape(input2, -1, input2.shape[-1])
+    result = reshape(_trilinear(flat1, weight, flat2, (1, 3), (0,), (1, 2), (2, 3)),
+                     input1.shape[:-1] + (weight.shape[0],))
+    return result if bias is None else result + bias
+
+
+# ---- embedding and one_hot -----------------------------------------------------------------
+
+@defop("EmbeddingBackward0", save=("indices", "padding_idx", "scale_grad_by_freq"))
+def _embedding(xp, weight: Tensor, indices, padding_idx=-1, scale_grad_by_freq=False):
+    return weight[indices]
+
+
+def _embedding_backward(ctx):
+    """Each row of the gradient adds into the weight row it was read from."""
+    rows = ctx.indices.reshape(-1)
+    grad = reshape(ctx.grad, rows.size, ctx.weight_shape[1])
+    if ctx.padding_idx >= 0:
+        grad = grad * Tensor._make((rows != ctx.padding_idx)[:, None])
+    if ctx.scale_grad_by_freq:
+        counts = np.bincount(rows, minlength=ctx.weight_shape[0])[rows]
+        grad = grad / Tensor._make(counts[:, None])
+    return scatter_add_into_zeros(grad, ctx.weight_shape, 0,
+                                  np.broadcast_to(rows[:, None], grad.shape))
+
+
+_embedding.derivatives(weight=_embedding_backward)
+
+
+@defop(None)
+def _embedding_renorm(xp, weight: Tensor, indices, max_norm, norm_type):
+    rows = xp.unique(indices)
+    norms = xp.linalg.norm(weight[rows], ord=norm_type, axis=1)
+    result = weight.copy()
+    result[rows] *= xp.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)[:, None]
+    return result
+
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
+              scale_grad_by_freq=False, sparse=False):
+    """Rows of weight picked by the indices in input. max_norm rescales, in place, the rows
+    read whose norm exceeds it (as torch). sparse=True is not supported: no sparse tensors."""
+    size = weight.shape[0] if weight.ndim else 0
+    if padding_idx is not None and not -size <= padding_idx < max(size, 1):
+        raise AssertionError("Padding_idx must be within num_embeddings")
+    if sparse:
+        raise NotImplementedError("embedding(sparse=True): tapegrad has no sparse tensors")
+    if weight.ndim != 2:
+        raise RuntimeError("'weight' must be 2-D")
+    if input.dtype.name not in ("int64", "int32"):
+        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the "
+                           "following scalar types: Long, Int; but got torch."
+                           f"{input.dtype.legacy_name}Tensor instead (while checking "
+                           "arguments for embedding)")
+    indices = input._data
+    if ((indices < 0) | (indices >= size)).any():
+        raise IndexError("index out of range in self")
+    if max_norm is not None:
+        with grad_mode.no_grad():
+            _in_place(_embedding_renorm, weight, indices, max_norm, norm_type)
+    if padding_idx is None:
+        padding_idx = -1  # torch.embedding's "no padding row"
+    elif padding_idx < 0:
+        padding_idx += size
+    return _embedding(weight, indices, padding_idx, scale_grad_by_freq)
+
+
+def one_hot(tensor, num_classes=-1):
+    """int64 one-hot encoding along a new last dim."""
+    if tensor.dtype is not _dtype.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    classes = tensor._data
+    if classes.size == 0:
+        if num_classes <= 0:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+    elif classes.min() < 0:
+        raise RuntimeError("Class values must be non-negative.")
+    elif num_classes == -1:
+        num_classes = int(classes.max()) + 1
+    elif num_classes <= classes.max():
+        raise RuntimeError("Class values must be smaller than num_classes.")
+    return Tensor._make((classes[..., None] == np.arange(num_classes)).astype(np.int64))
+
+
+# ---- padding -------------------------------------------------------------------------------
+
+@defop("ConstantPadNdBackward0", save=("pad",))
+def _constant_pad_nd(xp, input: Tensor, pad, value=0):
+    """pad = (before, after) pairs from the last dim backwards; negative entries crop."""
+    pairs = [pad[i:i + 2] for i in range(0, len(pad), 2)][::-1]
+    lead = input.ndim - len(pairs)
+    crop = tuple(slice(max(-before, 0), size + min(after, 0))
+                 for (before, after), size in zip(pairs, input.shape[lead:]))
+    widths = [(0, 0)] * lead + [(max(before, 0), max(after, 0)) for before, after in pairs]
+    if not input.ndim:
+        return input.copy()  # NumPy cannot pad a 0-d array, even by nothing
+    return xp.pad(input[(Ellipsis,) + crop], widths, constant_values=value)
+
+
+_constant_pad_nd.derivatives(input=lambda ctx: _constant_pad_nd(ctx.grad,
+                                                                tuple(-p for p in ctx.pad)))
+
+
+def _gathering_pad(node_name, name):
+    """A reflection or replication pad: each output element copies one input element, along
+    the padded dims `sources` ((dim, source index per output position), ...)."""
+    @defop(node_name, save=("sources",), name=name)
+    def padded(xp, input: Tensor, sources):
+        for dim, source in sources:
+            input = xp.take(input, source, axis=dim)
+        return input
+
+    padded.derivatives(input=_gathering_pad_backward)
+    return padded
+
+
+def _gathering_pad_backward(ctx):
+    grad = ctx.grad
+    for dim, source in reversed(ctx.sources):
+        dim %= grad.ndim
+        shape = grad.shape[:dim] + (ctx.input_shape[dim],) + grad.shape[dim + 1:]
+        along = source.reshape((-1,) + (1,) * (grad.ndim - 1 - dim))
+        grad = scatter_add_into_zeros(grad, shape, dim, np.broadcast_to(along, grad.shape))
+    return grad
+
+
+_GATHERING_PADS = {(mode, n): _gathering_pad(f"{mode.title()}Pad{n}DBackward0",
+                                             f"_{mode.lower()}_pad{n}d")
+                   for mode in ("Reflection", "Replication") for n in (1, 2, 3)}
+
+
+def pad(input, pad, mode="constant", value=None):
+    """Pad (or crop, with negative sizes) the last len(pad) // 2 dims: pad lists (before,
+    after) from the last dim backwards. Modes constant, reflect and replicate."""
+    _check_ints(pad)
+    if len(pad) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
+    if len(pad) > 2 * input.ndim:
+        raise RuntimeError(f"Padding length should be less than or equal to two times the "
+                           f"input dimension but got padding length {len(pad)} and input of "
+                           f"dimension {input.ndim}")
+    if mode not in ("constant", "reflect", "replicate", "circular"):
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    if mode == "constant":
+        return _constant_pad(input, tuple(pad), 0 if value is None else value)
+    if value is not None and value != 0:
+        raise RuntimeError(f"Padding mode \"{mode}\" doesn't take in value argument")
+    n = len(pad) // 2
+    if n not in (1, 2, 3) or input.ndim not in (n + 1, n + 2):
+        raise NotImplementedError(
+            f"Padding size {len(pad)} is not supported for {input.ndim}D input tensor.\n"
+            "Supported combinations for non-constant padding:\n"
+            "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+            "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+            "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
+    if mode == "circular":
+        raise NotImplementedError("pad(mode='circular') is not supported by tapegrad")
+    _check_gathering_pad(input, pad, mode)
+    sources = tuple((-1 - k, _pad_sources(input.shape[-1 - k], *pad[2 * k:2 * k + 2], mode))
+                    for k in range(n))
+    padded = _GATHERING_PADS["Reflection" if mode == "reflect" else "Replication", n]
+    return padded(input, sources)
+
+
+def _check_ints(pad):
+    """torch's argument parser: it judges the sequence by its first element, then unpacks."""
+    if pad and type(pad[0]) is not int:
+        raise TypeError("pad(): argument 'pad' (position 2) must be tuple of ints, but found "
+                        f"element of type {type(pad[0]).__name__} at pos 0")
+    for position, size in enumerate(pad, 1):
+        if not isinstance(size, int):
+            raise TypeError(f"pad(): argument 'pad' failed to unpack the object at pos {position} "
+                            f"with error \"type must be tuple of ints,but got "
+                            f"{type(size).__name__}\"")
+
+
+def _pad_sources(size, before, after, mode):
+    """The input position each output position copies, along one dim."""
+    positions = np.arange(-before, size + after)
+    if mode == "replicate":
+        return np.clip(positions, 0, size - 1)
+    positions = np.abs(positions)
+    return np.where(positions >= size, 2 * (size - 1) - positions, positions)
+
+
+def _constant_pad(input, pad, value):
+    for k in range(len(pad) // 2):
+        size, before, after = input.shape[-1 - k], pad[2 * k], pad[2 * k + 1]
+        if size + min(before, 0) + min(after, 0) < 0:
+            raise RuntimeError("narrow(): length must be non-negative.")
+    return _constant_pad_nd(input, pad, value)
+
+
+def _check_gathering_pad(input, pad, mode):
+    """torch's checks of reflection_padNd / replication_padNd, in its words."""
+    n, shape = len(pad) // 2, list(input.shape)
+    batched = input.ndim == n + 2
+    if 0 in shape[int(batched):]:
+        raise RuntimeError(f"Expected {n + 1}D or {n + 2}D (batch mode) tensor with possibly 0 "
+                           "batch size and other non-zero dimensions for input, but got: "
+                           f"{shape}")
+    sizes = shape[-1:-n - 1:-1]  # W, H, D
+    if mode == "reflect":
+        for k, size in enumerate(sizes):
+            before, after = pad[2 * k:2 * k + 2]
+            if before >= size or after >= size:
+                raise RuntimeError(
+                    f"Argument #{4 + 2 * k}: Padding size should be less than the "
+                    f"corresponding input dimension, but got: padding ({before}, {after}) at "
+                    f"dimension {input.ndim - 1 - k} of input {shape}")
+    outputs = [size + pad[2 * k] + pad[2 * k + 1] for k, size in enumerate(sizes)]
+    if all(size < 1 for size in outputs):
+        raise RuntimeError(_too_small(sizes[::-1], outputs[::-1], mode))
+
+
+def _too_small(sizes, outputs, mode):
+    names = "DHW"[-len(sizes):]
+    given = {1: "W: {}", 2: "H: {}, W: {}" + (" " if mode == "replicate" else ""),
+             3: "D: {} H: {}, W: {}"}[len(sizes)].format(*sizes)
+    calculated = " ".join(f"{name}: {size}" for name, size in zip(names, outputs))
+    return f"input ({given}) is too small. Calculated output {calculated}"
+
+
+# ---- normalisation and distances -----------------------------------------------------------
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    """input / max(||input||_p along dim, eps). out= is not supported."""
+    if out is not None:
+        raise NotImplementedError("normalize(out=...) is not supported by tapegrad")
+    return input / expand(clamp_min(norm(input, p, dim, keepdim=True), eps), input.shape)
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    """Each input divided by its norm along dim (at least eps) first, then the dot product."""
+    common = _dtype.result_type([x.dtype for x in (x1, x2) if x.ndim],
+                                [x.dtype for x in (x1, x2) if not x.ndim], [])
+    if not common.is_floating_point:
+        raise RuntimeError("expected common dtype to be floating point, yet common dtype is "
+                           f"{common.legacy_name}")
+    x1, x2 = (x if x.dtype.is_floating_point else x.to(common) for x in (x1, x2))
+    if x1.shape != x2.shape:
+        shape = broadcast_shapes(x1.shape, x2.shape)
+        x1, x2 = expand(x1, shape), expand(x2, shape)
+    # torch clamps clones of the norms in place without recording it: the gradient ignores eps
+    norm1 = vector_norm(x1, 2, dim, keepdim=True).clone()
+    norm2 = vector_norm(x2, 2, dim, keepdim=True).clone()
+    with grad_mode.no_grad():
+        _in_place(clamp_min, norm1, eps)
+        _in_place(clamp_min, norm2, eps)
+    return ((x1 / norm1) * (x2 / norm2)).sum(dim)
+
+
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    """||x1 - x2 + eps||_p over the last dim."""
+    last = max(x1.ndim, x2.ndim) - 1
+    difference = _add_scalar(x1 - x2, eps)
+    dim = (wrap_dim(last, difference.ndim),) if difference.ndim else ()
+    return _norm(difference, float(p), dim, keepdim)
+
+
+# Public names: tapegrad.X, Tensor.X and tapegrad.nn.functional.X, bound by ops/__init__.py.
+# torch.dropout and torch.embedding take other arguments than F's: not exported as torch.X.
+FUNCTIONS = ("bilinear celu celu_ cosine_similarity hardshrink pairwise_distance relu_ selu "
+             "selu_ threshold threshold_").split()
+METHODS = ["hardshrink", "relu_"]
+NN_FUNCTIONS = (
+    "bilinear celu celu_ cosine_similarity dropout elu elu_ embedding gelu glu hardshrink "
+    "hardsigmoid hardswish hardtanh hardtanh_ leaky_relu leaky_relu_ linear logsigmoid mish "
+    "normalize one_hot pad pairwise_distance relu relu6 relu_ selu selu_ sigmoid silu "
+    "softplus softshrink softsign tanh tanhshrink threshold threshold_").split()

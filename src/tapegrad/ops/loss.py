@@ -1,0 +1,785 @@
+"""Softmax and the losses of torch.nn.functional.
+
+Where torch has a kernel of its own (softmax, nll_loss, mse_loss, binary_cross_entropy...) the
+loss is one op with torch's node name; elsewhere (cross_entropy, l1_loss, kl_div, the margin
+losses) it is composed of ops exactly as ATen composes it, so the graph shows torch's nodes.
+"""
+import math
+import warnings
+
+import numpy as np
+
+from .. import _dtype
+from .._tensor import Tensor
+from ..autograd import grad_mode
+from ._checks import broadcast_shapes, numel, wrap_dim
+from ._define import defop
+from ._inplace import fill_
+from ._summation import full_sum
+from .pointwise import (abs, clamp, clamp_min, exp, log, minimum, pow, sigmoid, sqrt, sub,
+                        where)
+from .reduction import _vector_norm, _vector_norm_backward, mean, sum
+from .shape import expand, masked_fill, scatter_add_into_zeros, unsqueeze, zeros_of
+
+# ---- overloads with a number that ATen's compositions call -----------------------------------
+# In Python `x * 2` records MulBackward0 (the number becomes a tensor); ATen's C++ calls the
+# Scalar overloads, whose nodes have names of their own and no edge for the number.
+
+
+@defop("AddBackward1", promote="common", scalars=("other",))
+def _add_scalar(xp, input: Tensor, other):
+    return xp.add(input, other)
+
+
+_add_scalar.derivatives(input=lambda ctx: ctx.grad)
+
+
+@defop("SubBackward1", promote="common", scalars=("other",))
+def _sub_scalar(xp, input: Tensor, other):
+    return xp.subtract(input, other)
+
+
+_sub_scalar.derivatives(input=lambda ctx: ctx.grad)
+
+
+@defop("MulBackward1", save=("other",), promote="common", scalars=("other",))
+def _mul_scalar(xp, input: Tensor, other):
+    return xp.multiply(input, other)
+
+
+_mul_scalar.derivatives(input=lambda ctx: ctx.grad * ctx.other)
+
+
+@defop("DivBackward1", save=("other",), promote="float", scalars=("other",))
+def _div_scalar(xp, input: Tensor, other):
+    return xp.true_divide(input, other)
+
+
+_div_scalar.derivatives(input=lambda ctx: ctx.grad / ctx.other)
+
+
+@defop("XlogyBackward0", save=("input", "other"), promote="float")
+def _xlogy(xp, input: Tensor, other: Tensor):
+    # 0 * log(0) is 0 (a NaN other still gives NaN)
+    product = xp.multiply(input, xp.log(other))
+    return xp.where((input == 0) & ~xp.isnan(other), 0, product).astype(product.dtype)
+
+
+_xlogy.derivatives(input=lambda ctx: ctx.grad * _xlogy(ctx.input != 0, ctx.other),
+                   other=lambda ctx: ctx.grad * ctx.input / ctx.other)
+
+
+# at::norm(input, p, dim): the same norm as linalg.vector_norm, under its own node name
+@defop("NormBackward1", save=("input", "ord", "dim", "keepdim", "result"))
+def _norm(xp, input: Tensor, ord, dim, keepdim=False):
+    return _vector_norm.forward(xp, input, ord, dim, keepdim)
+
+
+_norm.derivatives(input=_vector_norm_backward)
+
+
+def _constant(array):
+    """A tensor of a constant array (weights, coefficients) for a derivative formula."""
+    return Tensor._make(np.asarray(array))
+
+
+# ---- softmax ---------------------------------------------------------------------------------
+
+def _shifted_exp(xp, input, dim):
+    """(x - max, exp(x - max)) along dim: the stable parts of softmax (0-d acts as 1-d)."""
+    flat = input.reshape(input.shape or (1,))
+    shifted = flat - xp.max(flat, axis=dim, keepdims=True, initial=-xp.inf)
+    return shifted, xp.exp(shifted)
+
+
+@defop("SoftmaxBackward0", save=("dim", "result"))
+def _softmax(xp, input: Tensor, dim):
+    _, exps = _shifted_exp(xp, input, dim)
+    result = exps / exps.sum(axis=dim, keepdims=True)
+    return result.reshape(input.shape).astype(input.dtype, copy=False)
+
+
+_softmax.derivatives(input=lambda ctx: ctx.result * (
+    ctx.grad - sum(ctx.grad * ctx.result, ctx.dim, keepdim=True)))
+
+
+@defop("LogSoftmaxBackward0", save=("dim", "result"))
+def _log_softmax(xp, input: Tensor, dim):
+    shifted, exps = _shifted_exp(xp, input, dim)
+    result = shifted - xp.log(exps.sum(axis=dim, keepdims=True))
+    return result.reshape(input.shape).astype(input.dtype, copy=False)
+
+
+_log_softmax.derivatives(input=lambda ctx: ctx.grad - exp(ctx.result) * sum(
+    ctx.grad, ctx.dim, keepdim=True))
+
+
+def _normalize(op, name, input, dim, stacklevel, dtype):
+    if dim is None:
+        warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the "
+                      "call to include dim=X as an argument.", stacklevel=stacklevel)
+        dim = 0 if input.ndim in (0, 1, 3) else 1
+    if dtype is not None:
+        input = input.to(dtype)
+    dim = wrap_dim(dim, input.ndim)
+    if not input.dtype.is_floating_point and input.numel():
+        kernel = "lastdim_kernel_impl" if dim == max(input.ndim, 1) - 1 else "kernel_impl"
+        raise NotImplementedError(f'"{op.__name__[1:]}_{kernel}" not implemented for '
+                                  f"'{input.dtype.legacy_name}'")
+    return op(input, dim)
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """Softmax along dim, computed stably (F.softmax; a missing dim is guessed, as torch)."""
+    return _normalize(_softmax, "softmax", input, dim, _stacklevel, dtype)
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    return _normalize(_log_softmax, "log_softmax", input, dim, _stacklevel, dtype)
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    """softmax(-input), as torch composes it (NegBackward0 before SoftmaxBackward0)."""
+    return _normalize(_softmax, "softmin", -input, dim, _stacklevel, dtype)
+
+
+_MISSING = object()
+
+
+def _with_required_dim(name, op):
+    """torch.softmax / Tensor.softmax (and log_softmax): dim must be given."""
+    def normalize(input, dim=_MISSING, dtype=None):
+        if dim is _MISSING:
+            raise TypeError(f'{name}() missing 1 required positional arguments: "dim"')
+        if dim is None:
+            raise TypeError(f"{name}(): argument 'dim' must be int, not NoneType")
+        return _normalize(op, name, input, dim, None, dtype)
+    normalize.__name__ = normalize.__qualname__ = name
+    return normalize
+
+
+# ---- reduction arguments ---------------------------------------------------------------------
+
+def _legacy_reduction(size_average, reduce):
+    """The reduction the deprecated size_average/reduce flags stand for."""
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    name = "mean" if size_average and reduce else "sum" if reduce else "none"
+    warnings.warn("size_average and reduce args will be deprecated, please use "
+                  f"reduction='{name}' instead.", stacklevel=3)
+    return name
+
+
+def _reduction(reduction, size_average=None, reduce=None):
+    """The checked reduction name ('none', 'mean' or 'sum')."""
+    if size_average is not None or reduce is not None:
+        return _legacy_reduction(size_average, reduce)
+    if reduction == "elementwise_mean":
+        warnings.warn("reduction='elementwise_mean' is deprecated. Please use reduction='mean' "
+                      "instead.", stacklevel=3)
+        return "mean"
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return reduction
+
+
+def _reduce(loss, reduction):
+    """ATen's apply_loss_reduction, with ops: the loss, its mean or its sum."""
+    if reduction == "mean":
+        return mean(loss)
+    if reduction == "sum":
+        return sum(loss)
+    return loss
+
+
+def _reduced(xp, loss, reduction):
+    """apply_loss_reduction inside a forward, on arrays (the mean of nothing is NaN)."""
+    if reduction == "none":
+        return loss
+    total = full_sum(loss)
+    return total if reduction == "sum" else total / loss.dtype.type(loss.size)
+
+
+def _loss_grad(ctx, slope):
+    """The gradient of an elementwise loss with d(loss)/d(input) = slope, after reduction."""
+    if ctx.reduction == "mean":
+        return slope * (ctx.grad / numel(ctx.input_shape))
+    return slope * ctx.grad
+
+
+def _check_weight_without_grad(function, name, weight):
+    if weight is not None and weight.requires_grad and grad_mode.is_grad_enabled():
+        raise RuntimeError(f"The function '{function}' is not differentiable with respect to "
+                           f"argument '{name}'. This input cannot have requires_grad True.")
+
+
+def _array_of(weight):
+    return None if weight is None else weight._data
+
+
+# ---- negative log likelihood and cross entropy -----------------------------------------------
+
+def _class_dim(input):
+    return 0 if input.ndim == 1 else 1
+
+
+def _picked_weights(xp, target, weight, ignore_index, dtype):
+    """(kept, index, weights): which targets count, each target's class (0 where ignored)
+    and its class weight (0 where ignored)."""
+    kept = target != ignore_index
+    index = xp.where(kept, target, 0)
+    weights = kept.astype(dtype) if weight is None else weight[index] * kept
+    return kept, index, weights
+
+
+def _nll_forward(xp, input, target, weight, reduction, ignore_index):
+    class_dim = 0 if input.ndim == 1 else 1
+    target = target.reshape(input.shape[:class_dim] + input.shape[class_dim + 1:])
+    kept, index, weights = _picked_weights(xp, target, weight, ignore_index, input.dtype)
+    picked = xp.take_along_axis(input, xp.expand_dims(index, class_dim), class_dim)
+    losses = xp.where(kept, -picked.squeeze(class_dim) * weights, 0).astype(input.dtype)
+    if reduction == "mean":
+        return full_sum(losses) / full_sum(weights)  # 0/0: NaN when every target is ignored
+    return full_sum(losses) if reduction == "sum" else losses
+
+
+def _nll_backward(ctx):
+    """grad goes to each target's input entry, times -weight (/ total weight for mean)."""
+    class_dim = 0 if len(ctx.input_shape) == 1 else 1
+    target = ctx.target.reshape(ctx.input_shape[:class_dim] + ctx.input_shape[class_dim + 1:])
+    kept, index, weights = _picked_weights(np, target, ctx.weight, ctx.ignore_index,
+                                           ctx.grad.dtype.numpy)
+    total = weights.sum() if ctx.reduction == "mean" else 1
+    # ignored targets get nothing, even when every target is ignored (total is then 0)
+    coefficients = np.divide(-weights, total, out=np.zeros_like(weights), where=kept)
+    scaled = unsqueeze(ctx.grad * _constant(coefficients), class_dim)
+    return scatter_add_into_zeros(scaled, ctx.input_shape, class_dim,
+                                  np.expand_dims(index, class_dim))
+
+
+@defop("NllLossBackward0", save=("target", "weight", "reduction", "ignore_index"))
+def _nll_loss(xp, input: Tensor, target, weight, reduction, ignore_index):
+    return _nll_forward(xp, input, target, weight, reduction, ignore_index)
+
+
+@defop("NllLoss2DBackward0", save=("target", "weight", "reduction", "ignore_index"))
+def _nll_loss2d(xp, input: Tensor, target, weight, reduction, ignore_index):
+    return _nll_forward(xp, input, target, weight, reduction, ignore_index)
+
+
+_nll_loss.derivatives(input=_nll_backward)
+_nll_loss2d.derivatives(input=_nll_backward)
+
+
+def _check_nll_shapes(input, target, weight):
+    if target.ndim > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if input.ndim == 1 and target.ndim == 1 and target.shape[0] != 1:
+        raise ValueError("For 1D input, 1D target must have size 1, but got target size: "
+                         f"{target.shape[0]}")
+    _check_target_dtype(target)
+    classes = input.shape[-1]
+    if weight is not None and (weight.ndim != 1 or weight.numel() != classes):
+        raise RuntimeError(f"weight tensor should be defined either for all {classes} classes "
+                           f"or no classes but got weight tensor of shape: {list(weight.shape)}")
+
+
+def _check_nll2d_shapes(input, target, weight):
+    if target.ndim != 3:
+        raise RuntimeError("only batches of spatial targets supported (3D tensors) but got "
+                           f"targets of dimension: {target.ndim}")
+    if weight is not None and weight.numel() != input.shape[1]:
+        raise RuntimeError("weight tensor should be defined either for all or no classes")
+    if (input.shape[0],) + input.shape[2:] != target.shape:
+        raise RuntimeError(f"size mismatch (got input: {list(input.shape)} , target: "
+                           f"{list(target.shape)}")
+    _check_target_dtype(target)
+
+
+def _check_target_dtype(target):
+    if target.dtype not in (_dtype.int64, _dtype.uint8):
+        raise RuntimeError("expected target dtype to be Long or Byte, but got "
+                           f"{target.dtype.legacy_name}")
+
+
+def _check_nll_values(kernel, input, target, weight, ignore_index):
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{input.dtype.legacy_name}'")
+    if weight is not None and weight.dtype is not input.dtype:
+        raise RuntimeError(f"expected scalar type {input.dtype.legacy_name} but found "
+                           f"{weight.dtype.legacy_name}")
+    classes = input.shape[_class_dim(input)]
+    values = target._data
+    outside = (values != ignore_index) & ((values < 0) | (values >= classes))
+    if outside.any():
+        raise IndexError(f"Target {values[outside].flat[0]} is out of bounds.")
+
+
+def _apply_nll(input, target, weight, reduction, ignore_index):
+    """nll_loss on (N, C) or (C,) inputs, nll_loss2d on (N, C, H, W) inputs."""
+    planar = input.ndim == 4
+    _check_weight_without_grad("nll_loss2d_forward" if planar else "nll_loss_forward", "weight",
+                               weight)
+    (_check_nll2d_shapes if planar else _check_nll_shapes)(input, target, weight)
+    _check_nll_values("nll_loss2d_forward_out_frame" if planar else "nll_loss_out_frame",
+                      input, target, weight, ignore_index)
+    op = _nll_loss2d if planar else _nll_loss
+    return op(input, target._data.astype(np.int64), _array_of(weight), reduction, ignore_index)
+
+
+def _nll_loss_nd(input, target, weight, reduction, ignore_index):
+    """ATen's nll_loss_nd: other inputs of 3 or more dims are viewed as (N, C, 1, -1)."""
+    if input.ndim < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {input.ndim})")
+    if input.ndim != 1 and input.shape[0] != (target.shape[0] if target.ndim else 0):
+        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target "
+                         f"batch_size ({target.shape[0] if target.ndim else 0}).")
+    if input.ndim in (1, 2, 4):
+        return _apply_nll(input, target, weight, reduction, ignore_index)
+    batch, classes = input.shape[:2]
+    out_size = (batch,) + input.shape[2:]
+    if target.shape[1:] != input.shape[2:]:
+        raise RuntimeError(f"Expected target size {list(out_size)}, got {list(target.shape)}")
+    planes = (1, -1) if input.numel() else (0, 0)
+    input = input.contiguous().view(batch, classes, *planes)
+    target = target.reshape(batch, *((1, -1) if target.numel() else (0, 0)))
+    result = _apply_nll(input, target, weight, reduction, ignore_index)
+    return result.view(out_size) if reduction == "none" else result
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+             reduction="mean"):
+    reduction = _reduction(reduction, size_average, reduce)
+    return _nll_loss_nd(input, target, weight, reduction, ignore_index)
+
+
+def _check_label_smoothing(label_smoothing):
+    if label_smoothing > 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: "
+                           f"{label_smoothing:g}")
+
+
+def _class_view(weight, input):
+    """weight (C,) shaped to broadcast along input's class dim."""
+    shape = [1] * input.ndim
+    shape[_class_dim(input)] = weight.shape[0]
+    return weight.view(shape)
+
+
+def _cross_entropy_probabilities(input, target, weight, reduction, ignore_index,
+                                 label_smoothing):
+    """Cross entropy with class probabilities as the target (same shape as input)."""
+    if not target.dtype.is_floating_point:
+        raise RuntimeError("Expected floating point type for target with class probabilities, "
+                           f"got {target.dtype.legacy_name}")
+    if ignore_index >= 0:
+        raise RuntimeError("ignore_index is not supported for floating point target")
+    if input.ndim == 0:
+        raise IndexError("Dimension specified as 1 but tensor has no dimensions")
+    class_dim = _class_dim(input)
+    classes = input.shape[class_dim]
+    if weight is not None and (weight.ndim != 1 or weight.numel() != classes):
+        raise RuntimeError(f"cross_entropy: weight tensor should be defined either for all "
+                           f"{classes} classes or no classes but got weight tensor of shape: "
+                           f"{list(weight.shape)}")
+    products = log_softmax(input, class_dim)
+    if label_smoothing > 0.0:
+        _check_label_smoothing(label_smoothing)
+        target = _add_scalar(_mul_scalar(target, 1 - label_smoothing),
+                             label_smoothing / classes)
+    products = products * target
+    if weight is not None:
+        products = products * _class_view(weight, input)
+    if reduction == "none":
+        return -sum(products, class_dim)
+    total = sum(products)
+    if reduction == "sum":
+        return -total
+    if input.numel() == 0:
+        return -fill_(total, math.nan)
+    return _div_scalar(-total, input.numel() // classes)
+
+
+def _cross_entropy_smoothed(input, target, weight, reduction, ignore_index, label_smoothing):
+    """Class indices with label smoothing: nll_loss mixed with the mean over classes."""
+    class_dim = _class_dim(input)
+    log_probabilities = log_softmax(input, class_dim)
+    nll = _nll_loss_nd(log_probabilities, target, weight, reduction, ignore_index)
+    ignored = target == ignore_index
+    if weight is None:
+        smooth = -sum(log_probabilities, class_dim)
+    else:
+        smooth = -sum(log_probabilities * _class_view(weight, input), class_dim)
+    smooth = masked_fill(smooth, ignored, 0.0)
+    if reduction == "mean":
+        kept = ~ignored
+        counted = kept.sum() if weight is None else weight[target[kept].long()].sum()
+        smooth = sum(smooth) / counted
+    elif reduction == "sum":
+        smooth = sum(smooth)
+    classes = log_probabilities.shape[class_dim]
+    return (_mul_scalar(nll, 1 - label_smoothing)
+            + _mul_scalar(smooth, label_smoothing / classes))
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                  reduction="mean", label_smoothing=0.0):
+    """Class indices of any shape, or class probabilities when target has input's shape."""
+    reduction = _reduction(reduction, size_average, reduce)
+    label_smoothing = float(label_smoothing)
+    if input.shape == target.shape:
+        return _cross_entropy_probabilities(input, target, weight, reduction, ignore_index,
+                                            label_smoothing)
+    if label_smoothing > 0.0:
+        _check_label_smoothing(label_smoothing)
+        return _cross_entropy_smoothed(input, target, weight, reduction, ignore_index,
+                                       label_smoothing)
+    return _nll_loss_nd(log_softmax(input, _class_dim(input)), target, weight, reduction,
+                        ignore_index)
+
+
+# ---- regression losses -----------------------------------------------------------------------
+
+def _broadcast_pair(input, target):
+    """torch.broadcast_tensors for the two: an ExpandBackward0 only where a shape changes."""
+    if target.shape != input.shape:
+        warnings.warn(f"Using a target size ({target.shape}) that is different to the input size "
+                      f"({input.shape}). This will likely lead to incorrect results due to "
+                      "broadcasting. Please ensure they have the same size.", stacklevel=3)
+    shape = broadcast_shapes(input.shape, target.shape)
+    return tuple(t if t.shape == shape else expand(t, shape) for t in (input, target))
+
+
+def _check_floating_result(kernel, input, target):
+    result = _dtype.result_type([t.dtype for t in (input, target) if t.ndim],
+                                [t.dtype for t in (input, target) if not t.ndim], [])
+    if not result.is_floating_point:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{result.legacy_name}'")
+
+
+def _weighted(loss, weight, input, reduction, mean_over_weight):
+    """F's manual weighting: loss * weight, then its sum, mean or sum / sum(weight)."""
+    if weight.shape != input.shape:
+        raise ValueError("Weights and input must have the same size.")
+    loss = loss * weight
+    if reduction == "none":
+        return loss
+    if reduction == "sum":
+        return sum(loss)
+    if reduction == "mean":
+        return sum(loss) / sum(weight) if mean_over_weight else loss.mean()
+    raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', "
+                     "'sum'.")
+
+
+@defop("MseLossBackward0", save=("input", "target", "reduction"), promote="common")
+def _mse_loss(xp, input: Tensor, target: Tensor, reduction):
+    difference = input - target
+    return _reduced(xp, difference * difference, reduction)
+
+
+_mse_loss.derivatives(input=lambda ctx: _loss_grad(ctx, 2 * (ctx.input - ctx.target)),
+                      target=lambda ctx: _loss_grad(ctx, 2 * (ctx.target - ctx.input)))
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce)
+    input, target = _broadcast_pair(input, target)
+    if weight is not None:
+        return _weighted(pow(input - target, 2), weight, input, reduction, True)
+    reduction = _reduction(reduction)
+    _check_floating_result("mse_cpu", input, target)
+    return _mse_loss(input, target, reduction)
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """|input - target| reduced, composed as ATen composes it (AbsBackward0 of a difference)."""
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce)
+    input, target = _broadcast_pair(input, target)
+    if weight is not None:
+        return _weighted(abs(input - target), weight, input, reduction, True)
+    return _reduce(abs(input - target), _reduction(reduction))
+
+
+@defop("SmoothL1LossBackward0", save=("input", "target", "reduction", "beta"), promote="common")
+def _smooth_l1_loss(xp, input: Tensor, target: Tensor, reduction, beta):
+    distance = xp.abs(input - target)
+    loss = xp.where(distance < beta, 0.5 * distance * distance / beta, distance - 0.5 * beta)
+    return _reduced(xp, loss.astype(distance.dtype, copy=False), reduction)
+
+
+# The slope is (input - target) / beta inside the quadratic zone, +-1 outside: a clamp.
+_smooth_l1_loss.derivatives(
+    input=lambda ctx: _loss_grad(ctx, clamp((ctx.input - ctx.target) / ctx.beta, -1, 1)),
+    target=lambda ctx: _loss_grad(ctx, clamp((ctx.target - ctx.input) / ctx.beta, -1, 1)))
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce)
+    input, target = _broadcast_pair(input, target)
+    reduction = _reduction(reduction)
+    if beta == 0.0:
+        return _reduce(abs(input - target), reduction)
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    _check_floating_result("smooth_l1_cpu", input, target)
+    return _smooth_l1_loss(input, target, reduction, float(beta))
+
+
+# torch computes the huber loss in the input's dtype, whatever the target's
+@defop("HuberLossBackward0", save=("input", "target", "reduction", "delta"))
+def _huber_loss(xp, input: Tensor, target: Tensor, reduction, delta):
+    distance = xp.abs(input - target).astype(input.dtype, copy=False)
+    loss = xp.where(distance < delta, 0.5 * distance * distance,
+                    delta * (distance - 0.5 * delta))
+    return _reduced(xp, loss.astype(input.dtype, copy=False), reduction)
+
+
+_huber_loss.derivatives(
+    input=lambda ctx: _loss_grad(ctx, clamp(ctx.input - ctx.target, -ctx.delta, ctx.delta)),
+    target=lambda ctx: _loss_grad(ctx, clamp(ctx.target - ctx.input, -ctx.delta, ctx.delta)))
+
+
+def _check_huber(input, target, delta):
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    if not input.dtype.is_floating_point:
+        if target.dtype.is_floating_point:
+            raise RuntimeError(f"result type {target.dtype.legacy_name} can't be cast to the "
+                               f"desired output type {input.dtype.legacy_name}")
+        raise NotImplementedError(f"\"huber_cpu\" not implemented for "
+                                  f"'{input.dtype.legacy_name}'")
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    input, target = _broadcast_pair(input, target)
+    if weight is None:
+        reduction = _reduction(reduction)
+        _check_huber(input, target, delta)
+        return _huber_loss(input, target, reduction, float(delta))
+    if weight.shape != input.shape:
+        raise ValueError("Weights and input must have the same size.")
+    _check_huber(input, target, delta)
+    loss = _huber_loss(input, target, "none", float(delta))
+    return _weighted(loss, weight, input, reduction, False)
+
+
+# ---- binary cross entropy --------------------------------------------------------------------
+
+def _weighted_slope(ctx, slope):
+    return slope if ctx.weight is None else slope * _constant(ctx.weight)
+
+
+@defop("BinaryCrossEntropyBackward0", save=("input", "target", "weight", "reduction"))
+def _binary_cross_entropy(xp, input: Tensor, target: Tensor, weight, reduction):
+    for name, values in (("input", input), ("target", target)):
+        if not ((values >= 0) & (values <= 1)).all():
+            raise RuntimeError(f"all elements of {name} should be between 0 and 1")
+    # torch clamps each log at -100, so a certainly wrong prediction costs 100, not inf
+    loss = ((target - 1) * xp.maximum(xp.log1p(-input), -100)
+            - target * xp.maximum(xp.log(input), -100))
+    if weight is not None:
+        loss = loss * weight
+    return _reduced(xp, loss, reduction)
+
+
+def _bce_input_slope(ctx):
+    x = ctx.input
+    return _weighted_slope(ctx, (x - ctx.target) / clamp((1 - x) * x, min=1e-12))
+
+
+_binary_cross_entropy.derivatives(
+    input=lambda ctx: _loss_grad(ctx, _bce_input_slope(ctx)),
+    target=lambda ctx: _loss_grad(ctx, _weighted_slope(ctx, -log(ctx.input / (1 - ctx.input)))))
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
+                         reduction="mean"):
+    """Mean/sum of -w (t log x + (1 - t) log(1 - x)), each log clamped at -100 as torch."""
+    reduction = _reduction(reduction, size_average, reduce)
+    if target.shape != input.shape:
+        raise ValueError(f"Using a target size ({target.shape}) that is different to the input "
+                         f"size ({input.shape}) is deprecated. Please ensure they have the same "
+                         "size.")
+    if weight is not None:
+        weight = expand(weight, _broadcast_to(target.shape, weight.shape))
+    _check_weight_without_grad("binary_cross_entropy", "weight", weight)
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError("\"binary_cross_entropy\" not implemented for "
+                                  f"'{input.dtype.legacy_name}'")
+    if target.dtype is not input.dtype:
+        raise RuntimeError(f"Found dtype {target.dtype.legacy_name} but expected "
+                           f"{input.dtype.legacy_name}")
+    return _binary_cross_entropy(input, target, _array_of(weight), reduction)
+
+
+def _broadcast_to(shape, other):
+    """torch.broadcast_shapes(shape, other), with its message naming the mismatching shape."""
+    common = list(shape)
+    for i in range(1, len(other) + 1):
+        if i > len(common):
+            common.insert(0, other[-i])
+        elif common[-i] == 1:
+            common[-i] = other[-i]
+        elif other[-i] not in (1, common[-i]):
+            raise RuntimeError(f"Attempting to broadcast a dimension of length {other[-i]} at "
+                               f"{-i}! Mismatching argument at index 1 had {other}; but expected "
+                               f"shape should be broadcastable to {common}")
+    return tuple(common)
+
+
+@defop("BinaryCrossEntropyWithLogitsBackward0",
+       save=("input", "target", "weight", "pos_weight", "reduction"))
+def _bce_with_logits(xp, input: Tensor, target: Tensor, weight, pos_weight, reduction):
+    log_sigmoid = xp.minimum(input, 0) - xp.log1p(xp.exp(-xp.abs(input)))
+    if pos_weight is not None:
+        log_sigmoid = log_sigmoid * ((pos_weight - 1) * target + 1)
+    loss = (1 - target) * input - log_sigmoid
+    if weight is not None:
+        loss = loss * weight
+    # torch accumulates in place into (1 - target): the result has the target's dtype
+    return _reduced(xp, loss.astype(target.dtype, copy=False), reduction)
+
+
+def _bce_with_logits_input_slope(ctx):
+    if ctx.pos_weight is None:
+        return _weighted_slope(ctx, sigmoid(ctx.input) - ctx.target)
+    positive = _constant(ctx.pos_weight) * ctx.target
+    return _weighted_slope(ctx, (positive + 1 - ctx.target) * sigmoid(ctx.input) - positive)
+
+
+def _bce_with_logits_target_slope(ctx):
+    from .activation import logsigmoid  # activation builds on this module: import it late
+    if ctx.pos_weight is None:
+        return _weighted_slope(ctx, -ctx.input)
+    return _weighted_slope(ctx, logsigmoid(-ctx.input)
+                           - logsigmoid(ctx.input) * _constant(ctx.pos_weight))
+
+
+_bce_with_logits.derivatives(
+    input=lambda ctx: _loss_grad(ctx, _bce_with_logits_input_slope(ctx)),
+    target=lambda ctx: _loss_grad(ctx, _bce_with_logits_target_slope(ctx)))
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
+                                     reduction="mean", pos_weight=None):
+    """binary_cross_entropy(sigmoid(input), target), computed stably from the logits."""
+    reduction = _reduction(reduction, size_average, reduce)
+    if target.shape != input.shape:
+        raise ValueError(f"Target size ({target.shape}) must be the same as input size "
+                         f"({input.shape})")
+    _check_weight_without_grad("binary_cross_entropy_with_logits", "weight", weight)
+    _check_weight_without_grad("binary_cross_entropy_with_logits", "pos_weight", pos_weight)
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f"\"log_sigmoid_cpu\" not implemented for "
+                                  f"'{input.dtype.legacy_name}'")
+    if not target.dtype.is_floating_point:
+        raise RuntimeError(f"result type {input.dtype.legacy_name} can't be cast to the desired "
+                           f"output type {target.dtype.legacy_name}")
+    if pos_weight is not None:
+        _check_fits(broadcast_shapes(pos_weight.shape, target.shape), input.shape)
+    if weight is not None:
+        _check_fits(broadcast_shapes(input.shape, weight.shape), input.shape)
+    return _bce_with_logits(input, target, _array_of(weight), _array_of(pos_weight), reduction)
+
+
+def _check_fits(shape, into):
+    # an in-place product must keep the shape it writes into
+    if shape != into:
+        raise RuntimeError(f"output with shape {list(into)} doesn't match the broadcast shape "
+                           f"{list(shape)}")
+
+
+# ---- Kullback-Leibler divergence -------------------------------------------------------------
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    """KL divergence of target from input (log-probabilities), composed as ATen's kl_div."""
+    if size_average is not None or reduce is not None:
+        mode = _legacy_reduction(size_average, reduce)
+    else:
+        if reduction == "mean":
+            warnings.warn("reduction: 'mean' divides the total loss by both the batch size and "
+                          "the support size.'batchmean' divides only by the batch size, and "
+                          "aligns with the KL div math definition.'mean' will be changed to "
+                          "behave the same as 'batchmean' in the next major release.",
+                          stacklevel=2)
+        mode = "sum" if reduction == "batchmean" else _reduction(reduction)
+    if not (input.dtype.is_floating_point and target.dtype.is_floating_point):
+        raise RuntimeError("kl_div: Integral inputs not supported.")
+    if log_target:
+        loss = exp(target) * (target - input)
+    else:
+        loss = _xlogy(target, target) - target * input
+    loss = _reduce(loss, mode)
+    if reduction == "batchmean" and input.ndim != 0:
+        return loss / input.shape[0]
+    return loss
+
+
+# ---- embedding and ranking losses ------------------------------------------------------------
+
+_EPSILON = 1e-12  # keeps cosine_embedding_loss's norms away from 0
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
+                          reduction="mean"):
+    """1 - cos(x1, x2) where target is 1, max(0, cos(x1, x2) - margin) where it is -1."""
+    reduction = _reduction(reduction, size_average, reduce)
+    dim = target.ndim
+    if dim > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if input1.ndim != dim + 1 or input2.ndim != dim + 1:
+        raise RuntimeError(f"{dim}D target tensor expects {dim + 1}D input tensors, but found "
+                           f"inputs with sizes {list(input1.shape)} and {list(input2.shape)}.")
+    products = sum(input1 * input2, dim)
+    squares1 = _add_scalar(sum(input1 * input1, dim), _EPSILON)
+    squares2 = _add_scalar(sum(input2 * input2, dim), _EPSILON)
+    cos = products / sqrt(squares1 * squares2)
+    zeros = zeros_of(cos)
+    similar = where(target == 1, sub(1, cos), zeros)
+    dissimilar = where(target == -1, clamp_min(_sub_scalar(cos, float(margin)), 0), zeros)
+    return _reduce(similar + dissimilar, reduction)
+
+
+def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
+                        reduction="mean"):
+    """max(0, -target * (input1 - input2) + margin)."""
+    reduction = _reduction(reduction, size_average, reduce)
+    if input1.ndim != input2.ndim or input1.ndim != target.ndim:
+        raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension "
+                           f"but got sizes: input1: {input1.shape}, input2: {input2.shape}, "
+                           f"target: {target.shape} ")
+    unclamped = _add_scalar(-target * (input1 - input2), float(margin))
+    return _reduce(clamp_min(unclamped, 0), reduction)
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False,
+                        size_average=None, reduce=None, reduction="mean"):
+    """max(0, margin + d(anchor, positive) - d(anchor, negative)) with p-norm distances."""
+    from .activation import pairwise_distance  # activation builds on this module
+    reduction = _reduction(reduction, size_average, reduce)
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    if not anchor.ndim == positive.ndim == negative.ndim:
+        raise RuntimeError("The anchor, positive, and negative tensors are expected to have the "
+                           f"same number of dimensions, but got: anchor {anchor.ndim}D, positive "
+                           f"{positive.ndim}D, and negative {negative.ndim}D inputs")
+    distance_positive = pairwise_distance(anchor, positive, p, eps)
+    distance_negative = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        distance_negative = minimum(distance_negative,
+                                    pairwise_distance(positive, negative, p, eps))
+    unclamped = _add_scalar(distance_positive, float(margin)) - distance_negative
+    return _reduce(clamp_min(unclamped, 0), reduction)
+
+
+# torch.softmax(input, dim, dtype) requires dim; F.softmax(input, dim=None, _stacklevel, dtype)
+FUNCTIONS = METHODS = {"softmax": _with_required_dim("softmax", _softmax),
+                       "log_softmax": _with_required_dim("log_softmax", _log_softmax)}
+NN_FUNCTIONS = (
+    "binary_cross_entropy binary_cross_entropy_with_logits cosine_embedding_loss cross_entropy "
+    "huber_loss kl_div l1_loss log_softmax margin_ranking_loss mse_loss nll_loss smooth_l1_loss "
+    "softmax softmin triplet_margin_loss").split()

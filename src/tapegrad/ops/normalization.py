@@ -1,0 +1,331 @@
+"""Normalisation: layer_norm, batch_norm, group_norm and instance_norm (batch_norm over a
+batch of one, as torch composes it).
+
+Each op normalises over its dims in the forward. The derivative formulas recompute mean and
+1/std from the saved input with tapegrad ops, so backward is itself differentiable and
+create_graph gives exact second derivatives.
+"""
+from .._tensor import Tensor
+from ..autograd import grad_mode
+from . import reduction
+from ._checks import numel
+from ._define import defop
+from .shape import repeat, reshape
+
+
+def _normalize(xp, array, axes, eps):
+    """(array - mean) / sqrt(var + eps) over axes, with the biased variance; mean; var."""
+    mean = array.mean(axis=axes, keepdims=True)
+    centered = array - mean
+    var = (centered * centered).mean(axis=axes, keepdims=True)
+    return centered * (1 / xp.sqrt(var + eps)), mean, var
+
+
+def _affine(array, weight, bias, shape):
+    """array * weight + bias, the parameters viewed with `shape` (None: absent)."""
+    if weight is not None:
+        array = array * weight.reshape(shape)
+    if bias is not None:
+        array = array + bias.reshape(shape)
+    return array
+
+
+def _standardized(input, dims, eps):
+    """(x_hat, 1/std) of a tensor over dims, in tapegrad ops."""
+    centered = input - reduction.mean(input, dims, keepdim=True)
+    rstd = (reduction.mean(centered * centered, dims, keepdim=True) + eps) ** -0.5
+    return centered * rstd, rstd
+
+
+def _standardized_grad(grad, x_hat, rstd, dims):
+    """The gradient through x_hat = (x - mean) * rstd, given the gradient of x_hat."""
+    return rstd * (grad - reduction.mean(grad, dims, keepdim=True)
+                   - x_hat * reduction.mean(grad * x_hat, dims, keepdim=True))
+
+
+def _sum_over(tensor, dims):
+    return reduction.sum(tensor, dims) if dims else tensor
+
+
+def _channel_shape(ndim):
+    return (1, -1) + (1,) * (ndim - 2)
+
+
+def _check_parameter_dtypes(input, *parameters):
+    for parameter in parameters:
+        if parameter is not None and parameter.dtype is not input.dtype:
+            if input.dtype.name == "float32":
+                raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of "
+                                   "Float")
+            raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+
+
+def _check_floating(kernel, input):
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f'"{kernel}" not implemented for '
+                                  f"'{input.dtype.legacy_name}'")
+
+
+# ---- layer_norm ----------------------------------------------------------------------------
+
+@defop("NativeLayerNormBackward0", save=("input", "weight", "normalized_shape", "eps"))
+def _native_layer_norm(xp, input: Tensor, normalized_shape, weight: Tensor, bias: Tensor, eps):
+    axes = tuple(range(input.ndim - len(normalized_shape), input.ndim))
+    return _affine(_normalize(xp, input, axes, eps)[0], weight, bias, normalized_shape)
+
+
+def _layer_norm_dims(ctx):
+    """(normalised dims, leading dims) of the input."""
+    ndim, count = len(ctx.input_shape), len(ctx.normalized_shape)
+    return tuple(range(ndim - count, ndim)), tuple(range(ndim - count))
+
+
+def _layer_norm_statistics(ctx):
+    """(x_hat, rstd), computed once per backward call for the formulas that need it."""
+    if "statistics" not in vars(ctx):
+        ctx.statistics = _standardized(ctx.input, _layer_norm_dims(ctx)[0], ctx.eps)
+    return ctx.statistics
+
+
+def _layer_norm_input_grad(ctx):
+    x_hat, rstd = _layer_norm_statistics(ctx)
+    grad = ctx.grad if ctx.weight is None else ctx.grad * ctx.weight
+    return _standardized_grad(grad, x_hat, rstd, _layer_norm_dims(ctx)[0])
+
+
+_native_layer_norm.derivatives(
+    input=_layer_norm_input_grad,
+    weight=lambda ctx: _sum_over(ctx.grad * _layer_norm_statistics(ctx)[0],
+                                 _layer_norm_dims(ctx)[1]),
+    bias=lambda ctx: _sum_over(ctx.grad, _layer_norm_dims(ctx)[1]))
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    """Normalise over the trailing dims `normalized_shape`, then scale and shift."""
+    if isinstance(normalized_shape, int):
+        raise TypeError("layer_norm(): argument 'normalized_shape' (position 2) must be tuple "
+                        "of ints, not int")
+    shape = tuple(normalized_shape)
+    if not shape:
+        raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., "
+                           "containing at least one element, but got normalized_shape = []")
+    for name, parameter in (("weight", weight), ("bias", bias)):
+        if parameter is not None and tuple(parameter.shape) != shape:
+            raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but "
+                               f"got {name} of shape {list(parameter.shape)} and "
+                               f"normalized_shape = {list(shape)}")
+    if input.ndim < len(shape) or tuple(input.shape[input.ndim - len(shape):]) != shape:
+        raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape "
+                           f"[*{''.join(f', {size}' for size in shape)}], but got input of "
+                           f"size{list(input.shape)}")
+    _check_floating("LayerNormKernelImpl", input)
+    _check_parameter_dtypes(input, weight, bias)
+    return _native_layer_norm(input, shape, weight, bias, eps)
+
+
+# ---- batch_norm ----------------------------------------------------------------------------
+
+@defop("NativeBatchNormBackward0", save=("input", "weight", "running_mean", "running_var",
+                                         "training", "eps"))
+def _native_batch_norm(xp, input: Tensor, weight: Tensor, bias: Tensor, running_mean,
+                       running_var, training, eps):
+    """(result, batch mean, unbiased batch variance); the statistics are empty in eval."""
+    shape = _channel_shape(input.ndim)
+    if not training:
+        rstd = 1 / xp.sqrt(running_var.reshape(shape) + eps)
+        result = (input - running_mean.reshape(shape)) * rstd
+        empty = xp.zeros(0, input.dtype)
+        return _affine(result, weight, bias, shape), empty, empty
+    axes = (0,) + tuple(range(2, input.ndim))
+    result, mean, var = _normalize(xp, input, axes, eps)
+    count = input.size // input.shape[1]
+    unbiased = var * (count / (count - 1)) if count > 1 else xp.full_like(var, xp.nan)
+    return _affine(result, weight, bias, shape), mean.ravel(), unbiased.ravel()
+
+
+def _batch_norm_statistics(ctx):
+    """(x_hat, rstd): from the batch when training, else from the saved running stats."""
+    if "statistics" in vars(ctx):
+        return ctx.statistics
+    shape = _channel_shape(len(ctx.input_shape))
+    if ctx.training:
+        ctx.statistics = _standardized(ctx.input, _batch_norm_dims(ctx), ctx.eps)
+    else:
+        mean = Tensor._make(ctx.running_mean.reshape(shape))
+        rstd = (Tensor._make(ctx.running_var.reshape(shape)) + ctx.eps) ** -0.5
+        ctx.statistics = (ctx.input - mean) * rstd, rstd
+    return ctx.statistics
+
+
+def _batch_norm_dims(ctx):
+    return (0,) + tuple(range(2, len(ctx.input_shape)))
+
+
+def _batch_norm_input_grad(ctx):
+    x_hat, rstd = _batch_norm_statistics(ctx)
+    grad = ctx.grad
+    if ctx.weight is not None:
+        grad = grad * reshape(ctx.weight, _channel_shape(len(ctx.input_shape)))
+    if not ctx.training:
+        return grad * rstd
+    return _standardized_grad(grad, x_hat, rstd, _batch_norm_dims(ctx))
+
+
+_native_batch_norm.derivatives(
+    input=_batch_norm_input_grad,
+    weight=lambda ctx: reduction.sum(ctx.grad * _batch_norm_statistics(ctx)[0],
+                                     _batch_norm_dims(ctx)),
+    bias=lambda ctx: reduction.sum(ctx.grad, _batch_norm_dims(ctx)))
+
+
+def _batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps,
+                cudnn_enabled=True):
+    """torch.batch_norm (note the argument order); training updates the running stats in
+    place: new = (1 - momentum) * old + momentum * batch statistic (unbiased variance)."""
+    if (running_mean is None) != (running_var is None):
+        raise ValueError("running_mean and running_var must either both be None or neither be "
+                         "None")
+    channels = input.shape[1] if input.ndim > 1 else input.size(1)
+    for name, tensor in (("running_mean", running_mean), ("running_var", running_var),
+                         ("weight", weight), ("bias", bias)):
+        if tensor is None and name.startswith("running") and not training:
+            raise RuntimeError(f"{name} must be defined in evaluation mode")
+        if tensor is not None and tensor.numel() != channels:
+            raise RuntimeError(f"{name} should contain {channels} elements not {tensor.numel()}")
+    _check_floating("batch_norm", input)
+    _check_parameter_dtypes(input, weight, bias, running_mean, running_var)
+    if input.numel() == 0:
+        return _empty_batch_norm(input, weight, bias)
+    stats = (None, None) if running_mean is None else (running_mean._data, running_var._data)
+    result, mean, var = _native_batch_norm(input, weight, bias, *stats, training, eps)
+    if training and running_mean is not None:
+        # torch's kernel writes the buffers directly: their version counters stay unchanged
+        for stats, batch in ((running_mean, mean), (running_var, var)):
+            stats._data[...] = momentum * batch._data + (1 - momentum) * stats._data
+    return result
+
+
+def _empty_batch_norm(input, weight, bias):
+    """torch's result for an empty input: a copy that keeps weight and bias in the graph."""
+    result = input.clone()
+    if weight is not None:
+        result = result * weight[0]
+    if bias is not None:
+        result = result + bias[0]
+    return result
+
+
+def _verify_batch_size(size):
+    count = size[0] * numel(size[2:])
+    if count == 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input "
+                         f"size {size}")
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
+               momentum=0.1, eps=1e-5):
+    """Normalise each channel (dim 1) over the batch and spatial dims; in eval mode with the
+    running statistics."""
+    if training:
+        _verify_batch_size(input.shape)
+    return _batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps)
+
+
+# ---- instance_norm -------------------------------------------------------------------------
+
+def _instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum,
+                   eps, cudnn_enabled=True):
+    """torch.instance_norm: batch_norm of the input viewed as one batch of N*C channels; the
+    running stats get the mean of their N updated copies."""
+    if not use_input_stats and (running_mean is None or running_var is None):
+        raise RuntimeError("Expected running_mean and running_var to be defined when "
+                           "use_input_stats is false")
+    n, channels = input.shape[:2]
+    weight, bias, mean_copies, var_copies = (
+        None if t is None else repeat(t, n)
+        for t in (weight, bias, running_mean, running_var))
+    batch = input.contiguous().view((1, n * channels) + tuple(input.shape[2:]))
+    result = _batch_norm(batch, weight, bias, mean_copies, var_copies, use_input_stats,
+                         momentum, eps)
+    if use_input_stats:
+        with grad_mode.no_grad():
+            for stats, copies in ((running_mean, mean_copies), (running_var, var_copies)):
+                if stats is not None:
+                    stats.copy_(reduction.mean(copies.view(n, channels), 0))
+    return result.view(input.shape)
+
+
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
+                  use_input_stats=True, momentum=0.1, eps=1e-5):
+    """Normalise each channel of each sample over its spatial dims."""
+    if use_input_stats and numel(input.shape[2:]) == 1:
+        raise ValueError(f"Expected more than 1 spatial element when training, got input size "
+                         f"{input.shape}")
+    return _instance_norm(input, weight, bias, running_mean, running_var, use_input_stats,
+                          momentum, eps)
+
+
+# ---- group_norm ----------------------------------------------------------------------------
+
+@defop("NativeGroupNormBackward0", save=("input", "weight", "N", "C", "HxW", "group", "eps"))
+def _native_group_norm(xp, input: Tensor, weight: Tensor, bias: Tensor, N, C, HxW, group, eps):
+    grouped = input.reshape(N, group, C // group * HxW)
+    result = _normalize(xp, grouped, (2,), eps)[0].reshape(input.shape)
+    return _affine(result, weight, bias, _channel_shape(input.ndim))
+
+
+def _group_norm_statistics(ctx):
+    if "statistics" not in vars(ctx):
+        grouped = reshape(ctx.input, _grouped_shape(ctx))
+        ctx.statistics = _standardized(grouped, (2,), ctx.eps)
+    return ctx.statistics
+
+
+def _grouped_shape(ctx):
+    return (ctx.N, ctx.group, ctx.C // ctx.group * ctx.HxW)
+
+
+def _group_norm_input_grad(ctx):
+    x_hat, rstd = _group_norm_statistics(ctx)
+    grad = ctx.grad
+    if ctx.weight is not None:
+        grad = grad * reshape(ctx.weight, _channel_shape(len(ctx.input_shape)))
+    grad = _standardized_grad(reshape(grad, _grouped_shape(ctx)), x_hat, rstd, (2,))
+    return reshape(grad, ctx.input_shape)
+
+
+def _group_norm_weight_grad(ctx):
+    x_hat = reshape(_group_norm_statistics(ctx)[0], ctx.input_shape)
+    return reduction.sum(ctx.grad * x_hat, _batch_norm_dims(ctx))
+
+
+_native_group_norm.derivatives(
+    input=_group_norm_input_grad, weight=_group_norm_weight_grad,
+    bias=lambda ctx: reduction.sum(ctx.grad, _batch_norm_dims(ctx)))
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    """Normalise each group of num_groups channel groups of each sample, then scale and shift
+    per channel."""
+    if input.ndim < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received "
+                           f"{input.ndim}")
+    n, channels = input.shape[:2]
+    _verify_batch_size([n * channels // num_groups, num_groups] + list(input.shape[2:]))
+    if channels % num_groups:
+        raise RuntimeError("Expected number of channels in input to be divisible by num_groups, "
+                           f"but got input of shape {list(input.shape)} and num_groups="
+                           f"{num_groups}")
+    for name, parameter in (("weight", weight), ("bias", bias)):
+        if parameter is not None and (parameter.ndim != 1 or parameter.numel() != channels):
+            raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of "
+                               f"channels in input, but got {name} of shape "
+                               f"{list(parameter.shape)} and input of shape {list(input.shape)}")
+    _check_floating("GroupNormKernelImpl", input)
+    _check_parameter_dtypes(input, weight, bias)
+    return _native_group_norm(input, weight, bias, n, channels, numel(input.shape[2:]),
+                              num_groups, eps)
+
+
+FUNCTIONS = ["group_norm", "layer_norm"]
+NN_FUNCTIONS = ["batch_norm", "group_norm", "instance_norm", "layer_norm"]
