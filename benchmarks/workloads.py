@@ -325,20 +325,24 @@ def _col2im3x3(cols, c, h, w):
 
 
 def _pool2x2(a):
-    """2x2 max pooling: (result, index of the maximum within each window)."""
-    n, c, h, w = a.shape
-    windows = a.reshape(n, c, h // 2, 2, w // 2, 2).transpose(0, 1, 2, 4, 3, 5)
-    windows = windows.reshape(n, c, h // 2, w // 2, 4)
-    arg = windows.argmax(-1)
-    return np.take_along_axis(windows, arg[..., None], -1)[..., 0], arg
+    """2x2 max pooling: (result, position 0..3 of the maximum within each window),
+    one strided comparison per window position."""
+    views = [a[:, :, i::2, j::2] for i in range(2) for j in range(2)]
+    best, arg = views[0].copy(), np.zeros(views[0].shape, np.int8)
+    for k, view in enumerate(views[1:], 1):
+        better = view > best
+        arg *= ~better
+        arg += better * np.int8(k)
+        best = np.maximum(best, view)
+    return best, arg
 
 
 def _unpool2x2(g, arg):
     n, c, h, w = g.shape
-    windows = np.zeros((n, c, h, w, 4), g.dtype)
-    np.put_along_axis(windows, arg[..., None], g[..., None], -1)
-    return windows.reshape(n, c, h, w, 2, 2).transpose(0, 1, 2, 4, 3, 5).reshape(
-        n, c, 2 * h, 2 * w)
+    out = np.empty((n, c, 2 * h, 2 * w), g.dtype)
+    for k in range(4):
+        out[:, :, k // 2::2, k % 2::2] = g * (arg == k)
+    return out
 
 
 def conv_net_floor():
@@ -356,7 +360,7 @@ def conv_net_floor():
 
     def conv_backward(g, cols, w):
         g = g.reshape(g.shape[0], g.shape[1], -1)
-        gw = np.tensordot(g, cols, axes=([0, 2], [0, 2])).reshape(w.shape)
+        gw = np.matmul(g, cols.transpose(0, 2, 1)).sum(axis=0).reshape(w.shape)
         return gw, g.sum(axis=(0, 2))
 
     def step():

@@ -91,7 +91,7 @@ def _fractional_quotients(rng, shape):
                                              + rng.uniform(0.15, 0.85, shape))
 
 
-def _dividend_divisor(rng, shapes):
+def dividend_divisor(rng, shapes):
     """(a, b) with a / b away from integers, so remainder and floor division are smooth."""
     full = np.broadcast_shapes(*shapes)
     quotients = _fractional_quotients(rng, full)
@@ -103,7 +103,7 @@ def _dividend_divisor(rng, shapes):
     return [dividend, dividend / quotients]
 
 
-def _divisible_by(divisor):
+def divisible_by(divisor):
     def domain(rng, shapes):
         return [_fractional_quotients(rng, shapes[0]) * divisor]
     return domain
@@ -274,9 +274,9 @@ OP_DB = (
           ops=("div", "reciprocal")),
     _binary("div_floor", lambda lib, a, b: lib.div(a, b, rounding_mode="floor"), ("div",),
             samples=(S((3, 4), (3, 4)), S((3, 4), (4,)), S((4,), (3, 4))),
-            domain=_dividend_divisor, smooth=False),
+            domain=dividend_divisor, smooth=False),
     _binary("div_trunc", lambda lib, a, b: a.div(b, rounding_mode="trunc"), ("div",),
-            samples=(S((3, 4), (3, 4)), S((2, 3), ())), domain=_dividend_divisor, smooth=False),
+            samples=(S((3, 4), (3, 4)), S((2, 3), ())), domain=dividend_divisor, smooth=False),
     OpRow("pow_scalar", lambda lib, x, exponent: x ** exponent,
           (S((3, 4), constants={"exponent": 2}, label="square"),
            S((3, 4), constants={"exponent": 3}, label="cube"),
@@ -302,12 +302,12 @@ OP_DB = (
     OpRow("rpow_scalar", lambda lib, x: 2.0 ** x, SCALAR_SIDE, ops=("pow",)),
     OpRow("rpow_int_scalar", lambda lib, x: 3 ** x, SCALAR_SIDE, ops=("pow",)),
     OpRow("pow_fn_scalar_base", lambda lib, x: lib.pow(1.5, x), SCALAR_SIDE, ops=("pow",)),
-    _binary("remainder", lambda lib, a, b: a % b, ("remainder",), domain=_dividend_divisor,
+    _binary("remainder", lambda lib, a, b: a % b, ("remainder",), domain=dividend_divisor,
             smooth=False, samples=(S((3, 4), (3, 4)), S((3, 4), (4,)), S((4,), (3, 4)),
                                    S((2, 3), ()), S((), ()), S((0, 3), (3,)))),
     _binary("remainder_fn", lambda lib, a, b: lib.remainder(a, b), ("remainder",),
-            domain=_dividend_divisor, smooth=False, samples=(S((3, 4), (3, 4)),)),
-    OpRow("remainder_scalar", lambda lib, x: x % 1.5, SCALAR_SIDE, domain=_divisible_by(1.5),
+            domain=dividend_divisor, smooth=False, samples=(S((3, 4), (3, 4)),)),
+    OpRow("remainder_scalar", lambda lib, x: x % 1.5, SCALAR_SIDE, domain=divisible_by(1.5),
           smooth=False, ops=("remainder",)),
     OpRow("neg", lambda lib, x: -x, UNARY, ops=("neg",)),
     OpRow("neg_fn", lambda lib, x: lib.neg(x), UNARY[:2], ops=("neg",)),

@@ -6,7 +6,7 @@ import warnings
 
 import numpy as np
 
-from op_db import DISTINCT, OpRow, S, STEP, each
+from op_db import DISTINCT, OpRow, S, STEP, bug, each
 
 _rng = np.random.default_rng(20240615)
 
@@ -162,6 +162,11 @@ RESAMPLING = (
         S((1, 2, 5, 4), constants={"scale_factor": 1.7}, label="nearest-1.7"),
         S((1, 2, 5, 4), constants={"size": (3, 7)}, label="nearest-size"),
         S((2, 3, 5), constants={"scale_factor": 0.6}, label="nearest-1d"),
+        S((1, 2, 3, 3), constants={"scale_factor": (1.3, 2.1)}, label="nearest-shortcuts"),
+        S((1, 2, 3), constants={"scale_factor": 1.3}, label="nearest-1d-same-size",
+          bugs=bug("torch's 1-d nearest backward copies where out == in, its forward does "
+                   "not (it samples 0, 0, 1): torch's gradient is not its forward's, "
+                   "tapegrad's is", ("torch",))),
         S((1, 2, 5, 4), constants={"size": (7, 3), "mode": "nearest-exact"},
           label="nearest-exact"),
         S((2, 2, 5), constants={"size": 8, "mode": "nearest-exact"}, label="nearest-exact-1d"),
@@ -172,6 +177,8 @@ RESAMPLING = (
         S((1, 2, 5, 4), constants={"scale_factor": 1.7, "mode": "bilinear",
                                    "recompute_scale_factor": True}, label="bilinear-recompute"),
         S((2, 2, 5), constants={"size": 8, "mode": "linear"}, label="linear"),
+        S((2, 2, 3), constants={"scale_factor": 1.3, "mode": "linear"},
+          label="linear-same-size"),
         S((2, 2, 5), constants={"size": 3, "mode": "linear", "align_corners": True},
           label="linear-align-corners"),
         S((1, 2, 5, 4), constants={"size": (3, 3), "mode": "area"}, label="area"),

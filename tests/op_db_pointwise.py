@@ -5,7 +5,7 @@ differentiable rows, so that torch's bool results are compared too)."""
 import numpy as np
 
 from op_db import (BINARY, DISTINCT, NONZERO, POSITIVE, REAL, SCALAR_SIDE, STEP, UNARY, K,
-                   OpRow, S, T, _dividend_divisor, _divisible_by, each)
+                   OpRow, S, T, dividend_divisor, divisible_by, each)
 
 
 # ---- input domains -------------------------------------------------------------------------
@@ -154,9 +154,9 @@ ROWS = (
     OpRow("fmod", lambda lib, a, b: lib.fmod(a, b), (
         S((3, 4), (3, 4)), S((3, 4), (4,)), S((4,), (3, 4)), S((2, 3), ()), S((), ()),
         S((0, 3), (3,)), S((3, 4), (4,), requires_grad=(False, True), label="divisor-only"),
-    ), _dividend_divisor, smooth=False, ops=("fmod",)),
+    ), dividend_divisor, smooth=False, ops=("fmod",)),
     OpRow("fmod_scalar", lambda lib, x: x.fmod(1.5) + lib.fmod(x, -1.5), SCALAR_SIDE,
-          _divisible_by(1.5), smooth=False, ops=("fmod",)),
+          divisible_by(1.5), smooth=False, ops=("fmod",)),
     OpRow("lerp_scalar_weight", lambda lib, a, b, weight: lib.lerp(a, b, weight), tuple(
         S(*sample.shapes, constants={"weight": weight}, layouts=sample.layouts,
           label=f"{sample.label}-w{weight}")

@@ -292,6 +292,17 @@ def test_det_gradient_at_a_singular_matrix_matches_torch():
     compare_scenario(scenario)
 
 
+def test_slogdet_gradient_at_a_singular_matrix_is_infinite_like_torch():
+    torch = pytest.importorskip("torch")
+    grads = []
+    for lib in (tapegrad, torch):
+        A = leaf_of(lib, SINGULAR)
+        lib.linalg.slogdet(A).logabsdet.backward()
+        grads.append(A.grad.numpy())
+    # the signs of the infinities come out of torch's LU solve (see _slogdet_backward)
+    np.testing.assert_array_equal(np.abs(grads[0]), np.abs(grads[1]))
+
+
 def test_second_derivatives_of_inv_solve_and_cholesky_match_torch():
     def scenario(lib):
         observed = {}

@@ -298,14 +298,8 @@ def test_views_of_a_view_write_through_like_torch():
     compare_scenario(scenario)
 
 
-# torch forbids in-place writes to an output of a multi-output view op; tapegrad lets them
-# through (CopySlices), which computes correct gradients but differs from torch.
-MULTI_VIEW_INPLACE = ("bug: in-place on a split/unbind output should raise torch's 'Output 0 "
-                      "of Split is a view and is being modified inplace...' (needs a check in "
-                      "ops/_inplace.py)")
 
 
-@pytest.mark.xfail(strict=True, reason=MULTI_VIEW_INPLACE)
 def test_inplace_on_a_split_output_raises_like_torch():
     def scenario(lib):
         x = leaf_of(lib, [[1.0, 2.0], [3.0, 4.0]])

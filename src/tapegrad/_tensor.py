@@ -178,6 +178,10 @@ class Tensor:
             self._retains_grad = True
 
     @property
+    def output_nr(self):
+        return self._output_nr
+
+    @property
     def _version(self):
         return self._version_counter[0]
 

@@ -117,16 +117,18 @@ class SavedTensor:
     grad_fn; holding the output Tensor itself would make a tensor <-> node cycle.
     """
 
-    __slots__ = ("tensor", "array", "dtype", "version_counter", "version", "producer")
+    __slots__ = ("tensor", "array", "dtype", "version_counter", "version", "producer",
+                 "output_nr")
 
     def __init__(self, tensor, output_of=None):
         """output_of: the node that made `tensor`, when saving an op's own output."""
         self.version_counter = tensor._version_counter
         self.version = self.version_counter[0]
         if output_of is None:
-            self.tensor, self.producer = tensor, tensor.grad_fn
+            self.tensor, self.producer = tensor, None
         else:
             self.tensor, self.array, self.dtype = None, tensor._data, tensor.dtype
+            self.output_nr = tensor._output_nr
             # only the name, for error messages: a reference would be a node -> node cycle
             self.producer = type(output_of).__name__
 
@@ -140,13 +142,13 @@ class SavedTensor:
         result._version_counter = self.version_counter
         if node is not None and self.dtype.is_differentiable:
             result._requires_grad = True
-            result.grad_fn = node
+            result.grad_fn, result._output_nr = node, self.output_nr
         return result
 
     def _modified_message(self):
-        if self.tensor is not None:
+        if self.tensor is not None:  # torch names the tensor's current node
             shape, dtype = self.tensor._data.shape, self.tensor.dtype
-            producer = self.producer and type(self.producer).__name__
+            producer = self.tensor.grad_fn and type(self.tensor.grad_fn).__name__
         else:
             shape, dtype, producer = self.array.shape, self.dtype, self.producer
         where = ""

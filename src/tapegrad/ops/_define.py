@@ -60,7 +60,7 @@ class Context:
 class OpNode(Node):
     """The grad_fn of a declared op; each op gets a subclass named after torch's node."""
 
-    __slots__ = ("_saved", "_needs_input_grad")
+    __slots__ = ("_saved", "_needs_input_grad", "_n_outputs")
     op = None
 
     def apply(self, grad_outputs):
@@ -68,6 +68,8 @@ class OpNode(Node):
         if self._saved is None:
             raise RuntimeError(FREED_GRAPH)
         owner = self if grad_mode._state.grad_enabled else None
+        if len(grad_outputs) < self._n_outputs:  # outputs no gradient reached
+            grad_outputs = list(grad_outputs) + [None] * (self._n_outputs - len(grad_outputs))
         values = {"_node": self, "grad": grad_outputs[0], "grads": grad_outputs}
         for name, value in self._saved.items():
             values[name] = value.unpack(owner, Tensor) if type(value) is SavedTensor else value
@@ -148,15 +150,12 @@ class Op:
             args = self._bind(args, kwargs)
         if self.inputs_lead:
             inputs = args[:self.n_inputs]
-            arrays = _same_dtype_arrays(inputs) or _promoted_arrays(
-                inputs, self.promote, [args[i] for i in self.scalar_positions])
+            arrays = _same_dtype_arrays(inputs) or self._arrays(inputs, args)
             forward_args = (*arrays, *args[self.n_inputs:])
         else:
             inputs = tuple(args[i] for i in self.input_positions)
             forward_args = list(args)
-            arrays = _promoted_arrays(inputs, self.promote,
-                                      [args[i] for i in self.scalar_positions])
-            for i, array in zip(self.input_positions, arrays):
+            for i, array in zip(self.input_positions, self._arrays(inputs, args)):
                 forward_args[i] = array
         quiet = _ERROR_STATE.set(_QUIET)
         try:
@@ -176,12 +175,21 @@ class Op:
             for output_nr, result in enumerate(outputs):
                 _mark_view(result, inputs[0], self.forward, args[1:],
                            output_nr if several else None)
+                if several:  # torch refuses in-place writes to these (see ops/_inplace.py)
+                    result.__dict__["_multi_view"] = (output_nr, self.node_class.__name__)
         if self.differentiable and grad_mode._state.grad_enabled:
             for value in inputs:
                 if isinstance(value, Tensor) and value._requires_grad:
                     self._record(args, inputs, outputs)
                     break
         return outputs if type(out) is tuple else outputs[0]
+
+    def _arrays(self, inputs, args):
+        """The general path of argument conversion: type checks, then promotion."""
+        if self.n_inputs == 1 and not isinstance(inputs[0], Tensor):
+            raise TypeError(f"{self.__name__.lstrip('_')}(): argument 'input' (position 1) must "
+                            f"be Tensor, not {type(inputs[0]).__name__}")
+        return _promoted_arrays(inputs, self.promote, [args[i] for i in self.scalar_positions])
 
     def _record(self, args, inputs, outputs):
         node = object.__new__(self.node_class)  # every slot is set below: skip Node.__init__
@@ -198,7 +206,7 @@ class Op:
             edges.append(edge)
             needs.append(edge[0] is not None and formula is not None)
         node.next_functions, node._input_metadata = tuple(edges), tuple(metadata)
-        node._needs_input_grad = needs
+        node._needs_input_grad, node._n_outputs = needs, len(outputs)
         for output_nr, result in enumerate(outputs):
             if result.dtype.is_differentiable:
                 result._requires_grad = True

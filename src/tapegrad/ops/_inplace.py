@@ -5,6 +5,8 @@ bumps the version counter shared with x's views, and moves x onto the new node. 
 view of a base that is part of a graph, the base's history is rebased through a CopySlices
 node (as torch does), so gradients flow correctly to everything that shares the storage.
 """
+import re
+
 import numpy as np
 
 from .. import _dtype
@@ -26,6 +28,13 @@ def inplace(op, target, *args, **kwargs):
         _write(target, result)
         return target
     _check_leaf(target)
+    if "_multi_view" in target.__dict__:
+        output_nr, node_name = target.__dict__["_multi_view"]
+        raise RuntimeError(
+            f"Output {output_nr} of {re.sub(r'Backward[0-9]*$', '', node_name)} is a view and is "
+            "being modified inplace. This view is the output of a function that returns multiple "
+            "views. Such functions do not allow the output views to be modified inplace. You "
+            "should replace the inplace operation by an out-of-place one.")
     snapshot = Tensor._make(target._data.copy(), target.dtype)
     snapshot._requires_grad = target._requires_grad
     snapshot.grad_fn, snapshot._output_nr = target.grad_fn, target._output_nr

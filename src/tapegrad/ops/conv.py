@@ -140,8 +140,8 @@ _convolution_backward = defop("ConvolutionBackwardBackward0", save=_SAVED,
 
 def _convolution_input_grad(ctx):
     if ctx.transposed:
-        grad = _convolution_backward(ctx.grad, ctx.weight, None, ctx.stride, ctx.padding, ctx.dilation,
-                            False, (0,) * len(ctx.stride), ctx.groups)
+        grad = _convolution_backward(ctx.grad, ctx.weight, None, ctx.stride, ctx.padding,
+                                     ctx.dilation, False, (0,) * len(ctx.stride), ctx.groups)
         return _crop(grad, ctx.input_shape[2:])
     return _transposed_convolution(ctx.grad, ctx.weight, ctx.input_shape, ctx.stride,
                                    ctx.padding, ctx.dilation, ctx.groups)
@@ -164,11 +164,12 @@ def _convolution_weight_grad(ctx):
                                ctx.dilation, ctx.groups)
 
 
-for _op in (_convolution, _convolution_backward):
-    _op.derivatives(
-        input=_convolution_input_grad,
-        weight=_convolution_weight_grad,
-        bias=lambda ctx: reduction.sum(ctx.grad, (0,) + tuple(range(2, ctx.grad.ndim))))
+_FORMULAS = dict(
+    input=_convolution_input_grad,
+    weight=_convolution_weight_grad,
+    bias=lambda ctx: reduction.sum(ctx.grad, (0,) + tuple(range(2, ctx.grad.ndim))))
+_convolution.derivatives(**_FORMULAS)
+_convolution_backward.derivatives(**_FORMULAS)
 
 
 @defop("ConvolutionBackwardBackward0", save=("input", "grad_output", "stride", "padding",
@@ -592,24 +593,29 @@ def _max_pool2d(xp, input: Tensor, kernel_size, stride, padding, dilation, ceil_
                 zip(input.shape[-2:], kernel_size, padding, stride, dilation))
     lowest = -xp.inf if input.dtype.kind == "f" else xp.iinfo(input.dtype).min
     padded = _pad_for_windows(xp, input, out, kernel_size, stride, dilation, padding, lowest)
-    values, position = _window_max(xp, _windows(xp, padded, kernel_size, stride, dilation))
+    starts = [xp.arange(o) * s - p for o, s, p in zip(out, stride, padding)]
+    # torch starts each window at its first element inside the input (which keeps the index
+    # there when every value is -inf)
+    first_inside = [xp.maximum(-start + d - 1, 0) // d for start, d in zip(starts, dilation)]
+    values, position = _window_max(xp, _windows(xp, padded, kernel_size, stride, dilation),
+                                   first_inside[0][:, None] * kernel_size[1] + first_inside[1],
+                                   lowest)
     # flat index = the window's first element + the offset of the position in the window
     width = input.shape[-1]
-    rows, columns = (xp.arange(o) * s - p for o, s, p in zip(out, stride, padding))
-    first = rows[:, None] * width + columns
     row, column = xp.divmod(xp.arange(numel(kernel_size)), kernel_size[1])
     offsets = row * dilation[0] * width + column * dilation[1]
-    return values, first + xp.take(offsets, position)
+    return values, starts[0][:, None] * width + starts[1] + xp.take(offsets, position)
 
 
-def _window_max(xp, windows):
-    """(maximum, its position) of each window (..., kH, kW), scanning a window in row-major
-    order as torch does: a larger value or a NaN takes over. Integer arithmetic keeps the
-    positions (NumPy's argmax over a short last axis, or where(), would cost several times
-    more)."""
+def _window_max(xp, windows, first, lowest):
+    """(maximum, its position) of each window (..., kH, kW), scanning the window in
+    row-major order from position `first` with `lowest` as torch does: a larger value or a
+    NaN takes over. Integer arithmetic keeps the positions (NumPy's argmax over a short last
+    axis, or where(), would cost several times more)."""
     views = [windows[..., i, j] for i, j in itertools.product(*map(range, windows.shape[-2:]))]
-    best, position = views[0].copy(), xp.zeros(views[0].shape, xp.int32)
-    for k, value in enumerate(views[1:], 1):
+    best = xp.full(views[0].shape, lowest, windows.dtype)
+    position = xp.broadcast_to(first.astype(xp.int32), best.shape).copy()
+    for k, value in enumerate(views):
         better = value > best
         if best.dtype.kind == "f":
             better |= xp.isnan(value)
@@ -736,7 +742,7 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     values, indices = max_pool2d(unsqueeze(input, -2), (1, kernel), (1, stride), (0, padding),
                                  (1, dilation), ceil_mode, return_indices=True)
     values = squeeze(values, -2)
-    return (values, indices.squeeze(-2)) if return_indices else values
+    return (values, squeeze(indices, -2)) if return_indices else values
 
 
 # ---- linear maps along trailing axes: average pooling, adaptive pooling, interpolation -----
@@ -784,28 +790,27 @@ def _along_axis(xp, array, axis, index, weight):
     return result
 
 
-def _linear_map(name):
-    """The op of a map given by tables (node f"{name}Backward0") and its gradient, the
-    transposed map (node f"{name}BackwardBackward0"); each is the other's gradient."""
+def _linear_map(node, name):
+    """The op of a map given by tables (node f"{node}Backward0") and its gradient, the
+    transposed map (node f"{node}BackwardBackward0"); each is the other's gradient."""
     def forward(xp, input: Tensor, tables, transposed_tables):
         return _along_axes(xp, input, tables)
-    op_name = "_" + "".join("_" + c.lower() if c.isupper() else c for c in name).strip("_")
-    op = defop(f"{name}Backward0", save=("tables", "transposed_tables"), name=op_name)(forward)
-    gradient = defop(f"{name}BackwardBackward0", save=("tables", "transposed_tables"),
-                     name=op_name + "_backward")(forward)
+    saved = ("tables", "transposed_tables")
+    op = defop(f"{node}Backward0", save=saved, name=name)(forward)
+    gradient = defop(f"{node}BackwardBackward0", save=saved, name=name + "_backward")(forward)
     op.derivatives(input=lambda ctx: gradient(ctx.grad, ctx.transposed_tables, ctx.tables))
     gradient.derivatives(input=lambda ctx: op(ctx.grad, ctx.transposed_tables, ctx.tables))
     return op
 
 
-_avg_pool2d = _linear_map("AvgPool2D")
-_adaptive_avg_pool2d = _linear_map("AdaptiveAvgPool2D")
-_upsample_nearest1d = _linear_map("UpsampleNearest1D")
-_upsample_nearest2d = _linear_map("UpsampleNearest2D")
-_upsample_nearest_exact1d = _linear_map("UpsampleNearestExact1D")
-_upsample_nearest_exact2d = _linear_map("UpsampleNearestExact2D")
-_upsample_linear1d = _linear_map("UpsampleLinear1D")
-_upsample_bilinear2d = _linear_map("UpsampleBilinear2D")
+_avg_pool2d = _linear_map("AvgPool2D", "_avg_pool2d")
+_adaptive_avg_pool2d = _linear_map("AdaptiveAvgPool2D", "_adaptive_avg_pool2d")
+_upsample_nearest1d = _linear_map("UpsampleNearest1D", "_upsample_nearest1d")
+_upsample_nearest2d = _linear_map("UpsampleNearest2D", "_upsample_nearest2d")
+_upsample_nearest_exact1d = _linear_map("UpsampleNearestExact1D", "_upsample_nearest_exact1d")
+_upsample_nearest_exact2d = _linear_map("UpsampleNearestExact2D", "_upsample_nearest_exact2d")
+_upsample_linear1d = _linear_map("UpsampleLinear1D", "_upsample_linear1d")
+_upsample_bilinear2d = _linear_map("UpsampleBilinear2D", "_upsample_bilinear2d")
 
 
 def _apply_map(op, input, axis_maps):
@@ -831,6 +836,13 @@ def _avg_pool_windows(size, out, kernel, stride, padding, count_include_pad):
     return outputs, inputs, divisors if count_include_pad else ends - starts
 
 
+def _scaled_axis_map(window, factor, out, size, dtype):
+    """The map summing each window (from _avg_pool_windows) times its factor."""
+    outputs, inputs, _ = window
+    weights = np.broadcast_to(factor, (out,))[outputs].astype(dtype)
+    return _axis_map(outputs, inputs, weights, out, size)
+
+
 def _adaptive_axis(size, out, dtype):
     outputs = np.arange(out)
     starts, ends = outputs * size // out, -(-(outputs + 1) * size // out)
@@ -845,11 +857,13 @@ def _source_scale(size, out, scale_factor, dtype):
     return dtype.type(size) / dtype.type(out)
 
 
-def _nearest_axis(size, out, scale_factor, exact):
+def _nearest_axis(size, out, scale_factor, exact, shortcuts):
+    """shortcuts: torch's 2-d nearest kernel copies when out == size and halves indices when
+    out == 2 * size, whatever the scale factor (its 1-d kernel does not)."""
     outputs = np.arange(out)
-    if not exact and out == size:
+    if shortcuts and out == size:
         sources = outputs
-    elif not exact and out == 2 * size:
+    elif shortcuts and out == 2 * size:
         sources = outputs // 2
     else:
         scale = _source_scale(size, out, scale_factor, np.dtype(np.float32))
@@ -861,6 +875,8 @@ def _nearest_axis(size, out, scale_factor, exact):
 
 def _linear_axis(size, out, scale_factor, align_corners, dtype):
     outputs = np.arange(out)
+    if out == size:  # torch copies, whatever the scale factor
+        return _axis_map(outputs, outputs, np.ones(out, dtype), out, size)
     if align_corners:
         scale = dtype.type(size - 1) / dtype.type(out - 1) if out > 1 else dtype.type(0)
         sources = scale * outputs.astype(dtype)
@@ -888,23 +904,19 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
     _check_pool2d(input, kernel, stride, padding, (1, 1), out)
     windows = [_avg_pool_windows(size, o, k, s, p, count_include_pad)
                for size, o, k, s, p in zip(input.shape[-2:], out, kernel, stride, padding)]
-    divisors = np.multiply.outer(windows[0][2], windows[1][2])
-    if divisor_override is not None:
-        divisors = np.full_like(divisors, divisor_override)
-    dtype = input.dtype.numpy
-    if not input.dtype.is_floating_point:
-        sums = _apply_map(_avg_pool2d, input, [
-            _axis_map(outputs, inputs, np.ones(outputs.size, dtype), o, size)
-            for (outputs, inputs, _), o, size in zip(windows, out, input.shape[-2:])])
-        return div(sums, Tensor._make(divisors.astype(dtype)), rounding_mode="trunc")
-    # the divisor is a product over the two axes, so each axis divides by its factor
-    factors = ((1 / divisor_override, 1) if divisor_override is not None
+    # the divisor is a product over the two axes, so each axis divides by its factor; integer
+    # sums are divided at the end, with truncation
+    integer = not input.dtype.is_floating_point
+    factors = ((1, 1) if integer else (1 / divisor_override, 1) if divisor_override
                else (1 / windows[0][2], 1 / windows[1][2]))
-    return _apply_map(_avg_pool2d, input, [
-        _axis_map(outputs, inputs, np.broadcast_to(factor, (o,))[outputs].astype(dtype), o,
-                  size)
-        for (outputs, inputs, _), factor, o, size in zip(windows, factors, out,
-                                                         input.shape[-2:])])
+    result = _apply_map(_avg_pool2d, input, [
+        _scaled_axis_map(window, factor, o, size, input.dtype.numpy)
+        for window, factor, o, size in zip(windows, factors, out, input.shape[-2:])])
+    if not integer:
+        return result
+    divisors = divisor_override or np.multiply.outer(windows[0][2], windows[1][2])
+    return div(result, Tensor._make(np.asarray(divisors, input.dtype.numpy)),
+               rounding_mode="trunc")
 
 
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
@@ -913,9 +925,9 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
     _check_1d_input("avg_pool1d", input)
     kernel, stride, padding = _pool1d_arguments("avg_pool1d", kernel_size=kernel_size,
                                                 stride=stride, padding=padding)
-    result = avg_pool2d(unsqueeze(input, -2), (1, kernel), (1, kernel if stride is None
-                                                            else stride), (0, padding),
-                        ceil_mode, count_include_pad)
+    stride = kernel if stride is None else stride
+    result = avg_pool2d(unsqueeze(input, -2), (1, kernel), (1, stride), (0, padding), ceil_mode,
+                        count_include_pad)
     return squeeze(result, -2)
 
 
@@ -1013,12 +1025,12 @@ def _interpolation_sizes(input, size, scale_factor, recompute_scale_factor):
 def _check_output_sizes(input, sizes):
     if min(sizes) > 0 and min(input.shape[2:]) > 0:
         return
-    names = "W" if len(sizes) == 1 else "H W" if len(sizes) == 2 else "D H W"
-    def described(values):
-        return ", ".join(f"{n}: {v}" for n, v in zip(names.split(), values))
-    joint = " and" if len(sizes) == 1 else ""
+    names = ("D", "H", "W")[-len(sizes):]
+    given, wanted = (", ".join(f"{name}: {value}" for name, value in zip(names, values))
+                     for values in (input.shape[2:], sizes))
+    joint = " and" if len(sizes) == 1 else ""  # torch's 1-d message says "and"
     raise RuntimeError(f"Input and output sizes should be greater than 0, but got input "
-                       f"({described(input.shape[2:])}){joint} output ({described(sizes)})")
+                       f"({given}){joint} output ({wanted})")
 
 
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
@@ -1053,11 +1065,16 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
                                   f"{input.ndim}D) for the modes: {_MODES} (got {mode})")
     _check_output_sizes(input, sizes)
     _check_float(_KERNEL_NAMES[mode, nd], input)
-    dtype, scales = input.dtype.numpy, scales or [None] * nd
-    axis_maps = [_linear_axis(n, out, scale, align_corners, dtype) if mode in ("linear",
-                 "bilinear") else _nearest_axis(n, out, scale, mode == "nearest-exact")
-                 for n, out, scale in zip(input.shape[2:], sizes, scales)]
-    return _apply_map(op, input, axis_maps)
+    return _apply_map(op, input, [
+        _resampling_axis(mode, nd, n, out, scale, align_corners, input.dtype.numpy)
+        for n, out, scale in zip(input.shape[2:], sizes, scales or [None] * nd)])
+
+
+def _resampling_axis(mode, nd, size, out, scale_factor, align_corners, dtype):
+    if mode in ("linear", "bilinear"):
+        return _linear_axis(size, out, scale_factor, align_corners, dtype)
+    exact = mode == "nearest-exact"
+    return _nearest_axis(size, out, scale_factor, exact, shortcuts=not exact and nd == 2)
 
 
 FUNCTIONS = ("adaptive_avg_pool1d avg_pool1d conv1d conv2d conv_transpose1d conv_transpose2d "

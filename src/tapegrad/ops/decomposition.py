@@ -35,13 +35,14 @@ svd_return = return_type("svd", ("U", "S", "V"))
 
 # ---- shared checks and helpers -------------------------------------------------------------
 
-def check_matrices(name, A, square=True, argument="A"):
+def _check_matrices(name, A, square=True, dtype=None):
+    """Batches of (square) float matrices; dtype: the one A will be computed in, if not A's."""
     if A.ndim < 2:
-        raise RuntimeError(f"{name}: The input tensor {argument} must have at least 2 "
-                           "dimensions.")
-    if not (A.dtype.is_floating_point or A.dtype.is_complex):
+        raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
+    dtype = dtype or A.dtype
+    if not (dtype.is_floating_point or dtype.is_complex):
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got "
-                           f"{A.dtype.legacy_name}")
+                           f"{dtype.legacy_name}")
     if square and A.shape[-1] != A.shape[-2]:
         raise RuntimeError(f"{name}: A must be batches of square matrices, but they are "
                            f"{A.shape[-2]} by {A.shape[-1]} matrices")
@@ -66,23 +67,6 @@ def _swap(array):
 def _identity(n, like):
     """The n x n identity matrix in like's dtype (a constant)."""
     return Tensor._make(np.eye(n, dtype=like.dtype.numpy))
-
-
-def _grads(ctx, count):
-    """The gradients of all `count` outputs, None for those that got none."""
-    return tuple(ctx.grads) + (None,) * (count - len(ctx.grads))
-
-
-def _outputs(ctx, count):
-    """The node's saved outputs result0 .. result<count - 1>. SavedTensor.unpack rebuilds each
-    as output 0 of the node; with create_graph their gradients would then all flow into
-    output 0's slot, so each gets its own output number back here."""
-    outputs = []
-    for output_nr in range(count):
-        output = getattr(ctx, f"result{output_nr}")
-        output._output_nr = output_nr
-        outputs.append(output)
-    return outputs
 
 
 def _as_matrix(vector):
@@ -126,7 +110,7 @@ _inv.derivatives(A=lambda ctx: -matmul(_mT(ctx.result), matmul(ctx.grad, _mT(ctx
 
 def inv(A, *, out=None):
     """The inverse of each square matrix in A."""
-    check_matrices("linalg.inv", A)
+    _check_matrices("linalg.inv", A)
     return _inv(A)
 
 
@@ -143,24 +127,34 @@ def _det(xp, A: Tensor):
 
 def _det_backward(ctx):
     """grad * det(A) * A^-T. A singular matrix has no inverse: there torch's first-order
-    backward gives 0 (grad * det), and its differentiable (create_graph) one the cofactors
-    through the SVD, det A = det U det Vh prod(S) (linalg_det_backward); so do we."""
+    backward gives 0 (grad * det), and its differentiable (create_graph) one the cofactors; so
+    do we."""
     A, grad, det = ctx.A, ctx.grad, ctx.result
     if A.numel() == 0:
         return zeros_of(A)
     singular = det._data == 0
     if not singular.any():
         return _as_matrix(grad * det) * _mT(inv(A))
-    singular = Tensor._make(singular[..., None, None])
-    invertible = where(singular, _identity(A.shape[-1], A), A)
+    singular, invertible = _singular_and_invertible(A, singular)
     gradient = _as_matrix(grad * det) * _mT(inv(invertible))
     if not is_grad_enabled():
         return gradient
+    return where(singular, _as_matrix(grad) * _cofactors(A), gradient)
+
+
+def _singular_and_invertible(A, singular):
+    """The mask of singular matrices (as a tensor) and A with those replaced by identities."""
+    singular = Tensor._make(singular[..., None, None])
+    return singular, where(singular, _identity(A.shape[-1], A), A)
+
+
+def _cofactors(A):
+    """det(A) A^-T, defined for singular A too, through the SVD: A = U S Vh gives
+    det(U) det(Vh) U diag(prod of the other S_j) Vh (torch's singular-case formula)."""
     U, S, Vh = _svd(A, False)
-    scale = unsqueeze(_det(U) * _det(Vh) * grad, -1)
     on_diagonal = _identity(S.shape[-1], S) == 1
-    others = prod(where(on_diagonal, 1.0, unsqueeze(S, -2)), -1)  # prod of the other S_j
-    return where(singular, matmul(U * unsqueeze(scale * others, -2), Vh), gradient)
+    others = prod(where(on_diagonal, 1.0, unsqueeze(S, -2)), -1)
+    return _as_matrix(_det(U) * _det(Vh)) * matmul(U * unsqueeze(others, -2), Vh)
 
 
 _det.derivatives(A=_det_backward)
@@ -168,20 +162,29 @@ _det.derivatives(A=_det_backward)
 
 def det(A, *, out=None):
     """The determinant of each square matrix in A."""
-    check_matrices("linalg.det", A)
+    _check_matrices("linalg.det", A)
     return _det(A)
 
 
-@defop("LinalgSlogdetBackward0", save=("A",))
+@defop("LinalgSlogdetBackward0", save=("A", "result0"))
 def _slogdet(xp, A: Tensor):
     sign, logabsdet = xp.linalg.slogdet(A)
     return sign, logabsdet
 
 
 def _slogdet_backward(ctx):
-    # The sign is locally constant for real matrices: only logabsdet has a gradient, g A^-T.
-    grad = _grads(ctx, 2)[1]
-    return None if grad is None else _as_matrix(grad) * _mT(inv(ctx.A))
+    """g A^-T from logabsdet's g (the sign is locally constant for real matrices). For a
+    singular A it is infinite, as torch's: the cofactors over a zero determinant (the signs of
+    the infinities can differ from torch's, which come out of its LU solve)."""
+    grad, A = ctx.grads[1], ctx.A
+    if grad is None:
+        return None
+    singular = ctx.result0._data == 0
+    if not singular.any():
+        return _as_matrix(grad) * _mT(inv(A))
+    singular, invertible = _singular_and_invertible(A, singular)
+    return where(singular, _as_matrix(grad) * _cofactors(A) / 0.0,
+                 _as_matrix(grad) * _mT(inv(invertible)))
 
 
 _slogdet.derivatives(A=_slogdet_backward)
@@ -189,7 +192,7 @@ _slogdet.derivatives(A=_slogdet_backward)
 
 def slogdet(A, *, out=None):
     """(sign, log|det|) of each square matrix: log|det| without overflow."""
-    check_matrices("linalg.slogdet", A)
+    _check_matrices("linalg.slogdet", A)
     return linalg_slogdet_return(*_slogdet(A))
 
 
@@ -239,7 +242,7 @@ _solve.derivatives(A=_solve_grad_A, B=_solve_grad_B)
 
 def solve(A, B, *, left=True, out=None):
     """X with A X = B (left) or X A = B; B may be a vector or a batch of vectors."""
-    check_matrices("linalg.solve", A)
+    _check_matrices("linalg.solve", A)
     if B.ndim < 1:
         raise RuntimeError("linalg.solve: The input tensor B must have at least 2 dimensions.")
     if A.dtype is not B.dtype:
@@ -316,7 +319,7 @@ _legacy_cholesky.derivatives(A=_cholesky_backward)
 def cholesky(A, *, upper=False, out=None):
     """The Cholesky factor L (A = L L^T) of each symmetric positive-definite matrix, or U = L^T
     with upper=True; reads only the lower (upper) triangle of A."""
-    check_matrices("linalg.cholesky", A)
+    _check_matrices("linalg.cholesky", A)
     return _cholesky(A, upper)
 
 
@@ -331,7 +334,7 @@ CHOLESKY_DEPRECATION = (
 def torch_cholesky(input, upper=False, *, out=None):
     """torch.cholesky: deprecated by torch for linalg.cholesky (and warns so); its own node."""
     warnings.warn(CHOLESKY_DEPRECATION, UserWarning, stacklevel=2)
-    check_matrices("cholesky", input)
+    _check_matrices("cholesky", input)
     return _legacy_cholesky(input, upper)
 
 
@@ -348,7 +351,7 @@ def _qr(xp, A: Tensor, mode="reduced"):
 def _qr_backward(ctx):
     """A = QR: (gQ + Q copyltu(M)) R^-T with M = R gR^T - gQ^T Q for m >= n; for m < n the
     square left block X = QU takes gQ + Y gV^T and the rest gets Q gV (A = [X | Y])."""
-    (Q, R), (grad_Q, grad_R) = _outputs(ctx, 2), _grads(ctx, 2)
+    (Q, R), (grad_Q, grad_R) = (ctx.result0, ctx.result1), ctx.grads
     if ctx.mode == "r":
         raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed "
                            "when mode='r'. Please use linalg.qr(A, mode='reduced') if you are "
@@ -383,7 +386,7 @@ def qr(A, mode="reduced", *, out=None):
     if mode not in ("reduced", "complete", "r"):
         raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of "
                            "'reduced' (default), 'r', or 'complete'")
-    check_matrices("linalg.qr", A, square=False)
+    _check_matrices("linalg.qr", A, square=False)
     return linalg_qr_return(*_qr(A, mode))
 
 
@@ -411,7 +414,7 @@ def _eigh(xp, A: Tensor, UPLO="L"):
 def _eigh_backward(ctx):
     """V (diag(gL) + skew(V^T gV) / E) V^T with E_ij = L_j - L_i (torch's linalg_eig_backward
     for Hermitian input); assumes distinct eigenvalues."""
-    (L, V), (grad_L, grad_V) = _outputs(ctx, 2), _grads(ctx, 2)
+    (L, V), (grad_L, grad_V) = (ctx.result0, ctx.result1), ctx.grads
     if grad_V is None:
         return matmul(V * unsqueeze(grad_L, -2), _mT(V))
     VtgV = matmul(_mT(V), grad_V)
@@ -430,7 +433,7 @@ def _check_eigh(A, UPLO):
     if not (A.dtype.is_floating_point or A.dtype.is_complex):
         raise NotImplementedError(f'"linalg_eigh_cpu" not implemented for '
                                   f"'{A.dtype.legacy_name}'")
-    check_matrices("linalg.eigh", A)
+    _check_matrices("linalg.eigh", A)
     if UPLO not in ("L", "U"):
         raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
 
@@ -459,7 +462,7 @@ def _svd(xp, A: Tensor, full_matrices=True):
 def _svd_backward(ctx):
     """torch's svd_backward for distinct singular values (full_matrices keeps only the first
     k = min(m, n) columns of U and rows of Vh, as torch)."""
-    (U, S, Vh), (grad_U, grad_S, grad_Vh) = _outputs(ctx, 3), _grads(ctx, 3)
+    (U, S, Vh), (grad_U, grad_S, grad_Vh) = (ctx.result0, ctx.result1, ctx.result2), ctx.grads
     k = S.shape[-1]
     if ctx.full_matrices:
         U, Vh = U[..., :k], Vh[..., :k, :]
@@ -501,12 +504,12 @@ _svd.derivatives(A=_svd_backward)
 
 def svd(A, full_matrices=True, *, driver=None, out=None):
     """A = U diag(S) Vh, singular values descending."""
-    check_matrices("linalg.svd", A, square=False)
+    _check_matrices("linalg.svd", A, square=False)
     return linalg_svd_return(*_svd(A, full_matrices))
 
 
 def svdvals(A, *, driver=None, out=None):
-    check_matrices("linalg.svdvals", A, square=False)
+    _check_matrices("linalg.svdvals", A, square=False)
     return _svd(A, False)[1]
 
 
@@ -586,7 +589,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
     if dtype is not None and not (dtype.is_floating_point or dtype.is_complex):
         raise RuntimeError("linalg.matrix_norm: dtype should be floating point or complex, but "
                            f"got {dtype.legacy_name}")
-    check_matrices("linalg.matrix_norm", A if dtype is None else A.to(dtype), square=False)
+    _check_matrices("linalg.matrix_norm", A, square=False, dtype=dtype)
     dim = tuple(dim)
     if len(dim) != 2:
         raise RuntimeError("linalg.matrix_norm: dim must be a 2-tuple. Got "

@@ -5,6 +5,7 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor
+from ..autograd import grad_mode
 from ._checks import broadcast_shapes
 from ._define import defop
 from .shape import zeros_of
@@ -133,7 +134,7 @@ _true_divide.derivatives(input=lambda ctx: ctx.grad / ctx.other,
 # floor/trunc division keeps integer dtypes; its derivative is zero almost everywhere.
 @defop("DivBackward2", promote="common")
 def _rounded_divide(xp, input: Tensor, other: Tensor, rounding_mode):
-    _check_integer_divisor(xp, input, other)
+    _check_divisor(xp, f"div_{rounding_mode}_cpu", input, other)
     if rounding_mode == "floor":
         return xp.floor_divide(input, other)
     return xp.trunc(xp.true_divide(input, other)).astype(xp.result_type(input, other))
@@ -152,8 +153,11 @@ def div(input, other, *, rounding_mode=None):
     return _rounded_divide(input, other, rounding_mode)
 
 
-def _check_integer_divisor(xp, input, other):
-    # NumPy returns 0 for an integer remainder by zero; torch raises
+def _check_divisor(xp, kernel, input, other):
+    """torch's errors where NumPy answers: for bools (torch has no kernel; input and other
+    share the promoted dtype) and for an integer division by zero (NumPy gives 0)."""
+    if input.dtype.kind == "b":
+        raise NotImplementedError(_not_implemented_for(kernel, input.dtype))
     if input.dtype.kind != "f" and xp.any(xp.asarray(other) == 0):
         raise RuntimeError("ZeroDivisionError")
 
@@ -163,12 +167,12 @@ def _remainder_ops(name, rounding_mode, node_names):
     quotient q rounded by rounding_mode (xp.remainder: floor, xp.fmod: trunc)."""
     @defop(node_names[0], promote="common", scalars=("other",), name=f"_{name}_scalar")
     def by_number(xp, input: Tensor, other):
-        _check_integer_divisor(xp, input, other)
+        _check_divisor(xp, f"{name}_cpu", input, other)
         return getattr(xp, name)(input, other)
 
     @defop(node_names[1], save=("input", "other"), promote="common", name=f"_{name}_tensor")
     def by_tensor(xp, input: Tensor, other: Tensor):
-        _check_integer_divisor(xp, input, other)
+        _check_divisor(xp, f"{name}_cpu", input, other)
         return getattr(xp, name)(input, other)
 
     by_number.derivatives(input=lambda ctx: ctx.grad)
@@ -190,7 +194,7 @@ def _not_implemented(ctx):
 # number % tensor: torch records a node named NotImplemented that fails in backward
 @defop("NotImplemented", promote="common", scalars=("self",))
 def _remainder_scalar_tensor(xp, self, other: Tensor):
-    _check_integer_divisor(xp, other, other)
+    _check_divisor(xp, "remainder_cpu", other, other)
     return xp.remainder(self, other)
 
 
@@ -321,6 +325,8 @@ def lerp(input, end, weight):
 # Three pow overloads, three node names: tensor ** number, tensor ** tensor, number ** tensor.
 @defop("PowBackward0", save=("input", "exponent"), promote="common", scalars=("exponent",))
 def _pow_tensor_scalar(xp, input: Tensor, exponent):
+    if input.dtype.kind == "b":  # bool ** bool, which torch answers here: x ** True is x
+        return input | (not exponent)
     return xp.power(input, exponent)
 
 
@@ -359,6 +365,8 @@ _pow_scalar_tensor.derivatives(
 def _power(xp, base, exponent):
     """xp.power, but integer exponents may be negative: NumPy refuses them, torch gives the
     integer part of base ** exponent (1 for base 1, +-1 for base -1, else 0)."""
+    if exponent.dtype.kind == "b":  # both are bool (the dtype is the promoted one)
+        raise NotImplementedError(_not_implemented_for("pow", exponent.dtype))
     integers = exponent.dtype.kind in "iu" and xp.asarray(base).dtype.kind in "iu"
     if not (integers and xp.any(exponent < 0)):
         return xp.power(base, exponent)
@@ -622,18 +630,18 @@ erfc.derivatives(input=lambda ctx: ctx.grad * exp(-ctx.input * ctx.input) * -_TW
 def _erf_and_erfc(xp, input):
     """(erf, erfc) of a float array, computed in float64 by W. J. Cody's rational
     approximations (Math. Comp. 23, 1969; netlib specfun CALERF), in the input's dtype."""
-    x = input.astype(xp.float64)
+    x = input.astype(xp.float64, copy=False)
     magnitude = xp.absolute(x)
     small = magnitude <= 0.46875  # Cody's break point: erf itself, else erfc of |x|
-    erf, erfc = xp.empty_like(x), xp.empty_like(x)
+    erf_x, erfc_x = xp.empty_like(x), xp.empty_like(x)
     near_zero = x[small]
     inner = near_zero * _rational(_ERF_NEAR_ZERO, near_zero * near_zero)
-    erf[small], erfc[small] = inner, 1 - inner
+    erf_x[small], erfc_x[small] = inner, 1 - inner
     outer = _erfc_of_magnitude(xp, magnitude[~small])
     negative = x[~small] < 0
-    erf[~small] = xp.where(negative, outer - 1, 1 - outer)
-    erfc[~small] = xp.where(negative, 2 - outer, outer)
-    return erf.astype(input.dtype, copy=False), erfc.astype(input.dtype, copy=False)
+    erf_x[~small] = xp.where(negative, outer - 1, 1 - outer)
+    erfc_x[~small] = xp.where(negative, 2 - outer, outer)
+    return erf_x.astype(input.dtype, copy=False), erfc_x.astype(input.dtype, copy=False)
 
 
 def _erfc_of_magnitude(xp, y):
@@ -706,10 +714,11 @@ def logit(xp, input: Tensor, eps=None):
 
 
 def _logit_grad(ctx):
-    # A negative eps is no eps. Outside [0, 1] the derivative is nan, outside [eps, 1 - eps]
-    # (clamped) it is 0. (torch's create_graph backward differs for a negative eps.)
+    # 0 where eps clamped the input (outside [eps, 1 - eps]), nan outside [0, 1] without eps.
+    # A torch quirk we copy: a negative eps counts as no eps in a plain backward, but as a
+    # (wider) clamp range in a create_graph backward, where torch takes another formula.
     input, eps = ctx.input, ctx.eps
-    if eps is None or eps < 0:
+    if eps is None or (eps < 0 and not grad_mode.is_grad_enabled()):
         return where((input >= 0) & (input <= 1), ctx.grad / (input * (1 - input)), math.nan)
     return where((input >= eps) & (input <= 1 - eps), ctx.grad / (input * (1 - input)), 0.0)
 

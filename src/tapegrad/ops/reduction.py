@@ -233,11 +233,11 @@ DEGREES_OF_FREEDOM_WARNING = (
 def _variance(xp, input, dim, correction, keepdim):
     """Squared deviations summed in double, over max(0, n - correction), as torch's CPU
     kernels; dim None reduces everything."""
-    work = input.astype(xp.float64)
+    work = input.astype(xp.complex128 if input.dtype.kind == "c" else xp.float64)
     count = work.size if dim is None else numel([input.shape[d] for d in dim])
-    deviation = work - xp.sum(work, axis=dim, keepdims=True) / count
+    deviation = xp.abs(work - xp.sum(work, axis=dim, keepdims=True) / count)
     squares = xp.sum(deviation * deviation, axis=dim, keepdims=keepdim)
-    return (squares / builtins.max(0, count - correction)).astype(input.dtype)
+    return (squares / builtins.max(0, count - correction)).astype(input.real.dtype)
 
 
 @defop("VarBackward0", save=("input", "dim", "correction", "keepdim"))

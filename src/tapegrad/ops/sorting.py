@@ -192,10 +192,12 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
         values, inverse, counts = _unique(input)
     else:
         values, inverse, counts = _unique_dim(input, _unique_dim_check(input, dim))
-    if not (return_inverse or return_counts):
-        return values
-    return (values,) + ((inverse,) if return_inverse else ()) + ((counts,) if return_counts
-                                                                 else ())
+    outputs = [values]
+    if return_inverse:
+        outputs.append(inverse)
+    if return_counts:
+        outputs.append(counts)
+    return tuple(outputs) if len(outputs) > 1 else values
 
 
 def _unique_dim_check(input, dim):
