@@ -15,9 +15,8 @@ from ._checks import broadcast_shapes, wrap_dim
 from ._define import defop
 from ._inplace import inplace as _in_place
 from .linalg import addmm, matmul
-from .loss import _add_scalar, _norm
-from .pointwise import abs, add, clamp_min, erf, exp, mul, sigmoid, tanh, where
-from .reduction import norm, vector_norm
+from .pointwise import abs, add, add_scalar, clamp_min, erf, exp, mul, sigmoid, tanh, where
+from .reduction import aten_norm, norm, vector_norm
 from .shape import expand, reshape, scatter_add_into_zeros, t
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
@@ -749,9 +748,9 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     """||x1 - x2 + eps||_p over the last dim."""
     last = max(x1.ndim, x2.ndim) - 1
-    difference = _add_scalar(x1 - x2, eps)
+    difference = add_scalar(x1 - x2, eps)
     dim = (wrap_dim(last, difference.ndim),) if difference.ndim else ()
-    return _norm(difference, float(p), dim, keepdim)
+    return aten_norm(difference, float(p), dim, keepdim)
 
 
 # Public names: tapegrad.X, Tensor.X and tapegrad.nn.functional.X, bound by ops/__init__.py.

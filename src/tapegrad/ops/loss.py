@@ -16,67 +16,10 @@ from ._checks import broadcast_shapes, numel, wrap_dim
 from ._define import defop
 from ._inplace import fill_
 from ._summation import full_sum
-from .pointwise import (abs, clamp, clamp_min, exp, log, minimum, pow, sigmoid, sqrt, sub,
-                        where)
-from .reduction import _vector_norm, _vector_norm_backward, mean, sum
+from .pointwise import (abs, add_scalar, clamp, clamp_min, div_scalar, exp, log, minimum,
+                        mul_scalar, pow, sigmoid, sqrt, sub, sub_scalar, where, xlogy)
+from .reduction import aten_norm, mean, sum
 from .shape import expand, masked_fill, scatter_add_into_zeros, unsqueeze, zeros_of
-
-# ---- overloads with a number that ATen's compositions call -----------------------------------
-# In Python `x * 2` records MulBackward0 (the number becomes a tensor); ATen's C++ calls the
-# Scalar overloads, whose nodes have names of their own and no edge for the number.
-
-
-@defop("AddBackward1", promote="common", scalars=("other",))
-def _add_scalar(xp, input: Tensor, other):
-    return xp.add(input, other)
-
-
-_add_scalar.derivatives(input=lambda ctx: ctx.grad)
-
-
-@defop("SubBackward1", promote="common", scalars=("other",))
-def _sub_scalar(xp, input: Tensor, other):
-    return xp.subtract(input, other)
-
-
-_sub_scalar.derivatives(input=lambda ctx: ctx.grad)
-
-
-@defop("MulBackward1", save=("other",), promote="common", scalars=("other",))
-def _mul_scalar(xp, input: Tensor, other):
-    return xp.multiply(input, other)
-
-
-_mul_scalar.derivatives(input=lambda ctx: ctx.grad * ctx.other)
-
-
-@defop("DivBackward1", save=("other",), promote="float", scalars=("other",))
-def _div_scalar(xp, input: Tensor, other):
-    return xp.true_divide(input, other)
-
-
-_div_scalar.derivatives(input=lambda ctx: ctx.grad / ctx.other)
-
-
-@defop("XlogyBackward0", save=("input", "other"), promote="float")
-def _xlogy(xp, input: Tensor, other: Tensor):
-    # 0 * log(0) is 0 (a NaN other still gives NaN)
-    product = xp.multiply(input, xp.log(other))
-    return xp.where((input == 0) & ~xp.isnan(other), 0, product).astype(product.dtype)
-
-
-_xlogy.derivatives(input=lambda ctx: ctx.grad * _xlogy(ctx.input != 0, ctx.other),
-                   other=lambda ctx: ctx.grad * ctx.input / ctx.other)
-
-
-# at::norm(input, p, dim): the same norm as linalg.vector_norm, under its own node name
-@defop("NormBackward1", save=("input", "ord", "dim", "keepdim", "result"))
-def _norm(xp, input: Tensor, ord, dim, keepdim=False):
-    return _vector_norm.forward(xp, input, ord, dim, keepdim)
-
-
-_norm.derivatives(input=_vector_norm_backward)
-
 
 def _constant(array):
     """A tensor of a constant array (weights, coefficients) for a derivative formula."""
@@ -385,7 +328,7 @@ def _cross_entropy_probabilities(input, target, weight, reduction, ignore_index,
     products = log_softmax(input, class_dim)
     if label_smoothing > 0.0:
         _check_label_smoothing(label_smoothing)
-        target = _add_scalar(_mul_scalar(target, 1 - label_smoothing),
+        target = add_scalar(mul_scalar(target, 1 - label_smoothing),
                              label_smoothing / classes)
     products = products * target
     if weight is not None:
@@ -397,7 +340,7 @@ def _cross_entropy_probabilities(input, target, weight, reduction, ignore_index,
         return -total
     if input.numel() == 0:
         return -fill_(total, math.nan)
-    return _div_scalar(-total, input.numel() // classes)
+    return div_scalar(-total, input.numel() // classes)
 
 
 def _cross_entropy_smoothed(input, target, weight, reduction, ignore_index, label_smoothing):
@@ -418,8 +361,8 @@ def _cross_entropy_smoothed(input, target, weight, reduction, ignore_index, labe
     elif reduction == "sum":
         smooth = sum(smooth)
     classes = log_probabilities.shape[class_dim]
-    return (_mul_scalar(nll, 1 - label_smoothing)
-            + _mul_scalar(smooth, label_smoothing / classes))
+    return (mul_scalar(nll, 1 - label_smoothing)
+            + mul_scalar(smooth, label_smoothing / classes))
 
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
@@ -712,7 +655,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     if log_target:
         loss = exp(target) * (target - input)
     else:
-        loss = _xlogy(target, target) - target * input
+        loss = xlogy(target, target) - target * input
     loss = _reduce(loss, mode)
     if reduction == "batchmean" and input.ndim != 0:
         return loss / input.shape[0]
@@ -735,12 +678,12 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
         raise RuntimeError(f"{dim}D target tensor expects {dim + 1}D input tensors, but found "
                            f"inputs with sizes {list(input1.shape)} and {list(input2.shape)}.")
     products = sum(input1 * input2, dim)
-    squares1 = _add_scalar(sum(input1 * input1, dim), _EPSILON)
-    squares2 = _add_scalar(sum(input2 * input2, dim), _EPSILON)
+    squares1 = add_scalar(sum(input1 * input1, dim), _EPSILON)
+    squares2 = add_scalar(sum(input2 * input2, dim), _EPSILON)
     cos = products / sqrt(squares1 * squares2)
     zeros = zeros_of(cos)
     similar = where(target == 1, sub(1, cos), zeros)
-    dissimilar = where(target == -1, clamp_min(_sub_scalar(cos, float(margin)), 0), zeros)
+    dissimilar = where(target == -1, clamp_min(sub_scalar(cos, float(margin)), 0), zeros)
     return _reduce(similar + dissimilar, reduction)
 
 
@@ -752,7 +695,7 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
         raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension "
                            f"but got sizes: input1: {input1.shape}, input2: {input2.shape}, "
                            f"target: {target.shape} ")
-    unclamped = _add_scalar(-target * (input1 - input2), float(margin))
+    unclamped = add_scalar(-target * (input1 - input2), float(margin))
     return _reduce(clamp_min(unclamped, 0), reduction)
 
 
@@ -772,7 +715,7 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
     if swap:
         distance_negative = minimum(distance_negative,
                                     pairwise_distance(positive, negative, p, eps))
-    unclamped = _add_scalar(distance_positive, float(margin)) - distance_negative
+    unclamped = add_scalar(distance_positive, float(margin)) - distance_negative
     return _reduce(clamp_min(unclamped, 0), reduction)
 
 

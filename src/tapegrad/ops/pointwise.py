@@ -397,6 +397,54 @@ def square(input):
     return _pow_tensor_scalar(input, 2)
 
 
+# ---- overloads with a number that ATen's compositions call -----------------------------------
+# In Python `x * 2` records MulBackward0 (the number becomes a tensor); ATen's C++ calls the
+# Scalar overloads, whose nodes have names of their own and no edge for the number.
+
+
+@defop("AddBackward1", promote="common", scalars=("other",))
+def add_scalar(xp, input: Tensor, other):
+    return xp.add(input, other)
+
+
+add_scalar.derivatives(input=lambda ctx: ctx.grad)
+
+
+@defop("SubBackward1", promote="common", scalars=("other",))
+def sub_scalar(xp, input: Tensor, other):
+    return xp.subtract(input, other)
+
+
+sub_scalar.derivatives(input=lambda ctx: ctx.grad)
+
+
+@defop("MulBackward1", save=("other",), promote="common", scalars=("other",))
+def mul_scalar(xp, input: Tensor, other):
+    return xp.multiply(input, other)
+
+
+mul_scalar.derivatives(input=lambda ctx: ctx.grad * ctx.other)
+
+
+@defop("DivBackward1", save=("other",), promote="float", scalars=("other",))
+def div_scalar(xp, input: Tensor, other):
+    return xp.true_divide(input, other)
+
+
+div_scalar.derivatives(input=lambda ctx: ctx.grad / ctx.other)
+
+
+@defop("XlogyBackward0", save=("input", "other"), promote="float")
+def xlogy(xp, input: Tensor, other: Tensor):
+    # 0 * log(0) is 0 (a NaN other still gives NaN)
+    product = xp.multiply(input, xp.log(other))
+    return xp.where((input == 0) & ~xp.isnan(other), 0, product).astype(product.dtype)
+
+
+xlogy.derivatives(input=lambda ctx: ctx.grad * xlogy(ctx.input != 0, ctx.other),
+                   other=lambda ctx: ctx.grad * ctx.input / ctx.other)
+
+
 # ---- unary math ----------------------------------------------------------------------------------
 
 @defop("AbsBackward0", save=("input",))

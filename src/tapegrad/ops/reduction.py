@@ -696,6 +696,15 @@ def _check_identity(x, ord, dims):
                                "operation does not have an identity")
 
 
+# at::norm(input, p, dim): the same norm as linalg.vector_norm, under its own node name
+@defop("NormBackward1", save=("input", "ord", "dim", "keepdim", "result"))
+def aten_norm(xp, input: Tensor, ord, dim, keepdim=False):
+    return _vector_norm.forward(xp, input, ord, dim, keepdim)
+
+
+aten_norm.derivatives(input=_vector_norm_backward)
+
+
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     if not (x.dtype.is_floating_point or x.dtype.is_complex):
         raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as "
