@@ -322,5 +322,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
                               num_groups, eps)
 
 
-FUNCTIONS = ["group_norm", "layer_norm"]
+# torch.batch_norm and torch.instance_norm take their arguments in another order than F's
+FUNCTIONS = {"group_norm": group_norm, "layer_norm": layer_norm, "batch_norm": _batch_norm,
+             "instance_norm": _instance_norm}
 NN_FUNCTIONS = ["batch_norm", "group_norm", "instance_norm", "layer_norm"]

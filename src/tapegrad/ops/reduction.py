@@ -38,6 +38,9 @@ def _unreduce(grad, shape, dims, keepdim):
     return expand(_restore_dims(grad, shape, dims, keepdim), shape)
 
 
+RETURN_TYPES = {}  # name -> class, published as tapegrad.return_types
+
+
 def return_type(name, fields):
     """torch.return_types.<name>: a namedtuple that prints field by field, one per line."""
     base = collections.namedtuple(name, fields)
@@ -45,7 +48,8 @@ def return_type(name, fields):
     def __repr__(self):
         body = ",\n".join(f"{field}={value!r}" for field, value in zip(fields, self))
         return f"torch.return_types.{name}(\n{body})"
-    return type(name, (base,), {"__slots__": (), "__repr__": __repr__})
+    RETURN_TYPES[name] = type(name, (base,), {"__slots__": (), "__repr__": __repr__})
+    return RETURN_TYPES[name]
 
 
 max_return, min_return = return_type("max", ("values", "indices")), return_type(
