@@ -20,6 +20,13 @@ def _lib_grads(params):
     return lambda: [p.grad for p in params]
 
 
+def _cross_entropy(logits, rows, labels):
+    """Mean cross entropy from basic ops (stable log-softmax, integer-array indexing)."""
+    z = logits - logits.max(dim=1, keepdim=True)[0]
+    logp = z - z.exp().sum(dim=1, keepdim=True).log()
+    return -logp[rows, labels].mean()
+
+
 # ---------------------------------------------------------------- scalar_mlp
 # micrograd-style MLP of 0-d tensors: measures per-op overhead.
 SIZES = [2, 8, 8, 1]
@@ -224,9 +231,7 @@ def mlp_batch(lib):
             p.grad = None
         h = (x @ w1 + b1).relu()
         logits = h @ w2 + b2
-        z = logits - logits.max(dim=1, keepdim=True)[0]
-        logp = z - z.exp().sum(dim=1, keepdim=True).log()
-        loss = -logp[rows, labels].mean()
+        loss = _cross_entropy(logits, rows, labels)
         loss.backward()
         return loss
 
@@ -296,9 +301,7 @@ def conv_net(lib):
         h = F.max_pool2d(F.conv2d(x, w1, b1, padding=1).relu(), 2)
         h = F.max_pool2d(F.conv2d(h, w2, b2, padding=1).relu(), 2)
         logits = h.reshape(CONV_BATCH, -1) @ w3.t() + b3
-        z = logits - logits.max(dim=1, keepdim=True)[0]
-        logp = z - z.exp().sum(dim=1, keepdim=True).log()
-        loss = -logp[rows, labels].mean()
+        loss = _cross_entropy(logits, rows, labels)
         loss.backward()
         return loss
 
