@@ -182,10 +182,7 @@ LINEAR = (
         S((3, 4), (5, 4), (), label="0d-bias"),
         S((3, 4), (5, 4), (3, 5), label="2d-bias"),
         S((4,), (4,), (), label="1d-1d"),
-        S((4,), (5, 4), (), label="1d-0d-bias", bugs=bug(
-            "matmul's squeeze_ of the 1-D @ 2-D product is recorded as a view, so the add_ of "
-            "the bias rebases it (AsStridedBackward0); torch squeezes the mm result itself",
-            GRAPH_CHECKS)),
+        S((4,), (5, 4), (), label="1d-0d-bias"),
         S((2, 2, 3, 4), (5, 4), (3, 5), layouts=(None, "t"), label="4d-2d-bias-t-weight"),
         S((0, 4), (5, 4), (5,), label="empty"),
         S((3, 4), (5, 4), (5,), layouts=("t", None, None), label="t"),

@@ -213,11 +213,8 @@ LINEAR_BIASES = [(5,), (1,), (), (1, 5), (3, 5), (3, 1), (1, 1), (2, 1, 1), (2, 
                  (1, 3, 1), (1, 1, 5), (2, 1, 5), (2, 3, 1), (6, 5)]
 
 
-SQUEEZE_VIEW_BUG = pytest.mark.xfail(strict=True, reason=(
-    "bug: matmul's squeeze_ of the 1-D @ 2-D product is recorded as a view, so the add_ of the "
-    "bias rebases it through CopySlices; torch squeezes the mm result itself (AddBackward0)"))
 LINEAR_CASES = [
-    pytest.param(x, b, id=f"{x}-{b}", marks=[SQUEEZE_VIEW_BUG] if (x, b) == ((4,), ()) else [])
+    pytest.param(x, b, id=f"{x}-{b}")
     for x in ((2, 3, 4), (2, 2, 3, 4), (4,)) for b in LINEAR_BIASES]
 
 

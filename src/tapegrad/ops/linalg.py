@@ -144,9 +144,10 @@ def matmul(input, other):
     return _batched_matmul(input, other)
 
 
-@defop("SqueezeBackward4", view=True)
+@defop("SqueezeBackward4")
 def _squeeze_in_place(xp, input: Tensor, dim):
-    """squeeze_(dim), the in-place overload torch's matmul uses: its own node name."""
+    """squeeze_(dim), the in-place overload torch's matmul uses on its own fresh product:
+    a node name of its own, and no view to track."""
     return xp.squeeze(input, dim)
 
 
