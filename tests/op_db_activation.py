@@ -3,8 +3,7 @@ normalize and distances (tapegrad/ops/activation.py). In-place variants run on x
 leaf stays untouched and the graph shows torch's in-place node after MulBackward0."""
 import numpy as np
 
-from op_db import (DISTINCT, GRAPH_CHECKS, NONZERO, REAL, UNARY, K, OpRow, S, STEP, T,
-                   _away_from, bug, each)
+from op_db import (DISTINCT, NONZERO, REAL, UNARY, K, OpRow, S, STEP, T, _away_from, each)
 
 _rng = np.random.default_rng(20240614)
 

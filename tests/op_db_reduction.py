@@ -6,8 +6,7 @@ Ops with integer or bool results (argmax, argsort, all, ...) appear next to a di
 companion in the same row, so that torch's values and dtypes are compared too."""
 import numpy as np
 
-from op_db import (DISTINCT, NONZERO, POSITIVE, STEP, UNARY, K, OpRow, S, Sample, T, bug,
-                   each)
+from op_db import DISTINCT, NONZERO, STEP, UNARY, K, OpRow, S, Sample, T, bug
 
 # ---- samples -------------------------------------------------------------------------------
 

@@ -6,7 +6,6 @@ Each regression test is named for the bug it prevents in other small engines
 import gc
 import threading
 import tracemalloc
-import warnings
 import weakref
 
 import numpy as np

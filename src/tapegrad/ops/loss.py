@@ -18,7 +18,7 @@ from ._inplace import fill_
 from ._summation import full_sum
 from .pointwise import (abs, add_scalar, clamp, clamp_min, div_scalar, exp, log, minimum,
                         mul_scalar, pow, sigmoid, sqrt, sub, sub_scalar, where, xlogy)
-from .reduction import aten_norm, mean, sum
+from .reduction import mean, sum
 from .shape import expand, masked_fill, scatter_add_into_zeros, unsqueeze, zeros_of
 
 def _constant(array):
