@@ -9,9 +9,9 @@ import pkgutil
 from .._tensor import Tensor
 from ._define import REGISTRY
 from ._inplace import copy_, fill_, inplace, setitem, zero_
+from .indexing import getitem
 from .pointwise import to_copy
 from .reduction import sum_to_size, vector_norm
-from .shape import getitem
 
 FAMILIES = tuple(importlib.import_module(f"{__name__}.{info.name}")
                  for info in pkgutil.iter_modules(__path__) if not info.name.startswith("_"))

@@ -201,7 +201,7 @@ def zero_(target):
 
 def setitem(target, key, value):
     """target[key] = value: a copy into the view target[key] (CopySlices), or index_put_."""
-    from .shape import _as_key_item, _index_put, _is_basic, getitem
+    from .indexing import _as_key_item, _index_put, _is_basic, getitem
     items = key if isinstance(key, tuple) else (key,)
     arrays = tuple(_as_key_item(item) for item in items)
     tracked = grad_mode.is_grad_enabled() and (

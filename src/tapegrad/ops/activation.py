@@ -14,10 +14,11 @@ from . import pointwise
 from ._checks import broadcast_shapes, wrap_dim
 from ._define import defop
 from ._inplace import inplace as _in_place
+from .indexing import scatter_add_into_zeros
 from .linalg import addmm, matmul
 from .pointwise import abs, add, add_scalar, clamp_min, erf, exp, mul, sigmoid, tanh, where
 from .reduction import aten_norm, norm, vector_norm
-from .shape import expand, reshape, scatter_add_into_zeros, t
+from .shape import expand, reshape, t
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946

@@ -21,9 +21,10 @@ from . import reduction
 from ._checks import numel, wrap_dim
 from ._define import defop
 from .activation import pad
+from .indexing import gather, getitem
 from .linalg import _C_TYPE
 from .pointwise import div
-from .shape import gather, getitem, reshape, squeeze, unsqueeze
+from .shape import reshape, squeeze, unsqueeze
 
 
 def _tuple(value, n):

@@ -10,10 +10,12 @@ from .._tensor import Tensor
 from ..autograd.grad_mode import is_grad_enabled
 from ._checks import broadcast_shapes, wrap_dim
 from ._define import defop
+from .joining import cat
 from .linalg import matmul
 from .pointwise import where
 from .reduction import amax, amin, prod, return_type, sum, vector_norm
-from .shape import cat, diag_embed, diagonal, permute, transpose, tril, unsqueeze, zeros_of
+from .reordering import diag_embed, diagonal, tril
+from .shape import permute, transpose, unsqueeze, zeros_of
 
 
 class _LinAlgError(RuntimeError):

@@ -8,8 +8,9 @@ from . import reduction
 from ._checks import broadcast_shapes, numel, wrap_dim
 from ._define import defop
 from .pointwise import mul
-from .shape import (_unsafe_view, diagonal, expand, flatten, movedim, permute, reshape, squeeze,
-                    t, transpose, unsqueeze, view)
+from .reordering import diagonal
+from .shape import (_unsafe_view, expand, flatten, movedim, permute, reshape, squeeze, t, transpose,
+                    unsqueeze, view)
 
 
 # torch's messages for mixed dtypes name them as C++ types

@@ -16,10 +16,11 @@ from ._checks import broadcast_shapes, numel, wrap_dim
 from ._define import defop
 from ._inplace import fill_
 from ._summation import full_sum
+from .indexing import masked_fill, scatter_add_into_zeros
 from .pointwise import (abs, add_scalar, clamp, clamp_min, div_scalar, exp, log, minimum,
                         mul_scalar, pow, sigmoid, sqrt, sub, sub_scalar, where, xlogy)
 from .reduction import mean, sum
-from .shape import expand, masked_fill, scatter_add_into_zeros, unsqueeze, zeros_of
+from .shape import expand, unsqueeze, zeros_of
 
 def _constant(array):
     """A tensor of a constant array (weights, coefficients) for a derivative formula."""

@@ -11,7 +11,8 @@ from . import reduction
 from ._checks import numel
 from ._define import defop
 from .conv import _check_float
-from .shape import repeat, reshape
+from .reordering import repeat
+from .shape import reshape
 
 
 def _normalize(xp, array, axes, eps):

@@ -13,8 +13,9 @@ from ..autograd.grad_mode import is_grad_enabled
 from ._checks import numel, wrap_dim, wrap_dims
 from ._define import defop
 from ._summation import full_sum
+from .indexing import getitem, scatter_add_into_zeros
 from .pointwise import abs, exp, maximum, minimum, sign, where
-from .shape import expand, getitem, reshape, scatter_add_into_zeros, transpose, unsqueeze
+from .shape import expand, reshape, transpose, unsqueeze
 
 
 def _dims(dim, ndim):

@@ -1,0 +1,440 @@
+"""Indexing: x[key] (getitem), select, index_select, masked_fill, masked_select and take;
+gather and scatter along a dim."""
+import numpy as np
+
+from .._tensor import Tensor
+from ._checks import broadcast_shapes, numel, wrap_dim
+from ._define import defop
+from .shape import _alias, _select, _slice, _unsqueeze, reshape, zeros_of
+
+# ---- indexing ------------------------------------------------------------------------------
+
+@defop("IndexBackward0", save=("key",))
+def _index(xp, input: Tensor, key):
+    return input[key]
+
+
+_index.derivatives(input=lambda ctx: _index_put(
+    zeros_of(ctx.grad, ctx.input_shape), ctx.key, ctx.grad, accumulate=True))
+
+
+@defop("IndexPutBackward0", save=("key", "accumulate"))
+def _index_put(xp, input: Tensor, key, values: Tensor, accumulate=False):
+    result = input.copy()
+    values = xp.asarray(values, dtype=input.dtype)
+    if accumulate:
+        xp.add.at(result, key, values)
+    else:
+        result[key] = values
+    return result
+
+
+_index_put.derivatives(
+    input=lambda ctx: ctx.grad if ctx.accumulate else _index_put(ctx.grad, ctx.key, 0.0),
+    values=lambda ctx: _index(ctx.grad, ctx.key))
+
+
+def _is_basic(item):
+    return (item is None or item is Ellipsis
+            or (isinstance(item, (int, slice, np.integer)) and not isinstance(item, bool)))
+
+
+def _as_key_item(item):
+    """Tensors in an index become arrays; 0-d integer tensors act as ints, as in torch."""
+    if isinstance(item, Tensor):
+        if item.ndim == 0 and not item.dtype.is_floating_point and item.dtype.name != "bool":
+            return int(item.item())
+        if item.dtype.is_floating_point:
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+        return item._data
+    if isinstance(item, (list, tuple)):
+        return np.asarray([_as_key_item(i) for i in item])
+    if isinstance(item, bool):  # x[True] is x[None] with a mask of one True
+        return np.asarray(item)
+    return item
+
+
+def _consumed_dims(item):
+    """How many dims of the indexed tensor one key item uses."""
+    if item is None or item is Ellipsis:
+        return 0
+    if isinstance(item, np.ndarray) and item.dtype == bool:
+        return item.ndim
+    return 1
+
+
+def getitem(input, key):
+    """input[key] as torch applies it: ints, slices and None become select/slice/unsqueeze
+    views first (a full slice is skipped unless it is the whole key), then any integer arrays
+    and masks index the result in one IndexBackward0 copy."""
+    whole_slice = isinstance(key, slice)
+    items = [_as_key_item(item) for item in (key if isinstance(key, tuple) else (key,))]
+    consumed = sum(_consumed_dims(item) for item in items)
+    if consumed > input.ndim:
+        if input.ndim == 0:
+            raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                             "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+        raise IndexError(f"too many indices for tensor of dimension {input.ndim}")
+    result, dim, source_dim, applied, advanced = input, 0, 0, False, []
+    for item in items:
+        if item is Ellipsis:
+            skipped = input.ndim - consumed
+            advanced += [slice(None)] * skipped
+            dim, source_dim = dim + skipped, source_dim + skipped
+        elif item is None:
+            result, applied = _unsqueeze(result, dim), True
+            advanced.append(slice(None))
+            dim += 1
+        elif isinstance(item, slice):
+            if item != slice(None) or whole_slice:
+                result, applied = _slice_dim(result, dim, item), True
+            advanced.append(slice(None))
+            dim, source_dim = dim + 1, source_dim + 1
+        elif isinstance(item, np.ndarray) and item.ndim == 0 and item.dtype == bool:
+            # x[True] adds a dim (like None) and keeps it: a one-element mask over it
+            result, applied = _unsqueeze(result, dim), True
+            advanced.append(item.reshape(1))
+            dim += 1
+        elif isinstance(item, np.ndarray):
+            _check_index_array(item, input.shape, source_dim)
+            advanced.append(item)
+            width = _consumed_dims(item)
+            dim, source_dim = dim + width, source_dim + width
+        else:
+            result, applied = _select_dim(result, dim, int(item), source_dim), True
+            source_dim += 1
+    if any(isinstance(item, np.ndarray) for item in advanced):
+        return _index(result, tuple(advanced))
+    return result if applied else _alias(input)
+
+
+def _check_index_array(item, shape, dim):
+    """torch's errors for an out-of-range integer index or a mask of the wrong shape."""
+    if item.dtype == bool:
+        for i, size in enumerate(item.shape):
+            if size != shape[dim + i]:
+                raise IndexError(f"The shape of the mask {list(item.shape)} at index {i} does not "
+                                 f"match the shape of the indexed tensor {list(shape)} at index "
+                                 f"{dim + i}")
+        return
+    size = shape[dim]
+    outside = (item < -size) | (item >= size)
+    if outside.any():
+        raise IndexError(f"index {item[outside].flat[0]} is out of bounds for dimension {dim} "
+                         f"with size {size}")
+
+
+def _select_dim(input, dim, index, source_dim):
+    size = input.shape[dim]
+    if not -size <= index < size:
+        raise IndexError(f"index {index} is out of bounds for dimension {source_dim} with size "
+                         f"{size}")
+    return _select(input, dim, index % size)
+
+
+def _slice_dim(input, dim, item):
+    if item.step == 0:
+        raise ValueError("slice step cannot be zero")
+    if item.step is not None and item.step < 0:
+        raise ValueError("step must be greater than zero")
+    start, end, step = item.indices(input.shape[dim])
+    return _slice(input, dim, start, end, step)
+
+
+def select(input, dim, index):
+    """The slice at `index` along dim, as a view without that dim."""
+    if input.ndim == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    dim, index = wrap_dim(dim, input.ndim), int(index)
+    size = input.shape[dim]
+    if not -size <= index < size:
+        raise IndexError(f"select(): index {index} out of range for tensor of size "
+                         f"{list(input.shape)} at dimension {dim}")
+    return _select(input, dim, index % size)
+
+
+@defop("IndexSelectBackward0", save=("dim", "index"))
+def _index_select(xp, input: Tensor, dim, index):
+    return xp.take(input, index, axis=dim) if input.ndim else input.copy()
+
+
+def _index_select_backward(ctx):
+    if not ctx.input_shape:  # a 0-d input, selected once
+        return ctx.grad
+    return _index_put(zeros_of(ctx.grad, ctx.input_shape),
+                      (slice(None),) * ctx.dim + (ctx.index,), ctx.grad, accumulate=True)
+
+
+_index_select.derivatives(input=_index_select_backward)
+
+
+def index_select(input, dim, index):
+    """The slices at `index` (a vector) along dim, in index order (a copy)."""
+    dim = wrap_dim(dim, input.ndim)
+    if index.ndim > 1:
+        raise IndexError("index_select(): Index is supposed to be a vector")
+    if index.dtype.name not in ("int64", "int32"):
+        raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
+    index = index._data.reshape(-1)
+    if input.ndim == 0 and index.size != 1:
+        raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got "
+                           f"{index.size} value(s)")
+    size = input.shape[dim] if input.ndim else 1
+    outside = (index < 0) | (index >= size)
+    if outside.any():
+        # torch's kernels word this differently by case
+        if input.ndim > 1 and size == 0:
+            raise RuntimeError("index_select(): self indexing axis dim should be positive")
+        if input.ndim < 2 or dim == 0:
+            raise IndexError("index out of range in self")
+        raise RuntimeError(f"INDICES element is out of DATA bounds, id={index[outside][0]} "
+                           f"axis_dim={size}")
+    return _index_select(input, dim, index)
+
+
+@defop("MaskedFillBackward0", save=("mask",))
+def _masked_fill(xp, input: Tensor, mask, value):
+    return xp.where(mask, value, input).astype(input.dtype, copy=False)
+
+
+@defop("MaskedFillBackward1", save=("mask",))
+def _masked_fill_tensor(xp, input: Tensor, mask, value: Tensor):
+    return xp.where(mask, value, input).astype(input.dtype, copy=False)
+
+
+_masked_fill.derivatives(input=lambda ctx: _masked_fill(ctx.grad, ctx.mask, 0))
+_masked_fill_tensor.derivatives(
+    input=lambda ctx: _masked_fill(ctx.grad, ctx.mask, 0),
+    value=lambda ctx: reduction.sum(_masked_fill(ctx.grad, ~ctx.mask, 0)))
+
+
+# torch names dtypes by their C++ types in mask errors
+_CPP_TYPE_NAMES = {"float16": "c10::Half", "float32": "float", "float64": "double",
+                   "uint8": "unsigned char", "int8": "signed char", "int16": "short int",
+                   "int32": "int", "int64": "long int", "complex64": "c10::complex<float>",
+                   "complex128": "c10::complex<double>"}
+
+
+def masked_fill(input, mask, value):
+    """input with value where mask (broadcast with input) is True."""
+    if mask.dtype.name != "bool":
+        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
+                           f"{_CPP_TYPE_NAMES[mask.dtype.name]}")
+    broadcast_shapes(mask.shape, input.shape)
+    if isinstance(value, Tensor):
+        if value.ndim:
+            raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but "
+                               f"got tensor with {value.ndim} dimension(s).")
+        return _masked_fill_tensor(input, mask._data, value)
+    return _masked_fill(input, mask._data, value)
+
+
+@defop("MaskedSelectBackward0", save=("mask",))
+def _masked_select(xp, input: Tensor, mask):
+    return xp.broadcast_to(input, mask.shape)[mask]
+
+
+_masked_select.derivatives(input=lambda ctx: _index_put(
+    zeros_of(ctx.grad, ctx.mask.shape), ctx.mask, ctx.grad))
+
+
+def masked_select(input, mask):
+    """The elements where mask (broadcast with input) is True, as a 1-D tensor."""
+    if mask.dtype.name != "bool":
+        raise RuntimeError("masked_select: expected BoolTensor for mask")
+    shape = broadcast_shapes(mask.shape, input.shape)
+    return _masked_select(input, np.broadcast_to(mask._data, shape))
+
+
+@defop("TakeBackward0", save=("index",))
+def _take(xp, input: Tensor, index):
+    return xp.take(input, index)
+
+
+_take.derivatives(input=lambda ctx: reshape(_index_put(
+    zeros_of(ctx.grad, (numel(ctx.input_shape),)), ctx.index, ctx.grad, accumulate=True),
+    ctx.input_shape))
+
+
+def take(input, index):
+    """Elements of the flattened input at index, shaped like index."""
+    if index.dtype.name != "int64":
+        raise RuntimeError(f"take(): Expected a long tensor for index, but got "
+                           f"{index.dtype.legacy_name}")
+    size = input.numel()
+    if size == 0 and index.numel():
+        raise IndexError("take(): tried to take from an empty tensor")
+    outside = (index._data < -size) | (index._data >= size)
+    if outside.any():
+        raise IndexError(f"out of range: tried to access index {index._data[outside][0]} on a "
+                         f"tensor of {size} elements.")
+    return _take(input, index._data)
+
+
+# ---- gather and scatter along a dim --------------------------------------------------------
+
+def _along(index, dim):
+    """An index tuple selecting index[i...] along dim and position i... elsewhere."""
+    grid = list(np.indices(index.shape, sparse=True))
+    grid[dim] = index
+    return tuple(grid)
+
+
+def _at_least_1d(array):
+    return array.reshape(array.shape or (1,))  # torch treats a 0-d gather/scatter as 1-d
+
+
+@defop("GatherBackward0", save=("dim", "index"))
+def _gather(xp, input: Tensor, dim, index):
+    return _at_least_1d(input)[_along(_at_least_1d(index), dim)].reshape(index.shape)
+
+
+_gather.derivatives(input=lambda ctx: scatter_add_into_zeros(ctx.grad, ctx.input_shape,
+                                                             ctx.dim, ctx.index))
+
+
+def gather(input, dim, index, *, sparse_grad=False):
+    dim = wrap_dim(dim, input.ndim)
+    if index.dtype.name not in ("int64", "int32"):
+        raise RuntimeError("gather(): Expected dtype int32/int64 for index")
+    if max(index.ndim, 1) != max(input.ndim, 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+    for d, size in enumerate(index.shape):
+        if d != dim and size > input.shape[d]:
+            raise RuntimeError(f"Size does not match at dimension {d} expected index "
+                               f"{list(index.shape)} to be no larger than self "
+                               f"{list(input.shape)} apart from dimension {dim}")
+    size = input.shape[dim] if input.ndim else 1
+    outside = (index._data < 0) | (index._data >= size)
+    if outside.any():
+        raise RuntimeError(f"index {index._data[outside].flat[0]} is out of bounds for dimension "
+                           f"{dim} with size {size}")
+    return _gather(input, dim, index._data)
+
+
+def _region(shape):
+    """The leading block of a tensor that an index of this shape addresses."""
+    return tuple(slice(0, n) for n in shape)
+
+
+@defop("ScatterBackward0", save=("dim", "index"))
+def _scatter(xp, input: Tensor, dim, index, src: Tensor):
+    result = input.copy()
+    index = _at_least_1d(index)
+    _at_least_1d(result)[_along(index, dim)] = _at_least_1d(src)[_region(index.shape)]
+    return result
+
+
+@defop("ScatterBackward1", save=("dim", "index"))
+def _scatter_value(xp, input: Tensor, dim, index, value):
+    result = input.copy()
+    _at_least_1d(result)[_along(_at_least_1d(index), dim)] = value
+    return result
+
+
+@defop("ScatterAddBackward0", save=("dim", "index"))
+def _scatter_add(xp, input: Tensor, dim, index, src: Tensor):
+    result = input.copy()
+    index = _at_least_1d(index)
+    xp.add.at(_at_least_1d(result), _along(index, dim), _at_least_1d(src)[_region(index.shape)])
+    return result
+
+
+def _gathered_src(ctx):
+    """src's gradient: the gradient at the scattered-to places, zero where src was unused.
+    (torch raises in backward when src is larger than index; this pads with zeros.)"""
+    grad = _gather(ctx.grad, ctx.dim, ctx.index)
+    if grad.shape == ctx.src_shape:
+        return grad
+    return _index_put(zeros_of(grad, ctx.src_shape), _region(grad.shape), grad)
+
+
+_scatter.derivatives(input=lambda ctx: _scatter_value(ctx.grad, ctx.dim, ctx.index, 0),
+                     src=_gathered_src)
+_scatter_value.derivatives(input=lambda ctx: _scatter_value(ctx.grad, ctx.dim, ctx.index, 0))
+_scatter_add.derivatives(input=lambda ctx: ctx.grad, src=_gathered_src)
+
+
+def scatter_add_into_zeros(src, shape, dim, index):
+    """zeros(shape).scatter_add(dim, index, src), with index an int array."""
+    return _scatter_add(zeros_of(src, shape), dim, index, src)
+
+
+def scatter(input, dim, index, src=None, value=None, *, reduce=None):
+    """input with src's values (or value) written at index along dim."""
+    if reduce is not None:
+        raise NotImplementedError("scatter(reduce=...) is not supported; use scatter_add")
+    if not isinstance(src, Tensor):
+        src, value = None, src if src is not None else value
+    dim = _check_scatter(input, dim, index, src)
+    if src is None:
+        value = value.item() if isinstance(value, Tensor) else value
+        return _scatter_value(input, dim, index._data, value)
+    return _scatter(input, dim, index._data, src)
+
+
+def scatter_add(input, dim, index, src):
+    """input with src's values added at index along dim (repeated indices add up)."""
+    if not isinstance(src, Tensor):
+        raise TypeError(f"scatter_add(): argument 'src' (position 4) must be Tensor, not "
+                        f"{type(src).__name__}")
+    return _scatter_add(input, _check_scatter(input, dim, index, src), index._data, src)
+
+
+def _check_scatter(input, dim, index, src):
+    """torch's checks of scatter's and scatter_add's arguments, in torch's order (both name
+    scatter in their errors); returns the wrapped dim."""
+    dim = wrap_dim(dim, input.ndim)
+    if index.dtype.name not in ("int64", "int32"):
+        raise RuntimeError("scatter(): Expected dtype int32/int64 for index")
+    if src is not None and src.dtype is not input.dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+    if index.numel() == 0:
+        return dim
+    if max(index.ndim, 1) != max(input.ndim, 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
+    dims = range(max(input.ndim, 1))
+    too_large = any(d != dim and _size_at(index, d) > _size_at(input, d) for d in dims)
+    if src is not None:
+        too_large = too_large or any(_size_at(index, d) > _size_at(src, d) for d in dims)
+        if max(src.ndim, 1) != max(index.ndim, 1):
+            raise RuntimeError("Index tensor must have the same number of dimensions as src "
+                               "tensor")
+    if too_large:
+        raise RuntimeError(f"Expected index {list(index.shape)} to be no larger than self "
+                           f"{list(input.shape)} apart from dimension {dim}"
+                           + (f" and to be no larger size than src {list(src.shape)}"
+                              if src is not None else ""))
+    size = _size_at(input, dim)
+    outside = (index._data < 0) | (index._data >= size)
+    if outside.any():
+        raise RuntimeError(f"index {index._data[outside].flat[0]} is out of bounds for "
+                           f"dimension {dim} with size {size}")
+    return dim
+
+
+def _size_at(tensor, dim):
+    """A 0-d tensor counts as size 1 along dim 0; a missing dim raises torch's IndexError."""
+    return tensor.shape[wrap_dim(dim, tensor.ndim)] if tensor.ndim else 1
+
+
+def _in_place_method(op):
+    """Tensor.<op>_: op applied to the tensor's own storage."""
+    def method(self, *args, **kwargs):
+        from ._inplace import inplace  # _inplace builds on this module
+        return inplace(op, self, *args, **kwargs)
+    method.__name__ = op.__name__ + "_"
+    return method
+
+
+from . import reduction  # noqa: E402  (it builds on this module: import it last)
+
+
+FUNCTIONS = ("gather index_select masked_fill masked_select scatter scatter_add select "
+             "take").split()
+METHODS = FUNCTIONS
+TENSOR_ONLY = {
+    "masked_fill_": _in_place_method(masked_fill),
+    "scatter_": _in_place_method(scatter),
+    "scatter_add_": _in_place_method(scatter_add),
+}

@@ -1,0 +1,306 @@
+"""Joining and splitting: cat, stack and their variants; split, chunk and unbind (several views
+of the input) and narrow."""
+import inspect
+import itertools
+
+from .._tensor import Tensor
+from ._checks import wrap_dim
+from ._define import defop
+from .shape import _at_least, _select, _slice, reshape, zeros_of
+
+# ---- joining: cat and stack ----------------------------------------------------------------
+
+class _TensorListOp:
+    """An op over a list of tensors (cat, stack). A declared op has a fixed list of tensor
+    inputs, so this declares one per list length, with inputs tensor0, tensor1, ..., on first
+    use. Its forward gets the list of arrays, then the attributes."""
+
+    def __init__(self, node_name, forward, save):
+        self.node_name, self.forward, self.save = node_name, forward, save
+        self.attributes = list(inspect.signature(forward).parameters.values())[2:]
+        self.ops = {}
+        self.each = None
+
+    def derivatives(self, each):
+        """each(ctx, i): the gradient of tensor i."""
+        self.each = each
+
+    def __call__(self, tensors, *attributes):
+        op = self.ops.get(len(tensors)) or self._declare(len(tensors))
+        return op(*tensors, *attributes)
+
+    def _declare(self, count):
+        forward = self.forward
+
+        def over_arrays(xp, *args):
+            return forward(xp, args[:count], *args[count:])
+        names = [f"tensor{i}" for i in range(count)]
+        parameter = inspect.Parameter
+        over_arrays.__signature__ = inspect.Signature(
+            [parameter("xp", parameter.POSITIONAL_ONLY)]
+            + [parameter(name, parameter.POSITIONAL_OR_KEYWORD, annotation=Tensor)
+               for name in names] + self.attributes)
+        op = defop(self.node_name, save=self.save, promote="common",
+                   name=forward.__name__)(over_arrays)
+        op.derivatives(**{name: _nth_gradient(self.each, i) for i, name in enumerate(names)})
+        self.ops[count] = op
+        return op
+
+
+def _nth_gradient(each, i):
+    return lambda ctx: each(ctx, i)
+
+
+def _cat_forward(xp, tensors, dim, bounds):
+    kept = [array for array, bound in zip(tensors, bounds) if bound is not None]
+    return xp.concatenate(kept or tensors, axis=dim)
+
+
+def _cat_part(ctx, i):
+    if ctx.bounds[i] is None:  # a skipped 1-D empty tensor
+        return zeros_of(ctx.grad, (0,))
+    return _slice(ctx.grad, ctx.dim, *ctx.bounds[i], 1)
+
+
+_cat = _TensorListOp("CatBackward0", _cat_forward, save=("dim", "bounds"))
+_cat.derivatives(each=_cat_part)
+
+
+def _tensor_list(name, tensors):
+    if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
+        raise TypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, "
+                        f"not {type(tensors).__name__}")
+    for i, tensor in enumerate(tensors):
+        if not isinstance(tensor, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
+                            f"{type(tensor).__name__}")
+    return tuple(tensors)
+
+
+def cat(tensors, dim=0, *, axis=None):
+    """Join tensors along an existing dim. As torch, 1-D empty tensors are skipped (legacy)."""
+    tensors = _tensor_list("cat", tensors)
+    if not tensors:
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
+    for i, tensor in enumerate(tensors):
+        if tensor.ndim == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be "
+                               "concatenated")
+    kept = [i for i, t in enumerate(tensors) if t.shape != (0,)]
+    if not kept:
+        return _cat(tensors, 0, (None,) * len(tensors))
+    first = tensors[kept[0]]
+    dim = wrap_dim(dim if axis is None else axis, first.ndim)
+    bounds, start = [None] * len(tensors), 0
+    for i in kept:
+        _check_cat_shape(first, tensors[i], dim, i)
+        bounds[i] = (start, start + tensors[i].shape[dim])
+        start = bounds[i][1]
+    return _cat(tensors, dim, tuple(bounds))
+
+
+def _check_cat_shape(first, tensor, dim, position):
+    if tensor.ndim != first.ndim:
+        raise RuntimeError(f"Tensors must have same number of dimensions: got {first.ndim} and "
+                           f"{tensor.ndim}")
+    for d, (expected, size) in enumerate(zip(first.shape, tensor.shape)):
+        if d != dim and size != expected:
+            raise RuntimeError(f"Sizes of tensors must match except in dimension {dim}. Expected "
+                               f"size {expected} but got size {size} for tensor number "
+                               f"{position} in the list.")
+
+
+concat = concatenate = cat
+
+
+def _stack_of(name, tensors, ndim):
+    """The tensors, checked, each given at least ndim dims."""
+    tensors = _tensor_list(name, tensors)
+    if not tensors:
+        raise RuntimeError(f"{name} expects a non-empty TensorList")
+    return [_at_least(ndim, tensor) for tensor in tensors]
+
+
+def hstack(tensors):
+    """cat along the columns (dim 1), or along dim 0 for vectors."""
+    tensors = _stack_of("hstack", tensors, 1)
+    return cat(tensors, 0 if tensors[0].ndim == 1 else 1)
+
+
+def vstack(tensors):
+    return cat(_stack_of("vstack", tensors, 2), 0)
+
+
+row_stack = vstack
+
+
+def dstack(tensors):
+    return cat(_stack_of("dstack", tensors, 3), 2)
+
+
+def column_stack(tensors):
+    """cat along dim 1, with 0-d and 1-D tensors as columns."""
+    tensors = _stack_of("column_stack", tensors, 0)
+    return cat([reshape(t, (t.numel(), 1)) if t.ndim <= 1 else t for t in tensors], 1)
+
+
+def _stack_forward(xp, tensors, dim):
+    return xp.stack(tensors, axis=dim)
+
+
+_stack = _TensorListOp("StackBackward0", _stack_forward, save=("dim",))
+_stack.derivatives(each=lambda ctx, i: _select(ctx.grad, ctx.dim, i))
+
+
+def stack(tensors, dim=0, *, axis=None):
+    """Join equally shaped tensors along a new dim."""
+    tensors = _tensor_list("stack", tensors)
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    dim = wrap_dim(dim if axis is None else axis, tensors[0].ndim + 1)
+    for i, tensor in enumerate(tensors):
+        if tensor.shape != tensors[0].shape:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got "
+                               f"{list(tensors[0].shape)} at entry 0 and {list(tensor.shape)} at "
+                               f"entry {i}")
+    return _stack(tensors, dim)
+
+
+# ---- splitting: split, chunk, unbind (several views of the input), narrow -------------------
+
+def _pieces(input, sizes, dim):
+    """Views of input along dim, one per size."""
+    ends = itertools.accumulate(sizes)
+    return tuple(input[(slice(None),) * dim + (slice(end - size, end),)]
+                 for size, end in zip(sizes, ends))
+
+
+def _sizes_of_split(size, split_size):
+    """Equal pieces, the last one smaller; an empty dim gives one empty piece."""
+    if size == 0:
+        return (0,)
+    full, rest = divmod(size, split_size)
+    return (split_size,) * full + ((rest,) if rest else ())
+
+
+@defop("SplitBackward0", save=("split_size", "dim"), view=True)
+def _split(xp, input: Tensor, split_size, dim):
+    return _pieces(input, _sizes_of_split(input.shape[dim], split_size), dim)
+
+
+_split.derivatives(input=lambda ctx: _joined_grads(
+    ctx, _sizes_of_split(ctx.input_shape[ctx.dim], ctx.split_size)))
+
+
+@defop("SplitWithSizesBackward0", save=("split_sizes", "dim"), view=True)
+def _split_with_sizes(xp, input: Tensor, split_sizes, dim):
+    return _pieces(input, split_sizes, dim)
+
+
+_split_with_sizes.derivatives(input=lambda ctx: _joined_grads(ctx, ctx.split_sizes))
+
+
+def _every_grad(ctx, shapes):
+    """One gradient per output of a multi-output node, zeros for those none reached."""
+    like = next(grad for grad in ctx.grads if grad is not None)
+    grads = list(ctx.grads) + [None] * (len(shapes) - len(ctx.grads))
+    return [zeros_of(like, shape) if grad is None else grad
+            for grad, shape in zip(grads, shapes)]
+
+
+def _joined_grads(ctx, sizes):
+    """The input's gradient from its pieces' gradients."""
+    before, after = ctx.input_shape[:ctx.dim], ctx.input_shape[ctx.dim + 1:]
+    return cat(_every_grad(ctx, [before + (size,) + after for size in sizes]), ctx.dim)
+
+
+def split(tensor, split_size_or_sections, dim=0):
+    """Views of equal size (the last may be smaller), or of the given sizes."""
+    if tensor.ndim == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
+    if isinstance(split_size_or_sections, (list, tuple)):
+        return split_with_sizes(tensor, split_size_or_sections, dim)
+    split_size = int(split_size_or_sections)
+    dim = wrap_dim(dim, tensor.ndim)
+    if split_size < 0:
+        raise RuntimeError(f"split expects split_size be non-negative, but got "
+                           f"split_size={split_size}")
+    if split_size == 0 and tensor.shape[dim]:
+        raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension "
+                           f"size of {tensor.shape[dim]}")
+    return _split(tensor, split_size, dim)
+
+
+def split_with_sizes(input, split_sizes, dim=0):
+    if not isinstance(split_sizes, (list, tuple)):
+        raise TypeError("split_with_sizes(): argument 'split_sizes' (position 1) must be tuple "
+                        f"of ints, not {type(split_sizes).__name__}")
+    dim, split_sizes = wrap_dim(dim, input.ndim), tuple(int(s) for s in split_sizes)
+    if any(size < 0 for size in split_sizes):
+        raise RuntimeError(f"split_with_sizes expects split_sizes have only non-negative "
+                           f"entries, but got split_sizes={list(split_sizes)}")
+    if sum(split_sizes) != input.shape[dim]:
+        raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to "
+                           f"{input.shape[dim]} (input tensor's size at dimension {dim}), but "
+                           f"got split_sizes={list(split_sizes)}")
+    return _split_with_sizes(input, split_sizes, dim)
+
+
+def chunk(input, chunks, dim=0):
+    """`chunks` views of equal size (fewer when the size does not allow it)."""
+    if input.ndim == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    dim = wrap_dim(dim, input.ndim)
+    size = input.shape[dim]
+    if size == 0:  # as torch: keep the number of chunks, all empty
+        return _split_with_sizes(input, (0,) * chunks, dim)
+    return _split(input, -(-size // chunks), dim)
+
+
+@defop("UnbindBackward0", save=("dim",), view=True)
+def _unbind(xp, input: Tensor, dim):
+    # Ellipsis: each slice a 0-d view, not a copy
+    return tuple(input[(slice(None),) * dim + (i, Ellipsis)] for i in range(input.shape[dim]))
+
+
+def _stacked_grads(ctx):
+    """The input's gradient from its slices' gradients."""
+    shape = ctx.input_shape[:ctx.dim] + ctx.input_shape[ctx.dim + 1:]
+    return stack(_every_grad(ctx, [shape] * ctx.input_shape[ctx.dim]), ctx.dim)
+
+
+_unbind.derivatives(input=_stacked_grads)
+
+
+def unbind(input, dim=0):
+    """The slices along dim, as views without that dim."""
+    if input.ndim == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    dim = wrap_dim(dim, input.ndim)
+    return _unbind(input, dim) if input.shape[dim] else ()
+
+
+def narrow(input, dim, start, length):
+    if input.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    dim, start = wrap_dim(dim, input.ndim), int(start)
+    size = input.shape[dim]
+    if not -size <= start <= size:
+        raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], "
+                         f"but got {start})")
+    if start < 0:
+        start += size
+    if start + length > size:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size "
+                           f"({size}).")
+    return _slice(input, dim, start, start + length, 1)
+
+
+_BOTH = "chunk narrow split split_with_sizes unbind".split()
+FUNCTIONS = _BOTH + ("cat column_stack concat concatenate dstack hstack row_stack stack "
+                     "vstack").split()
+METHODS = _BOTH
