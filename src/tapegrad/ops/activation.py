@@ -10,15 +10,16 @@ import numpy as np
 from .. import _dtype, _random
 from .._tensor import Tensor
 from ..autograd import grad_mode
-from . import pointwise
+from . import unary
 from ._checks import broadcast_shapes, wrap_dim
 from ._define import defop
 from ._inplace import inplace as _in_place
 from .indexing import scatter_add_into_zeros
 from .linalg import addmm, matmul
-from .pointwise import abs, add, add_scalar, clamp_min, erf, exp, mul, sigmoid, tanh, where
+from .pointwise import add, add_scalar, clamp_min, mul, where
 from .reduction import aten_norm, norm, vector_norm
 from .shape import expand, reshape, t
+from .unary import abs, erf, exp, sigmoid, tanh
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
@@ -42,11 +43,11 @@ def _check_floating(input, kernel):
 
 def relu(input, inplace=False):
     """F.relu: torch.relu with an `inplace` flag."""
-    return relu_(input) if inplace else pointwise.relu(input)
+    return relu_(input) if inplace else unary.relu(input)
 
 
 def relu_(input):
-    return _in_place(pointwise.relu, input)
+    return _in_place(unary.relu, input)
 
 
 @defop("LeakyReluBackward0", save=("input", "negative_slope"))

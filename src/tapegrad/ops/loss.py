@@ -17,10 +17,11 @@ from ._define import defop
 from ._inplace import fill_
 from ._summation import full_sum
 from .indexing import masked_fill, scatter_add_into_zeros
-from .pointwise import (abs, add_scalar, clamp, clamp_min, div_scalar, exp, log, minimum,
-                        mul_scalar, pow, sigmoid, sqrt, sub, sub_scalar, where, xlogy)
+from .pointwise import (add_scalar, clamp, clamp_min, div_scalar, minimum, mul_scalar, pow, sub,
+                        sub_scalar, where, xlogy)
 from .reduction import mean, sum
 from .shape import expand, unsqueeze, zeros_of
+from .unary import abs, exp, log, sigmoid, sqrt
 
 def _constant(array):
     """A tensor of a constant array (weights, coefficients) for a derivative formula."""

@@ -14,8 +14,9 @@ from ._checks import numel, wrap_dim, wrap_dims
 from ._define import defop
 from ._summation import full_sum
 from .indexing import getitem, scatter_add_into_zeros
-from .pointwise import abs, exp, maximum, minimum, sign, where
+from .pointwise import maximum, minimum, where
 from .shape import expand, reshape, transpose, unsqueeze
+from .unary import abs, exp, sign
 
 
 def _dims(dim, ndim):

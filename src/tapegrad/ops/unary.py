@@ -1,0 +1,434 @@
+"""Unary math (abs, sign, exp and log, roots, trigonometric and hyperbolic functions, erf,
+sigmoid, logit, relu) and rounding (floor, ceil, trunc, round, frac)."""
+import math
+
+from .._tensor import Tensor
+from ..autograd import grad_mode
+from ._define import defop
+from .pointwise import _not_implemented_for, _require_tensors, reciprocal, where
+from .shape import zeros_of
+
+# ---- unary math ----------------------------------------------------------------------------------
+
+@defop("AbsBackward0", save=("input",))
+def abs(xp, input: Tensor):
+    return xp.absolute(input)
+
+
+abs.derivatives(input=lambda ctx: ctx.grad * sign(ctx.input))
+
+
+@defop("SignBackward0")
+def sign(xp, input: Tensor):
+    if input.dtype.kind == "b":
+        return input.copy()
+    if input.dtype.kind == "f":
+        return xp.subtract(input > 0, input < 0, dtype=input.dtype)  # torch: sign(nan) is 0
+    return xp.sign(input)
+
+
+sign.derivatives(input=lambda ctx: zeros_of(ctx.grad))
+
+
+@defop("ExpBackward0", save=("result",), promote="float")
+def exp(xp, input: Tensor):
+    return xp.exp(input)
+
+
+exp.derivatives(input=lambda ctx: ctx.grad * ctx.result)
+
+
+@defop("Exp2Backward0", save=("result",), promote="float")
+def exp2(xp, input: Tensor):
+    return xp.exp2(input)
+
+
+exp2.derivatives(input=lambda ctx: ctx.grad * ctx.result * math.log(2.0))
+
+
+@defop("Expm1Backward0", save=("result",), promote="float")
+def expm1(xp, input: Tensor):
+    return xp.expm1(input)
+
+
+expm1.derivatives(input=lambda ctx: ctx.grad * (ctx.result + 1))
+
+
+@defop("LogBackward0", save=("input",), promote="float")
+def log(xp, input: Tensor):
+    return xp.log(input)
+
+
+log.derivatives(input=lambda ctx: ctx.grad / ctx.input)
+
+
+@defop("Log2Backward0", save=("input",), promote="float")
+def log2(xp, input: Tensor):
+    return xp.log2(input)
+
+
+log2.derivatives(input=lambda ctx: ctx.grad / (ctx.input * math.log(2.0)))
+
+
+@defop("Log10Backward0", save=("input",), promote="float")
+def log10(xp, input: Tensor):
+    return xp.log10(input)
+
+
+log10.derivatives(input=lambda ctx: ctx.grad / (ctx.input * math.log(10.0)))
+
+
+@defop("Log1PBackward0", save=("input",), promote="float")
+def log1p(xp, input: Tensor):
+    return xp.log1p(input)
+
+
+log1p.derivatives(input=lambda ctx: ctx.grad / (ctx.input + 1))
+
+
+@defop("SqrtBackward0", save=("result",), promote="float")
+def sqrt(xp, input: Tensor):
+    return xp.sqrt(input)
+
+
+sqrt.derivatives(input=lambda ctx: ctx.grad / (2 * ctx.result))
+
+
+@defop("RsqrtBackward0", save=("result",), promote="float")
+def rsqrt(xp, input: Tensor):
+    return xp.reciprocal(xp.sqrt(input))
+
+
+rsqrt.derivatives(input=lambda ctx: ctx.grad * ctx.result ** 3 * -0.5)
+
+
+@defop("SinBackward0", save=("input",), promote="float")
+def sin(xp, input: Tensor):
+    return xp.sin(input)
+
+
+sin.derivatives(input=lambda ctx: ctx.grad * cos(ctx.input))
+
+
+@defop("CosBackward0", save=("input",), promote="float")
+def cos(xp, input: Tensor):
+    return xp.cos(input)
+
+
+cos.derivatives(input=lambda ctx: ctx.grad * -sin(ctx.input))
+
+
+@defop("TanBackward0", save=("result",), promote="float")
+def tan(xp, input: Tensor):
+    return xp.tan(input)
+
+
+tan.derivatives(input=lambda ctx: ctx.grad * (1 + ctx.result * ctx.result))
+
+
+@defop("AsinBackward0", save=("input",), promote="float")
+def asin(xp, input: Tensor):
+    return xp.arcsin(input)
+
+
+asin.derivatives(input=lambda ctx: ctx.grad * rsqrt(1 - ctx.input * ctx.input))
+
+
+@defop("AcosBackward0", save=("input",), promote="float")
+def acos(xp, input: Tensor):
+    return xp.arccos(input)
+
+
+acos.derivatives(input=lambda ctx: ctx.grad * -rsqrt(1 - ctx.input * ctx.input))
+
+
+@defop("AtanBackward0", save=("input",), promote="float")
+def atan(xp, input: Tensor):
+    return xp.arctan(input)
+
+
+atan.derivatives(input=lambda ctx: ctx.grad / (ctx.input * ctx.input + 1))
+
+
+@defop("Atan2Backward0", save=("input", "other"), promote="float")
+def _atan2(xp, input: Tensor, other: Tensor):
+    return xp.arctan2(input, other)
+
+
+_atan2.derivatives(input=lambda ctx: ctx.grad * ctx.other * _inverse_squared_radius(ctx),
+                   other=lambda ctx: ctx.grad * -ctx.input * _inverse_squared_radius(ctx))
+
+
+def _inverse_squared_radius(ctx):
+    # torch gives atan2 a zero gradient at the origin, where it has none
+    squared = ctx.input * ctx.input + ctx.other * ctx.other
+    return where(squared == 0, 0.0, reciprocal(squared))
+
+
+def atan2(input, other):
+    """The angle of the point (other, input), in (-pi, pi]."""
+    _require_tensors("atan2", input=input, other=other)
+    return _atan2(input, other)
+
+
+@defop("SinhBackward0", save=("input",), promote="float")
+def sinh(xp, input: Tensor):
+    return xp.sinh(input)
+
+
+sinh.derivatives(input=lambda ctx: ctx.grad * cosh(ctx.input))
+
+
+@defop("CoshBackward0", save=("input",), promote="float")
+def cosh(xp, input: Tensor):
+    return xp.cosh(input)
+
+
+cosh.derivatives(input=lambda ctx: ctx.grad * sinh(ctx.input))
+
+
+@defop("TanhBackward0", save=("result",), promote="float")
+def tanh(xp, input: Tensor):
+    return xp.tanh(input)
+
+
+tanh.derivatives(input=lambda ctx: ctx.grad * (1 - ctx.result * ctx.result))
+
+
+@defop("AsinhBackward0", save=("input",), promote="float")
+def asinh(xp, input: Tensor):
+    return xp.arcsinh(input)
+
+
+asinh.derivatives(input=lambda ctx: ctx.grad * rsqrt(ctx.input * ctx.input + 1))
+
+
+@defop("AcoshBackward0", save=("input",), promote="float")
+def acosh(xp, input: Tensor):
+    return xp.arccosh(input)
+
+
+acosh.derivatives(input=lambda ctx: ctx.grad * rsqrt(ctx.input * ctx.input - 1))
+
+
+@defop("AtanhBackward0", save=("input",), promote="float")
+def atanh(xp, input: Tensor):
+    return xp.arctanh(input)
+
+
+atanh.derivatives(input=lambda ctx: ctx.grad / (1 - ctx.input * ctx.input))
+
+
+_TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)  # erf'(x) = 2 / sqrt(pi) * exp(-x * x)
+
+
+@defop("ErfBackward0", save=("input",), promote="float")
+def erf(xp, input: Tensor):
+    return _erf_and_erfc(xp, input)[0]
+
+
+erf.derivatives(input=lambda ctx: ctx.grad * exp(-ctx.input * ctx.input) * _TWO_OVER_SQRT_PI)
+
+
+@defop("ErfcBackward0", save=("input",), promote="float")
+def erfc(xp, input: Tensor):
+    return _erf_and_erfc(xp, input)[1]
+
+
+erfc.derivatives(input=lambda ctx: ctx.grad * exp(-ctx.input * ctx.input) * -_TWO_OVER_SQRT_PI)
+
+
+def _erf_and_erfc(xp, input):
+    """(erf, erfc) of a float array, computed in float64 by W. J. Cody's rational
+    approximations (Math. Comp. 23, 1969; netlib specfun CALERF), in the input's dtype."""
+    x = input.astype(xp.float64, copy=False)
+    magnitude = xp.absolute(x)
+    small = magnitude <= 0.46875  # Cody's break point: erf itself, else erfc of |x|
+    erf_x, erfc_x = xp.empty_like(x), xp.empty_like(x)
+    near_zero = x[small]
+    inner = near_zero * _rational(_ERF_NEAR_ZERO, near_zero * near_zero)
+    erf_x[small], erfc_x[small] = inner, 1 - inner
+    outer = _erfc_of_magnitude(xp, magnitude[~small])
+    negative = x[~small] < 0
+    erf_x[~small] = xp.where(negative, outer - 1, 1 - outer)
+    erfc_x[~small] = xp.where(negative, 2 - outer, outer)
+    return erf_x.astype(input.dtype, copy=False), erfc_x.astype(input.dtype, copy=False)
+
+
+def _erfc_of_magnitude(xp, y):
+    """erfc(y) for y > 0.46875: exp(-y*y) times a rational function of y, or of 1/y**2
+    beyond 4; exactly 0 past 27, where exp(-y*y) underflows."""
+    middle = y <= 4
+    scaled = xp.empty_like(y)
+    scaled[middle] = _rational(_ERFC_MIDDLE, y[middle])
+    far = y[~middle]
+    inverse_square = 1 / (far * far)
+    scaled[~middle] = (1 / math.sqrt(math.pi)
+                       - inverse_square * _rational(_ERFC_FAR, inverse_square)) / far
+    # y*y would round before exp(-y*y) magnifies its error; y in whole sixteenths squares
+    # exactly, and the small rest is squared as (y - whole) * (y + whole)
+    whole = xp.trunc(y * 16) / 16
+    decay = xp.exp(-whole * whole) * xp.exp(-(y - whole) * (y + whole))
+    return xp.where(y > 27, 0.0, scaled * decay)
+
+
+def _rational(coefficients, x):
+    """p(x) / q(x) by Horner's rule; coefficients = (p, q), highest power first."""
+    numerator, denominator = (_horner(c, x) for c in coefficients)
+    return numerator / denominator
+
+
+def _horner(coefficients, x):
+    result = coefficients[0]
+    for coefficient in coefficients[1:]:
+        result = result * x + coefficient
+    return result
+
+
+# Cody's coefficients, regrouped as polynomials with the highest power first.
+_ERF_NEAR_ZERO = (
+    (1.85777706184603153e-1, 3.16112374387056560e00, 1.13864154151050156e02,
+     3.77485237685302021e02, 3.20937758913846947e03),
+    (1.0, 2.36012909523441209e01, 2.44024637934444173e02, 1.28261652607737228e03,
+     2.84423683343917062e03))
+_ERFC_MIDDLE = (
+    (2.15311535474403846e-8, 5.64188496988670089e-1, 8.88314979438837594e00,
+     6.61191906371416295e01, 2.98635138197400131e02, 8.81952221241769090e02,
+     1.71204761263407058e03, 2.05107837782607147e03, 1.23033935479799725e03),
+    (1.0, 1.57449261107098347e01, 1.17693950891312499e02, 5.37181101862009858e02,
+     1.62138957456669019e03, 3.29079923573345963e03, 4.36261909014324716e03,
+     3.43936767414372164e03, 1.23033935480374942e03))
+_ERFC_FAR = (
+    (1.63153871373020978e-2, 3.05326634961232344e-1, 3.60344899949804439e-1,
+     1.25781726111229246e-1, 1.60837851487422766e-2, 6.58749161529837803e-4),
+    (1.0, 2.56852019228982242e00, 1.87295284992346047e00, 5.27905102951428412e-1,
+     6.05183413124413191e-2, 2.33520497626869185e-3))
+
+
+@defop("SigmoidBackward0", save=("result",), promote="float")
+def sigmoid(xp, input: Tensor):
+    # Split by sign so exp never overflows: 1/(1+e^-x) for x >= 0, e^x/(1+e^x) otherwise.
+    positive = input >= 0
+    exp_neg_abs = xp.exp(xp.where(positive, -input, input))
+    return xp.where(positive, 1, exp_neg_abs) / (1 + exp_neg_abs)
+
+
+sigmoid.derivatives(input=lambda ctx: ctx.grad * ctx.result * (1 - ctx.result))
+
+
+@defop("LogitBackward0", save=("input", "eps"), promote="float")
+def logit(xp, input: Tensor, eps=None):
+    if eps is not None and eps >= 0:
+        # torch's order of tests: with eps > 0.5 every input lands on one of the two bounds
+        input = xp.where(input < eps, eps, xp.where(input > 1 - eps, 1 - eps, input))
+    return xp.log(input / (1 - input))
+
+
+def _logit_grad(ctx):
+    # 0 where eps clamped the input (outside [eps, 1 - eps]), nan outside [0, 1] without eps.
+    # A torch quirk we copy: a negative eps counts as no eps in a plain backward, but as a
+    # (wider) clamp range in a create_graph backward, where torch takes another formula.
+    input, eps = ctx.input, ctx.eps
+    if eps is None or (eps < 0 and not grad_mode.is_grad_enabled()):
+        return where((input >= 0) & (input <= 1), ctx.grad / (input * (1 - input)), math.nan)
+    return where((input >= eps) & (input <= 1 - eps), ctx.grad / (input * (1 - input)), 0.0)
+
+
+logit.derivatives(input=_logit_grad)
+
+
+@defop("ReluBackward0", save=("result",))
+def relu(xp, input: Tensor):
+    return xp.maximum(input, 0).astype(input.dtype, copy=False)
+
+
+relu.derivatives(input=lambda ctx: ctx.grad * (ctx.result > 0))
+
+
+# ---- rounding: piecewise constant, so torch gives zero gradients ---------------------------------
+
+def _rounded(input, rounding, kernel):
+    """Integers are whole already (a copy); torch has no kernel for bool."""
+    if input.dtype.kind == "b":
+        raise NotImplementedError(_not_implemented_for(kernel, input.dtype))
+    return rounding(input) if input.dtype.kind == "f" else input.copy()
+
+
+@defop("FloorBackward0")
+def floor(xp, input: Tensor):
+    return _rounded(input, xp.floor, "floor_vml_cpu")
+
+
+floor.derivatives(input=lambda ctx: zeros_of(ctx.grad))
+
+
+@defop("CeilBackward0")
+def ceil(xp, input: Tensor):
+    return _rounded(input, xp.ceil, "ceil_vml_cpu")
+
+
+ceil.derivatives(input=lambda ctx: zeros_of(ctx.grad))
+
+
+@defop("TruncBackward0")
+def trunc(xp, input: Tensor):
+    return _rounded(input, xp.trunc, "trunc_vml_cpu")
+
+
+trunc.derivatives(input=lambda ctx: zeros_of(ctx.grad))
+
+
+@defop("RoundBackward0")
+def _round(xp, input: Tensor):
+    return _rounded(input, xp.rint, "round_vml_cpu")  # rint: halves to even, as torch
+
+
+_round.derivatives(input=lambda ctx: zeros_of(ctx.grad))
+
+
+@defop("RoundBackward1")
+def _round_decimals(xp, input: Tensor, decimals):
+    if input.dtype.kind != "f":
+        kernel = "round_vml_cpu" if decimals == 0 else "round_cpu"
+        raise NotImplementedError(_not_implemented_for(kernel, input.dtype))
+    # as torch: scale by 10**|decimals| in the input's dtype (float16 in float32), round, unscale
+    work = input.astype(xp.float32) if input.dtype == xp.float16 else input
+    scale = work.dtype.type(10.0 ** (decimals if decimals >= 0 else -decimals))
+    if decimals >= 0:
+        return (xp.rint(work * scale) / scale).astype(input.dtype, copy=False)
+    return (xp.rint(work / scale) * scale).astype(input.dtype, copy=False)
+
+
+_round_decimals.derivatives(input=lambda ctx: zeros_of(ctx.grad))
+
+
+def round(input, *, decimals=None):
+    """Round half to even, to `decimals` decimal places when given (negative: tens, ...).
+    Unlike torch, decimals=None is accepted (it means no decimals were given)."""
+    if decimals is None:
+        return _round(input)
+    return _round_decimals(input, decimals)
+
+
+@defop("FracBackward0")
+def frac(xp, input: Tensor):
+    if input.dtype.kind != "f":
+        raise NotImplementedError(_not_implemented_for("frac_cpu", input.dtype))
+    return input - xp.trunc(input)
+
+
+frac.derivatives(input=lambda ctx: ctx.grad)
+
+
+
+# torch's second names for the same ops
+absolute = abs
+arcsin, arccos, arctan, arctan2 = asin, acos, atan, atan2
+arcsinh, arccosh, arctanh, fix = asinh, acosh, atanh, trunc
+
+# Public names: tapegrad.X (torch.X) and Tensor.X, bound by ops/__init__.py.
+FUNCTIONS = (
+    "abs absolute acos arccos arccosh arcsin arcsinh arctan arctan2 arctanh acosh asin asinh "
+    "atan atan2 atanh ceil cos cosh erf erfc exp exp2 expm1 fix floor frac log log10 log1p "
+    "log2 logit relu round rsqrt sigmoid sign sin sinh sqrt tan tanh trunc").split()
+METHODS = FUNCTIONS
