@@ -1,0 +1,429 @@
+"""Pooling: max pooling, and average and adaptive average pooling as linear maps along the
+trailing axes (the maps interpolate, in resampling.py, uses too).
+
+Loops run over the positions of a pooling window or over the few source elements of an output
+element, never over pixels or batch elements. A linear map's gradient is the transposed map,
+whose gradient is the map again, so create_graph works everywhere.
+"""
+import itertools
+
+import numpy as np
+
+from .._tensor import Tensor
+from . import reduction
+from ._checks import numel, wrap_dim
+from ._define import defop
+from .conv import _check_float, _tuple, _windows
+from .indexing import gather
+from .pointwise import div
+from .shape import reshape, squeeze, unsqueeze
+
+
+# ---- max pooling ---------------------------------------------------------------------------
+
+def _pooled_size(size, kernel, padding, stride, dilation, ceil_mode):
+    """Output length of a pooling window sliding over `size` (torch's pooling_output_shape)."""
+    if stride == 0:
+        raise RuntimeError("stride should not be zero")
+    if padding < 0:
+        raise RuntimeError(f"pad must be non-negative, but got pad: {padding}")
+    if padding > (dilation * (kernel - 1) + 1) // 2:
+        raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad="
+                           f"{padding}, kernel_size={kernel} and dilation={dilation}")
+    span = dilation * (kernel - 1) + 1
+    out = (size + 2 * padding - span + (stride - 1 if ceil_mode else 0)) // stride + 1
+    # with ceil_mode the last window must still start inside the input or its left padding
+    return out - 1 if ceil_mode and (out - 1) * stride >= size + padding else out
+
+
+def _check_pool2d(input, kernel, stride, padding, dilation, out):
+    """torch's pool2d_shape_check."""
+    for text, names, values in (("kernel size", ("kH", "kW"), kernel),
+                                ("stride", ("dH", "dW"), stride),
+                                ("dilation", ("dilationH", "dilationW"), dilation)):
+        if min(values) <= 0:
+            raise RuntimeError(f"{text} should be greater than zero, but got {names[0]}: "
+                               f"{values[0]} {names[1]}: {values[1]}")
+    shape = input.shape
+    if not ((input.ndim == 3 and shape[0] and shape[1] and shape[2])
+            or (input.ndim == 4 and shape[1] and shape[2] and shape[3])):
+        raise RuntimeError("Expected 3D or 4D (batch mode) tensor with optional 0 dim batch "
+                           f"size for input, but got:{list(shape)}")
+    if kernel[1] // 2 < padding[1] or kernel[0] // 2 < padding[0]:
+        raise RuntimeError(f"pad should be smaller than or equal to half of kernel size, but got "
+                           f"padW = {padding[1]}, padH = {padding[0]}, kW = {kernel[1]}, kH = "
+                           f"{kernel[0]}")
+    if min(out) < 1:
+        planes, height, width = shape[-3:]
+        raise RuntimeError(f"Given input size: ({planes}x{height}x{width}). Calculated output "
+                           f"size: ({planes}x{out[0]}x{out[1]}). Output size is too small")
+
+
+# what each argument of 2-d pooling may be, in torch's words
+_POOL2D_ARGUMENTS = {"kernel_size": "must either be a single int, or a tuple of two ints",
+                     "stride": "must either be omitted, a single int, or a tuple of two ints",
+                     "padding": "must either be a single int, or a tuple of two ints",
+                     "dilation": "must be either a single int, or a tuple of two ints"}
+
+
+def _pool2d_arguments(function, **arguments):
+    """Each argument as a pair (stride: the kernel when omitted), or torch's error."""
+    pairs = []
+    for name, value in arguments.items():
+        value = () if value is None else _tuple(value, 2)
+        if len(value) not in (1, 2) and not (name == "stride" and not value):
+            raise RuntimeError(f"{function}: {name} {_POOL2D_ARGUMENTS[name]}")
+        pairs.append(pairs[0] if not value else value * 2 if len(value) == 1 else value)
+    return pairs
+
+
+def _pooled_sizes(input, kernel, stride, padding, dilation, ceil_mode):
+    return tuple(_pooled_size(size, k, p, s, d, ceil_mode) for size, k, p, s, d in
+                 zip(input.shape[-2:], kernel, padding, stride, dilation))
+
+
+def _pad_for_windows(xp, array, out, kernel, stride, dilation, padding, value):
+    """array padded with `value` to exactly the extent `out` windows cover (more on the
+    right under ceil_mode, less when the last step leaves rows out)."""
+    pairs, keep = [(0, 0)] * (array.ndim - 2), []
+    for size, o, k, s, d, p in zip(array.shape[-2:], out, kernel, stride, dilation, padding):
+        needed = (o - 1) * s + d * (k - 1) + 1
+        pairs.append((p, max(needed - size - p, 0)))
+        keep.append(slice(0, needed))
+    if any(before or after for before, after in pairs):
+        array = xp.pad(array, pairs, constant_values=value)
+    return array[(Ellipsis,) + tuple(keep)]
+
+
+@defop("MaxPool2DWithIndicesBackward0", save=("result1", "kernel_size", "stride", "dilation"))
+def _max_pool2d(xp, input: Tensor, kernel_size, stride, padding, dilation, ceil_mode):
+    out = tuple(_pooled_size(n, k, p, s, d, ceil_mode) for n, k, p, s, d in
+                zip(input.shape[-2:], kernel_size, padding, stride, dilation))
+    lowest = -xp.inf if input.dtype.kind == "f" else xp.iinfo(input.dtype).min
+    padded = _pad_for_windows(xp, input, out, kernel_size, stride, dilation, padding, lowest)
+    starts = [xp.arange(o) * s - p for o, s, p in zip(out, stride, padding)]
+    # torch starts each window at its first element inside the input (which keeps the index
+    # there when every value is -inf)
+    first_inside = [xp.maximum(-start + d - 1, 0) // d for start, d in zip(starts, dilation)]
+    values, position = _window_max(xp, _windows(xp, padded, kernel_size, stride, dilation),
+                                   first_inside[0][:, None] * kernel_size[1] + first_inside[1],
+                                   lowest)
+    # flat index = the window's first element + the offset of the position in the window
+    width = input.shape[-1]
+    row, column = xp.divmod(xp.arange(numel(kernel_size)), kernel_size[1])
+    offsets = row * dilation[0] * width + column * dilation[1]
+    return values, starts[0][:, None] * width + starts[1] + xp.take(offsets, position)
+
+
+def _window_max(xp, windows, first, lowest):
+    """(maximum, its position) of each window (..., kH, kW), scanning the window in
+    row-major order from position `first` with `lowest` as torch does: a larger value or a
+    NaN takes over. Integer arithmetic keeps the positions (NumPy's argmax over a short last
+    axis, or where(), would cost several times more)."""
+    views = [windows[..., i, j] for i, j in itertools.product(*map(range, windows.shape[-2:]))]
+    best = xp.full(views[0].shape, lowest, windows.dtype)
+    position = xp.broadcast_to(first.astype(xp.int32), best.shape).copy()
+    for k, value in enumerate(views):
+        better = value > best
+        if best.dtype.kind == "f":
+            better |= xp.isnan(value)
+        position *= ~better
+        position += better * xp.int32(k)
+        best = xp.maximum(best, value)
+    return best, position
+
+
+_max_pool2d.derivatives(input=lambda ctx: _max_pool2d_backward(
+    ctx.grad, ctx.input_shape, ctx.result1._data, ctx.kernel_size, ctx.stride, ctx.dilation))
+
+
+@defop("MaxPool2DWithIndicesBackwardBackward0", save=("indices",))
+def _max_pool2d_backward(xp, grad: Tensor, input_shape, indices, kernel_size, stride, dilation):
+    """Each output's grad goes to the input element its index names (summed where windows
+    overlap)."""
+    planes = numel(grad.shape[:-2])
+    result = xp.zeros((planes, input_shape[-2] * input_shape[-1]), grad.dtype)
+    rows = xp.arange(planes)[:, None]
+    blocks = numel(grad.shape[-2:])
+    grad, indices = grad.reshape(planes, blocks), indices.reshape(planes, blocks)
+    if all(s >= d * (k - 1) + 1 for k, s, d in zip(kernel_size, stride, dilation)):
+        result[rows, indices] = grad  # disjoint windows: every index is distinct
+    else:
+        xp.add.at(result, (rows, indices), grad)
+    return result.reshape(input_shape)
+
+
+def _max_pool2d_backward_grad(ctx):
+    """The max pooling of the incoming gradient: the element each index names."""
+    lead = ctx.grad.shape[:-2]
+    flat = reshape(ctx.grad, lead + (ctx.grad.shape[-2] * ctx.grad.shape[-1],))
+    indices = Tensor._make(ctx.indices.reshape(lead + (-1,)))
+    return reshape(gather(flat, -1, indices), ctx.indices.shape)
+
+
+_max_pool2d_backward.derivatives(grad=_max_pool2d_backward_grad)
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    """2-d max pooling of (N, C, H, W) or (C, H, W) input; indices are flat positions in H*W."""
+    kernel, stride, padding, dilation = _pool2d_arguments(
+        "max_pool2d", kernel_size=kernel_size, stride=stride, padding=padding, dilation=dilation)
+    if input.ndim not in (3, 4):
+        raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
+    out = _pooled_sizes(input, kernel, stride, padding, dilation, ceil_mode)
+    _check_pool2d(input, kernel, stride, padding, dilation, out)
+    if input.dtype.name == "bool":
+        raise NotImplementedError("\"max_pool2d\" not implemented for 'Bool'")
+    values, indices = _max_pool2d(input, kernel, stride, padding, dilation, ceil_mode)
+    return (values, indices) if return_indices else values
+
+
+def _pool1d_arguments(function, **arguments):
+    """Each argument as one int (an omitted stride stays None), or torch's error."""
+    ints = []
+    for name, value in arguments.items():
+        value = () if value is None else _tuple(value, 1)
+        if len(value) != 1 and not (name == "stride" and not value):
+            raise RuntimeError(f"{function}() argument '{name}' should contain one int (got "
+                               f"{len(value)})")
+        ints.append(value[0] if value else None)
+    return ints
+
+
+def _check_1d_input(function, input):
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.ndim}-dimensional "
+                           f"tensor for argument #1 'self' (while checking arguments for "
+                           f"{function})")
+
+
+# what each argument of torch.max_pool1d may be, in torch's words
+_MAX_POOL1D_ARGUMENTS = {"kernel_size": "an int, list of ints or",
+                         "stride": "None, an int, list of ints, or",
+                         "padding": "an int, list of ints, or",
+                         "dilation": "an int, list of ints or"}
+
+
+def _max_pool1d_arguments(input, ceil_mode, **arguments):
+    """torch.max_pool1d's own checks, in its order (return_indices=True checks as 2-d)."""
+    shape = input.shape
+    if not ((input.ndim == 2 and shape[0] and shape[1])
+            or (input.ndim == 3 and shape[1] and shape[2])):
+        raise RuntimeError("max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 "
+                           f"dim batch size for input, but got:{list(shape)}")
+    ints = []
+    for name, value in arguments.items():
+        value = () if value is None else _tuple(value, 1)
+        if len(value) != 1 and not (name == "stride" and not value):
+            raise RuntimeError(f"max_pool1d() {name} must be {_MAX_POOL1D_ARGUMENTS[name]} "
+                               f"tuple of ints of size 1 but got size {len(value)}")
+        ints.append(value[0] if value else ints[0])
+    kernel, stride, padding, dilation = ints
+    for name, value in zip(arguments, ints):
+        if value < (0 if name == "padding" else 1):
+            requirement = "be non-negative" if name == "padding" else "be greater than zero"
+            raise RuntimeError(f"max_pool1d() {name} must {requirement}, but got {value}")
+        if name == "padding" and padding > kernel // 2:
+            raise RuntimeError("max_pool1d() padding should be at most half of kernel size, "
+                               f"but got padding={padding} and kernel_size={kernel}")
+    out = _pooled_size(shape[-1], kernel, padding, stride, dilation, ceil_mode)
+    if out <= 0:
+        raise RuntimeError(f"max_pool1d() Invalid computed output size: {out}")
+    return ints
+
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    """1-d max pooling of (N, C, L) or (C, L) input, run as 2-d pooling of height 1 (as
+    torch)."""
+    arguments = dict(kernel_size=kernel_size, stride=stride, padding=padding,
+                     dilation=dilation)
+    if return_indices:
+        _check_1d_input("max_pool1d", input)
+        kernel, stride, padding, dilation = _pool1d_arguments("max_pool1d", **arguments)
+        stride = kernel if stride is None else stride
+    else:
+        kernel, stride, padding, dilation = _max_pool1d_arguments(input, ceil_mode, **arguments)
+        if not input.requires_grad:  # torch's kernel without indices
+            _check_float("max_pool1d_impl", input)
+    values, indices = max_pool2d(unsqueeze(input, -2), (1, kernel), (1, stride), (0, padding),
+                                 (1, dilation), ceil_mode, return_indices=True)
+    values = squeeze(values, -2)
+    return (values, squeeze(indices, -2)) if return_indices else values
+
+
+# ---- linear maps along trailing axes: average pooling, adaptive pooling, interpolation -----
+#
+# Each of these ops is separable: along each of the last one or two axes, an output element is
+# a weighted sum of a few input elements. An axis is described by a table, index and weight of
+# shape (outputs, J): row o lists the J input positions summed into output o (-1 marks an
+# unused slot). The gradient is the transposed map, whose table lists for each input element
+# the outputs it went into; the gradient of that is the forward map again.
+
+def _table(rows, columns, weights, n_rows):
+    """The entries (row, column, weight) of a sparse matrix as gather tables grouped by row."""
+    order = np.argsort(rows, kind="stable")
+    rows, columns, weights = rows[order], columns[order], weights[order]
+    counts = np.bincount(rows, minlength=n_rows)
+    starts = np.cumsum(counts) - counts
+    slots = np.arange(rows.size) - starts[rows]
+    width = int(counts.max()) if n_rows else 0
+    index = np.full((n_rows, width), -1)
+    weight = np.zeros((n_rows, width), weights.dtype)
+    index[rows, slots], weight[rows, slots] = columns, weights
+    return index, weight
+
+
+def _axis_map(outputs, inputs, weights, n_out, n_in):
+    """(forward table, transposed table) of one axis from its entries."""
+    return (_table(outputs, inputs, weights, n_out), _table(inputs, outputs, weights, n_in))
+
+
+def _along_axes(xp, array, tables):
+    # the last axis first: for bilinear that is torch's order of operations
+    for axis, (index, weight) in reversed(list(enumerate(tables, array.ndim - len(tables)))):
+        array = _along_axis(xp, array, axis, index, weight)
+    return array
+
+
+def _along_axis(xp, array, axis, index, weight):
+    shape = (index.shape[0],) + (1,) * (array.ndim - axis - 1)
+    result = xp.zeros(array.shape[:axis] + shape[:1] + array.shape[axis + 1:], array.dtype)
+    for slot in range(index.shape[1]):  # the few inputs of an output, not the outputs
+        used = index[:, slot] >= 0
+        term = xp.take(array, xp.where(used, index[:, slot], 0), axis=axis)
+        term *= weight[:, slot].astype(array.dtype).reshape(shape)
+        result += term if used.all() else xp.where(used.reshape(shape), term, 0)
+    return result
+
+
+def _linear_map(node, name):
+    """The op of a map given by tables (node f"{node}Backward0") and its gradient, the
+    transposed map (node f"{node}BackwardBackward0"); each is the other's gradient."""
+    def forward(xp, input: Tensor, tables, transposed_tables):
+        return _along_axes(xp, input, tables)
+    saved = ("tables", "transposed_tables")
+    op = defop(f"{node}Backward0", save=saved, name=name)(forward)
+    gradient = defop(f"{node}BackwardBackward0", save=saved, name=name + "_backward")(forward)
+    op.derivatives(input=lambda ctx: gradient(ctx.grad, ctx.transposed_tables, ctx.tables))
+    gradient.derivatives(input=lambda ctx: op(ctx.grad, ctx.transposed_tables, ctx.tables))
+    return op
+
+
+_avg_pool2d = _linear_map("AvgPool2D", "_avg_pool2d")
+_adaptive_avg_pool2d = _linear_map("AdaptiveAvgPool2D", "_adaptive_avg_pool2d")
+
+
+def _apply_map(op, input, axis_maps):
+    tables, transposed = zip(*axis_maps)
+    return op(input, tables, transposed)
+
+
+def _window_entries(starts, ends):
+    """(output, input) of every position in each window [starts[o], ends[o])."""
+    width = int((ends - starts).max()) if starts.size else 0
+    positions = starts[:, None] + np.arange(width)
+    outputs, slots = np.nonzero(positions < ends[:, None])
+    return outputs, positions[outputs, slots]
+
+
+def _avg_pool_windows(size, out, kernel, stride, padding, count_include_pad):
+    """(outputs, inputs) of the window entries along one axis, and each window's divisor."""
+    starts = np.arange(out) * stride - padding
+    ends = np.minimum(starts + kernel, size + padding)
+    divisors = ends - starts
+    starts, ends = np.maximum(starts, 0), np.minimum(ends, size)
+    outputs, inputs = _window_entries(starts, ends)
+    return outputs, inputs, divisors if count_include_pad else ends - starts
+
+
+def _scaled_axis_map(window, factor, out, size, dtype):
+    """The map summing each window (from _avg_pool_windows) times its factor."""
+    outputs, inputs, _ = window
+    weights = np.broadcast_to(factor, (out,))[outputs].astype(dtype)
+    return _axis_map(outputs, inputs, weights, out, size)
+
+
+def _adaptive_axis(size, out, dtype):
+    outputs = np.arange(out)
+    starts, ends = outputs * size // out, -(-(outputs + 1) * size // out)
+    outputs, inputs = _window_entries(starts, ends)
+    return _axis_map(outputs, inputs, (1 / (ends - starts)[outputs]).astype(dtype), out, size)
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    """2-d average pooling of (N, C, H, W) or (C, H, W) input (of integers: the sums divided
+    with truncation, as torch)."""
+    kernel, stride, padding = _pool2d_arguments("avg_pool2d", kernel_size=kernel_size,
+                                                stride=stride, padding=padding)
+    if divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
+    wrap_dim(-3, input.ndim)
+    out = _pooled_sizes(input, kernel, stride, padding, (1, 1), ceil_mode)
+    _check_pool2d(input, kernel, stride, padding, (1, 1), out)
+    windows = [_avg_pool_windows(size, o, k, s, p, count_include_pad)
+               for size, o, k, s, p in zip(input.shape[-2:], out, kernel, stride, padding)]
+    # the divisor is a product over the two axes, so each axis divides by its factor; integer
+    # sums are divided at the end, with truncation
+    integer = not input.dtype.is_floating_point
+    factors = ((1, 1) if integer else (1 / divisor_override, 1) if divisor_override
+               else (1 / windows[0][2], 1 / windows[1][2]))
+    result = _apply_map(_avg_pool2d, input, [
+        _scaled_axis_map(window, factor, o, size, input.dtype.numpy)
+        for window, factor, o, size in zip(windows, factors, out, input.shape[-2:])])
+    if not integer:
+        return result
+    divisors = divisor_override or np.multiply.outer(windows[0][2], windows[1][2])
+    return div(result, Tensor._make(np.asarray(divisors, input.dtype.numpy)),
+               rounding_mode="trunc")
+
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True):
+    """1-d average pooling of (N, C, L) or (C, L) input, run as 2-d pooling of height 1."""
+    _check_1d_input("avg_pool1d", input)
+    kernel, stride, padding = _pool1d_arguments("avg_pool1d", kernel_size=kernel_size,
+                                                stride=stride, padding=padding)
+    stride = kernel if stride is None else stride
+    result = avg_pool2d(unsqueeze(input, -2), (1, kernel), (1, stride), (0, padding), ceil_mode,
+                        count_include_pad)
+    return squeeze(result, -2)
+
+
+def adaptive_avg_pool2d(input, output_size):
+    """Average pooling to a given output size (None keeps that input size); windows of
+    output o span [floor(o * H / out), ceil((o + 1) * H / out))."""
+    output_size = _tuple(output_size, 2)
+    if len(output_size) != 2:
+        raise RuntimeError("adaptive_avg_pool2d: output_size must be 2")
+    output_size = tuple(n if o is None else o for o, n in zip(output_size, input.shape[-2:]))
+    if min(output_size) < 0:
+        raise RuntimeError("adaptive_avg_pool2d: elements of output_size must be greater than "
+                           f"or equal to 0 but received {{{output_size[0]}, {output_size[1]}}}")
+    if output_size == (1, 1):
+        return reduction.mean(input, (-1, -2), keepdim=True)
+    if input.ndim not in (3, 4):
+        raise RuntimeError(f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got "
+                           f"{list(input.shape)}")
+    for dim in range(1, input.ndim):
+        if input.shape[dim] == 0:
+            raise RuntimeError("adaptive_avg_pool2d(): Expected input to have non-zero size for "
+                               f"non-batch dimensions, but input has sizes {list(input.shape)} "
+                               f"with dimension {dim} being empty")
+    _check_float("adaptive_avg_pool2d", input)
+    return _apply_map(_adaptive_avg_pool2d, input, [
+        _adaptive_axis(size, out, input.dtype.numpy)
+        for size, out in zip(input.shape[-2:], output_size)])
+
+
+def adaptive_avg_pool1d(input, output_size):
+    """Adaptive average pooling of (N, C, L) or (C, L) input, run as 2-d pooling."""
+    _check_1d_input("adaptive_avg_pool1d", input)
+    (output_size,) = _pool1d_arguments("adaptive_avg_pool1d", output_size=output_size)
+    return squeeze(adaptive_avg_pool2d(unsqueeze(input, -2), (1, output_size)), -2)
+
+
+FUNCTIONS = "adaptive_avg_pool1d avg_pool1d max_pool1d max_pool2d".split()
+NN_FUNCTIONS = FUNCTIONS + "adaptive_avg_pool2d avg_pool2d".split()
