@@ -1,5 +1,5 @@
 """op_db rows of the shape and indexing family: joining, splitting, reordering, diagonals,
-indexing and scatter ops (tapegrad/ops/shape.py)."""
+indexing and scatter ops (tapegrad/ops/shape.py, joining.py, reordering.py, indexing.py)."""
 import numpy as np
 
 from op_db import OpRow, S, STEP, T
