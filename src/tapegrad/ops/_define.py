@@ -124,8 +124,9 @@ class Op:
         # Which formulas read each saved tensor: a tensor is saved only when a formula that
         # needs it will run (x * 2 keeps nothing of x), as torch's codegen decides.
         reads = [_names_read(formula) for formula in self.formulas]
+        # readers as a bit mask over the inputs: cheap to test against needs_input_grad
         self.save_plan = tuple(
-            (name, source, tuple(i for i, names in enumerate(reads) if name in names))
+            (name, source, sum(1 << i for i, names in enumerate(reads) if name in names))
             for name, source, _ in self.save_plan)
 
     def __get__(self, tensor, owner=None):
@@ -195,16 +196,18 @@ class Op:
         node = object.__new__(self.node_class)  # every slot is set below: skip Node.__init__
         node._sequence_nr = next(sequence_numbers)
         node._pre_hooks = node._retained = None
-        edges, metadata, needs = [], [], []
-        for value, formula in zip(inputs, self.formulas):
+        edges, metadata, needs, needed_mask = [], [], [], 0
+        for i, (value, formula) in enumerate(zip(inputs, self.formulas)):
             if isinstance(value, Tensor):
                 edge = _edge(value)
                 metadata.append((value._data.shape, value.dtype))
             else:
-                edge = (None, 0)
+                edge = _NO_EDGE
                 metadata.append(None)
             edges.append(edge)
-            needs.append(edge[0] is not None and formula is not None)
+            needed = edge[0] is not None and formula is not None
+            needs.append(needed)
+            needed_mask |= needed << i
         node.next_functions, node._input_metadata = tuple(edges), tuple(metadata)
         node._needs_input_grad, node._n_outputs = needs, len(outputs)
         for output_nr, result in enumerate(outputs):
@@ -214,7 +217,7 @@ class Op:
                 result._output_nr = output_nr
         saved = {}
         for name, (kind, index), readers in self.save_plan:
-            if readers and not any(needs[i] for i in readers):
+            if readers and not readers & needed_mask:
                 continue
             if kind == "output":
                 saved[name] = SavedTensor(outputs[index], node)
@@ -242,12 +245,15 @@ def _names_read(function, depth=2):
     return names
 
 
+_NO_EDGE = (None, 0)
+
+
 def _edge(value):
     if value.grad_fn is not None:
         return (value.grad_fn, value._output_nr)
     if value._requires_grad:
         return (value._grad_accumulator(), 0)
-    return (None, 0)
+    return _NO_EDGE
 
 
 def _as_array(value):
