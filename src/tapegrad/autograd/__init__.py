@@ -1,7 +1,7 @@
 """tapegrad.autograd: the engine, grad modes and graph nodes, as torch.autograd."""
 from . import graph
-from .engine import backward
+from .engine import backward, grad
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 
-__all__ = ["backward", "enable_grad", "graph", "is_grad_enabled", "no_grad",
+__all__ = ["backward", "enable_grad", "grad", "graph", "is_grad_enabled", "no_grad",
            "set_grad_enabled"]

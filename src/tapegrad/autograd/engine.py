@@ -41,6 +41,37 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
             targets[edge]._accumulate_grad(grad)
 
 
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    """The gradients of outputs (weighted by grad_outputs) with respect to inputs, returned
+    instead of accumulated into .grad. is_grads_batched is not supported yet."""
+    from .._tensor import Tensor
+    if materialize_grads and allow_unused is False:
+        raise ValueError("Expected allow_unused to be True or not passed when "
+                         "materialize_grads=True, but got: allow_unused=False.")
+    if is_grads_batched:
+        raise NotImplementedError("tapegrad.autograd.grad does not support is_grads_batched")
+    outputs = (outputs,) if isinstance(outputs, Tensor) else tuple(outputs)
+    inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
+    if not inputs:
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
+    roots, seeds = _roots_and_seeds(outputs, grad_outputs)
+    edges = [_input_edge(tensor) for tensor in inputs]
+    captured = run(roots, seeds, create_graph if retain_graph is None else retain_graph,
+                   create_graph, targets=set(edges), accumulate=False)
+    grads = []
+    for i, (edge, tensor) in enumerate(zip(edges, inputs)):
+        result = captured.get(edge)
+        if result is None and materialize_grads:
+            result = type(tensor)._make(np.zeros_like(tensor._data))
+        elif result is None and not allow_unused:
+            raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been "
+                               "used in the graph. Set allow_unused=True if this is the desired "
+                               "behavior.")
+        grads.append(result)
+    return tuple(grads)
+
+
 def _roots_and_seeds(tensors, grad_tensors):
     from .._tensor import Tensor
     if grad_tensors is None:
