@@ -1,5 +1,6 @@
 """op_db rows of convolution, pooling, normalisation and resampling (tapegrad/ops/conv.py,
-pooling.py, resampling.py and normalization.py). Shapes stay small: every row's Jacobian is checked element by element.
+pooling.py, resampling.py and normalization.py). Shapes stay small: every row's Jacobian is
+checked element by element.
 Running statistics are constants, cast to the input's dtype inside the row (torch refuses a
 float64 running mean for a float32 input)."""
 import warnings

@@ -199,7 +199,7 @@ class Op:
         edges, metadata, needs, needed_mask = [], [], [], 0
         for i, (value, formula) in enumerate(zip(inputs, self.formulas)):
             if isinstance(value, Tensor):
-                edge = _edge(value)
+                edge = edge_of(value)
                 metadata.append((value._data.shape, value.dtype))
             else:
                 edge = _NO_EDGE
@@ -248,7 +248,7 @@ def _names_read(function, depth=2):
 _NO_EDGE = (None, 0)
 
 
-def _edge(value):
+def edge_of(value):
     if value.grad_fn is not None:
         return (value.grad_fn, value._output_nr)
     if value._requires_grad:

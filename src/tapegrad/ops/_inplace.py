@@ -14,7 +14,7 @@ from .._tensor import Tensor
 from ..autograd import grad_mode
 from ..autograd.graph import Node
 from ._checks import broadcast_shapes
-from ._define import _edge, defop
+from ._define import edge_of, defop
 from .shape import zeros_of
 
 
@@ -136,7 +136,7 @@ class CopySlices(Node):
 
 def _rebase_view(view, fn):
     base = view._base
-    base.grad_fn = CopySlices(_edge(base), (base._data.shape, base.dtype), view._view_fn, fn)
+    base.grad_fn = CopySlices(edge_of(base), (base._data.shape, base.dtype), view._view_fn, fn)
     base._requires_grad, base._output_nr = True, 0
     regenerated = _view_of_base(base, view._view_fn)
     view.grad_fn, view._output_nr, view._requires_grad = regenerated.grad_fn, 0, True

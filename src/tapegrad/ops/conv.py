@@ -22,7 +22,7 @@ from .linalg import _C_TYPE
 from .shape import squeeze, unsqueeze
 
 
-def _tuple(value, n):
+def int_tuple(value, n):
     """An int or a sequence of ints as a tuple (an int is repeated n times)."""
     return (value,) * n if isinstance(value, int) else tuple(value)
 
@@ -34,14 +34,14 @@ def _crop(tensor, size):
     return getitem(tensor, (Ellipsis,) + tuple(slice(0, s) for s in size))
 
 
-def _check_float(name, input):
+def check_float(name, input):
     if not input.dtype.is_floating_point:
         raise NotImplementedError(f'"{name}" not implemented for \'{input.dtype.legacy_name}\'')
 
 
 # ---- im2col and col2im on arrays -----------------------------------------------------------
 
-def _windows(xp, padded, kernel, stride, dilation):
+def sliding_windows(xp, padded, kernel, stride, dilation):
     """A view (N, C, *blocks, *kernel) of every window of `padded` (N, C, *spatial)."""
     nd = len(kernel)
     span = tuple(d * (k - 1) + 1 for k, d in zip(kernel, dilation))
@@ -55,7 +55,7 @@ def _im2col(xp, padded, kernel, stride, dilation, blocks=None):
     """(columns (N, C * prod(kernel), prod(blocks)), blocks): the one copy im2col makes.
     blocks limits the windows taken along each dim (all by default)."""
     nd = len(kernel)
-    windows = _windows(xp, padded, kernel, stride, dilation)
+    windows = sliding_windows(xp, padded, kernel, stride, dilation)
     if blocks is not None:
         windows = windows[(Ellipsis,) + tuple(slice(0, b) for b in blocks) + (slice(None),) * nd]
     blocks = windows.shape[2:2 + nd]
@@ -328,7 +328,7 @@ def _same_padding(input, weight, stride, dilation):
     """(input padded on the right where the 'same' padding is odd, symmetric padding,
     dilation): torch pads the odd part with an explicit ConstantPadNd."""
     nd = weight.ndim - 2
-    stride, dilation = _tuple(stride, nd), _tuple(dilation, nd)
+    stride, dilation = int_tuple(stride, nd), int_tuple(dilation, nd)
     for name, value in (("stride", stride), ("dilation", dilation)):
         if len(value) not in (1, nd):
             raise RuntimeError(f"{name} cannot broadcast to {nd} dimensions")
@@ -358,8 +358,8 @@ def _conv_batch(input, weight, bias, stride, padding, dilation, groups):
         input, padding, dilation = _same_padding(input, weight, stride, dilation)
     elif isinstance(padding, str):
         raise RuntimeError(f"Invalid padding string: '{padding}'")
-    return _checked_convolution(input, weight, bias, _tuple(stride, nd), _tuple(padding, nd),
-                                _tuple(dilation, nd), False, (0,) * nd, groups)
+    return _checked_convolution(input, weight, bias, int_tuple(stride, nd), int_tuple(padding, nd),
+                                int_tuple(dilation, nd), False, (0,) * nd, groups)
 
 
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
@@ -379,9 +379,9 @@ def _conv_transpose(function, nd, input, weight, bias, stride, padding, output_p
     _check_batch_dims(function, nd, input)
     if isinstance(padding, str):
         raise TypeError(f"{function}(): argument 'padding' must be tuple of ints, not str")
-    return _batched(_checked_convolution, input, nd, weight, bias, _tuple(stride, nd),
-                    _tuple(padding, nd), _tuple(dilation, nd), True, _tuple(output_padding, nd),
-                    groups)
+    return _batched(_checked_convolution, input, nd, weight, bias, int_tuple(stride, nd),
+                    int_tuple(padding, nd), int_tuple(dilation, nd), True,
+                    int_tuple(output_padding, nd), groups)
 
 
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
@@ -434,7 +434,7 @@ def _pairs(**values):
     """Each int argument as a pair, or torch's error for a sequence of another length."""
     pairs = []
     for name, value in values.items():
-        value = _tuple(value, 2)
+        value = int_tuple(value, 2)
         if len(value) != 2:
             raise RuntimeError(f"It is expected {name} equals to 2, but got size {len(value)}")
         pairs.append(value)
@@ -471,7 +471,7 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
                            f"{kernel_size}, dilation={dilation}, padding={padding}, calculated "
                            f"shape of the array of sliding blocks as {blocks}, but its "
                            "components must be at least one.")
-    _check_float("im2col_out_cpu", input)
+    check_float("im2col_out_cpu", input)
     return _unfold(input, kernel_size, dilation, padding, stride)
 
 
@@ -503,7 +503,7 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     if min(blocks) < 1:
         raise RuntimeError(f"{given}calculated shape of the array of sliding blocks as "
                            f"{blocks}, which is too small (non-positive)")
-    _check_float("col2im_out_cpu", input)
+    check_float("col2im_out_cpu", input)
     return _fold(input, output_size, kernel_size, dilation, padding, stride)
 
 

@@ -5,7 +5,7 @@ import numpy as np
 from .._tensor import Tensor
 from ._checks import broadcast_shapes, numel, wrap_dim
 from ._define import defop
-from .shape import _alias, _select, _slice, _unsqueeze, reshape, zeros_of
+from .shape import alias_view, select_view, slice_view, unsqueeze_view, reshape, zeros_of
 
 # ---- indexing ------------------------------------------------------------------------------
 
@@ -82,7 +82,7 @@ def getitem(input, key):
             advanced += [slice(None)] * skipped
             dim, source_dim = dim + skipped, source_dim + skipped
         elif item is None:
-            result, applied = _unsqueeze(result, dim), True
+            result, applied = unsqueeze_view(result, dim), True
             advanced.append(slice(None))
             dim += 1
         elif isinstance(item, slice):
@@ -92,7 +92,7 @@ def getitem(input, key):
             dim, source_dim = dim + 1, source_dim + 1
         elif isinstance(item, np.ndarray) and item.ndim == 0 and item.dtype == bool:
             # x[True] adds a dim (like None) and keeps it: a one-element mask over it
-            result, applied = _unsqueeze(result, dim), True
+            result, applied = unsqueeze_view(result, dim), True
             advanced.append(item.reshape(1))
             dim += 1
         elif isinstance(item, np.ndarray):
@@ -105,7 +105,7 @@ def getitem(input, key):
             source_dim += 1
     if any(isinstance(item, np.ndarray) for item in advanced):
         return _index(result, tuple(advanced))
-    return result if applied else _alias(input)
+    return result if applied else alias_view(input)
 
 
 def _check_index_array(item, shape, dim):
@@ -129,7 +129,7 @@ def _select_dim(input, dim, index, source_dim):
     if not -size <= index < size:
         raise IndexError(f"index {index} is out of bounds for dimension {source_dim} with size "
                          f"{size}")
-    return _select(input, dim, index % size)
+    return select_view(input, dim, index % size)
 
 
 def _slice_dim(input, dim, item):
@@ -138,7 +138,7 @@ def _slice_dim(input, dim, item):
     if item.step is not None and item.step < 0:
         raise ValueError("step must be greater than zero")
     start, end, step = item.indices(input.shape[dim])
-    return _slice(input, dim, start, end, step)
+    return slice_view(input, dim, start, end, step)
 
 
 def select(input, dim, index):
@@ -150,11 +150,11 @@ def select(input, dim, index):
     if not -size <= index < size:
         raise IndexError(f"select(): index {index} out of range for tensor of size "
                          f"{list(input.shape)} at dimension {dim}")
-    return _select(input, dim, index % size)
+    return select_view(input, dim, index % size)
 
 
 @defop("IndexSelectBackward0", save=("dim", "index"))
-def _index_select(xp, input: Tensor, dim, index):
+def index_select_op(xp, input: Tensor, dim, index):
     return xp.take(input, index, axis=dim) if input.ndim else input.copy()
 
 
@@ -165,7 +165,7 @@ def _index_select_backward(ctx):
                       (slice(None),) * ctx.dim + (ctx.index,), ctx.grad, accumulate=True)
 
 
-_index_select.derivatives(input=_index_select_backward)
+index_select_op.derivatives(input=_index_select_backward)
 
 
 def index_select(input, dim, index):
@@ -189,7 +189,7 @@ def index_select(input, dim, index):
             raise IndexError("index out of range in self")
         raise RuntimeError(f"INDICES element is out of DATA bounds, id={index[outside][0]} "
                            f"axis_dim={size}")
-    return _index_select(input, dim, index)
+    return index_select_op(input, dim, index)
 
 
 @defop("MaskedFillBackward0", save=("mask",))

@@ -6,7 +6,7 @@ import itertools
 from .._tensor import Tensor
 from ._checks import wrap_dim
 from ._define import defop
-from .shape import _at_least, _select, _slice, reshape, zeros_of
+from .shape import at_least_dims, select_view, slice_view, reshape, zeros_of
 
 # ---- joining: cat and stack ----------------------------------------------------------------
 
@@ -59,7 +59,7 @@ def _cat_forward(xp, tensors, dim, bounds):
 def _cat_part(ctx, i):
     if ctx.bounds[i] is None:  # a skipped 1-D empty tensor
         return zeros_of(ctx.grad, (0,))
-    return _slice(ctx.grad, ctx.dim, *ctx.bounds[i], 1)
+    return slice_view(ctx.grad, ctx.dim, *ctx.bounds[i], 1)
 
 
 _cat = _TensorListOp("CatBackward0", _cat_forward, save=("dim", "bounds"))
@@ -118,7 +118,7 @@ def _stack_of(name, tensors, ndim):
     tensors = _tensor_list(name, tensors)
     if not tensors:
         raise RuntimeError(f"{name} expects a non-empty TensorList")
-    return [_at_least(ndim, tensor) for tensor in tensors]
+    return [at_least_dims(ndim, tensor) for tensor in tensors]
 
 
 def hstack(tensors):
@@ -149,7 +149,7 @@ def _stack_forward(xp, tensors, dim):
 
 
 _stack = _TensorListOp("StackBackward0", _stack_forward, save=("dim",))
-_stack.derivatives(each=lambda ctx, i: _select(ctx.grad, ctx.dim, i))
+_stack.derivatives(each=lambda ctx, i: select_view(ctx.grad, ctx.dim, i))
 
 
 def stack(tensors, dim=0, *, axis=None):
@@ -297,7 +297,7 @@ def narrow(input, dim, start, length):
     if start + length > size:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size "
                            f"({size}).")
-    return _slice(input, dim, start, start + length, 1)
+    return slice_view(input, dim, start, start + length, 1)
 
 
 _BOTH = "chunk narrow split split_with_sizes unbind".split()

@@ -9,7 +9,7 @@ from ._checks import broadcast_shapes, numel, wrap_dim
 from ._define import defop
 from .pointwise import mul
 from .reordering import diagonal
-from .shape import (_unsafe_view, expand, flatten, movedim, permute, reshape, squeeze, t, transpose,
+from .shape import (unsafe_view, expand, flatten, movedim, permute, reshape, squeeze, t, transpose,
                     unsqueeze, view)
 
 
@@ -179,8 +179,8 @@ def _folded_matmul(input, other):
     rows = big.shape[:-1]
     folded = reshape(big, numel(rows), big.shape[-1])
     if small.ndim == 1:
-        return _unsafe_view(mv(folded, small), rows)
-    result = _unsafe_view(mm(folded, small), rows + (small.shape[1],))
+        return unsafe_view(mv(folded, small), rows)
+    result = unsafe_view(mm(folded, small), rows + (small.shape[1],))
     return transpose(result, -1, -2).contiguous() if transposed else result
 
 
@@ -197,7 +197,7 @@ def _batched_matmul(input, other):
     other3 = reshape(expand(other.reshape(k, m) if other.ndim == 1 else other, batch + (k, m)),
                      -1, k, m)
     shape = batch + ((n,) if input.ndim > 1 else ()) + ((m,) if other.ndim > 1 else ())
-    return _unsafe_view(bmm(input3, other3), shape)
+    return unsafe_view(bmm(input3, other3), shape)
 
 
 # ---- fused products: beta * input + alpha * (product) ----------------------------------------
@@ -352,9 +352,9 @@ def kron(input, other):
         raise RuntimeError("view size is not compatible with input tensor's size and stride (at "
                            "least one dimension spans across two contiguous subspaces). Use "
                            ".reshape(...) instead.")
-    input_view = _unsafe_view(input, tuple(s for size in left for s in (size, 1)))
-    other_view = _unsafe_view(other, tuple(s for size in right for s in (1, size)))
-    return _unsafe_view(mul(input_view, other_view), tuple(a * b for a, b in zip(left, right)))
+    input_view = unsafe_view(input, tuple(s for size in left for s in (size, 1)))
+    other_view = unsafe_view(other, tuple(s for size in right for s in (1, size)))
+    return unsafe_view(mul(input_view, other_view), tuple(a * b for a, b in zip(left, right)))
 
 
 def _is_row_major(tensor):

@@ -10,7 +10,7 @@ from ..autograd import grad_mode
 from . import reduction
 from ._checks import numel
 from ._define import defop
-from .conv import _check_float
+from .conv import check_float
 from .reordering import repeat
 from .shape import reshape
 
@@ -114,7 +114,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
         raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape "
                            f"[*{''.join(f', {size}' for size in shape)}], but got input of "
                            f"size{list(input.shape)}")
-    _check_float("LayerNormKernelImpl", input)
+    check_float("LayerNormKernelImpl", input)
     _check_parameter_dtypes(input, weight, bias)
     return _native_layer_norm(input, shape, weight, bias, eps)
 
@@ -188,7 +188,7 @@ def _batch_norm(input, weight, bias, running_mean, running_var, training, moment
             raise RuntimeError(f"{name} must be defined in evaluation mode")
         if tensor is not None and tensor.numel() != channels:
             raise RuntimeError(f"{name} should contain {channels} elements not {tensor.numel()}")
-    _check_float("batch_norm", input)
+    check_float("batch_norm", input)
     _check_parameter_dtypes(input, weight, bias, running_mean, running_var)
     if input.numel() == 0:
         return _empty_batch_norm(input, weight, bias)
@@ -317,7 +317,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
             raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of "
                                f"channels in input, but got {name} of shape "
                                f"{list(parameter.shape)} and input of shape {list(input.shape)}")
-    _check_float("GroupNormKernelImpl", input)
+    check_float("GroupNormKernelImpl", input)
     _check_parameter_dtypes(input, weight, bias)
     return _native_group_norm(input, weight, bias, n, channels, numel(input.shape[2:]),
                               num_groups, eps)

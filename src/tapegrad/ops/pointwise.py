@@ -18,7 +18,7 @@ _C_TYPE_NAMES = {"float16": "c10::Half", "float32": "float", "float64": "double"
                  "uint8": "unsigned char", "bool": "bool"}
 
 
-def _not_implemented_for(kernel, numpy_dtype):
+def not_implemented_for(kernel, numpy_dtype):
     name = _dtype.from_numpy_dtype(numpy_dtype).legacy_name
     return f"\"{kernel}\" not implemented for '{name}'"
 
@@ -53,7 +53,7 @@ def _takes_tensors(function, tensors, others, optional=False):
                     f"but expected one of:\n{expected}")
 
 
-def _require_tensors(function, **arguments):
+def require_tensors(function, **arguments):
     """torch's TypeError for a number where its overload takes only tensors."""
     for position, (name, value) in enumerate(arguments.items(), 1):
         if not isinstance(value, Tensor):
@@ -157,7 +157,7 @@ def _check_divisor(xp, kernel, input, other):
     """torch's errors where NumPy answers: for bools (torch has no kernel; input and other
     share the promoted dtype) and for an integer division by zero (NumPy gives 0)."""
     if input.dtype.kind == "b":
-        raise NotImplementedError(_not_implemented_for(kernel, input.dtype))
+        raise NotImplementedError(not_implemented_for(kernel, input.dtype))
     if input.dtype.kind != "f" and xp.any(xp.asarray(other) == 0):
         raise RuntimeError("ZeroDivisionError")
 
@@ -251,7 +251,7 @@ _addcmul.derivatives(input=lambda ctx: ctx.grad,
 
 def addcmul(input, tensor1, tensor2, *, value=1):
     """input + value * tensor1 * tensor2."""
-    _require_tensors("addcmul", input=input, tensor1=tensor1, tensor2=tensor2)
+    require_tensors("addcmul", input=input, tensor1=tensor1, tensor2=tensor2)
     return _addcmul(input, tensor1, tensor2, value)
 
 
@@ -268,7 +268,7 @@ _addcdiv.derivatives(
 
 def addcdiv(input, tensor1, tensor2, *, value=1):
     """input + value * tensor1 / tensor2, as a true division."""
-    _require_tensors("addcdiv", input=input, tensor1=tensor1, tensor2=tensor2)
+    require_tensors("addcdiv", input=input, tensor1=tensor1, tensor2=tensor2)
     if not (tensor1.dtype.is_floating_point or tensor2.dtype.is_floating_point):
         raise RuntimeError(
             "Integer division with addcdiv is no longer supported, and in a future  release "
@@ -314,7 +314,7 @@ def lerp(input, end, weight):
                                f"but got dtype {_C_TYPE_NAMES[value.dtype.name]}")
     if not input.dtype.is_floating_point:
         kernel = "lerp_kernel_tensor" if weight_is_tensor else "lerp_kernel_scalar"
-        raise NotImplementedError(_not_implemented_for(kernel, input.dtype.numpy))
+        raise NotImplementedError(not_implemented_for(kernel, input.dtype.numpy))
     if weight_is_tensor:
         return _lerp_tensor(input, end, weight)
     return _lerp_scalar(input, end, weight)
@@ -366,7 +366,7 @@ def _power(xp, base, exponent):
     """xp.power, but integer exponents may be negative: NumPy refuses them, torch gives the
     integer part of base ** exponent (1 for base 1, +-1 for base -1, else 0)."""
     if exponent.dtype.kind == "b":  # both are bool (the dtype is the promoted one)
-        raise NotImplementedError(_not_implemented_for("pow", exponent.dtype))
+        raise NotImplementedError(not_implemented_for("pow", exponent.dtype))
     integers = exponent.dtype.kind in "iu" and xp.asarray(base).dtype.kind in "iu"
     if not (integers and xp.any(exponent < 0)):
         return xp.power(base, exponent)
@@ -579,13 +579,13 @@ _minimum.derivatives(input=lambda ctx: _maximum_grad(ctx, ctx.other, ctx.input),
 
 def maximum(input, other):
     """The larger of two tensors, elementwise (nan if either is)."""
-    _require_tensors("maximum", input=input, other=other)
+    require_tensors("maximum", input=input, other=other)
     return _maximum(input, other)
 
 
 def minimum(input, other):
     """The smaller of two tensors, elementwise (nan if either is)."""
-    _require_tensors("minimum", input=input, other=other)
+    require_tensors("minimum", input=input, other=other)
     return _minimum(input, other)
 
 
@@ -668,7 +668,7 @@ def _logical(name, ufunc):
         return ufunc(input, other)
 
     def logical(input, other):
-        _require_tensors(name, input=input, other=other)
+        require_tensors(name, input=input, other=other)
         return truth(input, other)
     logical.__name__ = logical.__qualname__ = name
     return logical

@@ -13,7 +13,7 @@ from .._tensor import Tensor
 from . import reduction
 from ._checks import numel, wrap_dim
 from ._define import defop
-from .conv import _check_float, _tuple, _windows
+from .conv import check_float, int_tuple, sliding_windows
 from .indexing import gather
 from .pointwise import div
 from .shape import reshape, squeeze, unsqueeze
@@ -70,7 +70,7 @@ def _pool2d_arguments(function, **arguments):
     """Each argument as a pair (stride: the kernel when omitted), or torch's error."""
     pairs = []
     for name, value in arguments.items():
-        value = () if value is None else _tuple(value, 2)
+        value = () if value is None else int_tuple(value, 2)
         if len(value) not in (1, 2) and not (name == "stride" and not value):
             raise RuntimeError(f"{function}: {name} {_POOL2D_ARGUMENTS[name]}")
         pairs.append(pairs[0] if not value else value * 2 if len(value) == 1 else value)
@@ -105,7 +105,7 @@ def _max_pool2d(xp, input: Tensor, kernel_size, stride, padding, dilation, ceil_
     # torch starts each window at its first element inside the input (which keeps the index
     # there when every value is -inf)
     first_inside = [xp.maximum(-start + d - 1, 0) // d for start, d in zip(starts, dilation)]
-    values, position = _window_max(xp, _windows(xp, padded, kernel_size, stride, dilation),
+    values, position = _window_max(xp, sliding_windows(xp, padded, kernel_size, stride, dilation),
                                    first_inside[0][:, None] * kernel_size[1] + first_inside[1],
                                    lowest)
     # flat index = the window's first element + the offset of the position in the window
@@ -183,7 +183,7 @@ def _pool1d_arguments(function, **arguments):
     """Each argument as one int (an omitted stride stays None), or torch's error."""
     ints = []
     for name, value in arguments.items():
-        value = () if value is None else _tuple(value, 1)
+        value = () if value is None else int_tuple(value, 1)
         if len(value) != 1 and not (name == "stride" and not value):
             raise RuntimeError(f"{function}() argument '{name}' should contain one int (got "
                                f"{len(value)})")
@@ -214,7 +214,7 @@ def _max_pool1d_arguments(input, ceil_mode, **arguments):
                            f"dim batch size for input, but got:{list(shape)}")
     ints = []
     for name, value in arguments.items():
-        value = () if value is None else _tuple(value, 1)
+        value = () if value is None else int_tuple(value, 1)
         if len(value) != 1 and not (name == "stride" and not value):
             raise RuntimeError(f"max_pool1d() {name} must be {_MAX_POOL1D_ARGUMENTS[name]} "
                                f"tuple of ints of size 1 but got size {len(value)}")
@@ -246,7 +246,7 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     else:
         kernel, stride, padding, dilation = _max_pool1d_arguments(input, ceil_mode, **arguments)
         if not input.requires_grad:  # torch's kernel without indices
-            _check_float("max_pool1d_impl", input)
+            check_float("max_pool1d_impl", input)
     values, indices = max_pool2d(unsqueeze(input, -2), (1, kernel), (1, stride), (0, padding),
                                  (1, dilation), ceil_mode, return_indices=True)
     values = squeeze(values, -2)
@@ -275,7 +275,7 @@ def _table(rows, columns, weights, n_rows):
     return index, weight
 
 
-def _axis_map(outputs, inputs, weights, n_out, n_in):
+def axis_map(outputs, inputs, weights, n_out, n_in):
     """(forward table, transposed table) of one axis from its entries."""
     return (_table(outputs, inputs, weights, n_out), _table(inputs, outputs, weights, n_in))
 
@@ -298,7 +298,7 @@ def _along_axis(xp, array, axis, index, weight):
     return result
 
 
-def _linear_map(node, name):
+def linear_map(node, name):
     """The op of a map given by tables (node f"{node}Backward0") and its gradient, the
     transposed map (node f"{node}BackwardBackward0"); each is the other's gradient."""
     def forward(xp, input: Tensor, tables, transposed_tables):
@@ -311,11 +311,11 @@ def _linear_map(node, name):
     return op
 
 
-_avg_pool2d = _linear_map("AvgPool2D", "_avg_pool2d")
-_adaptive_avg_pool2d = _linear_map("AdaptiveAvgPool2D", "_adaptive_avg_pool2d")
+_avg_pool2d = linear_map("AvgPool2D", "_avg_pool2d")
+_adaptive_avg_pool2d = linear_map("AdaptiveAvgPool2D", "_adaptive_avg_pool2d")
 
 
-def _apply_map(op, input, axis_maps):
+def apply_map(op, input, axis_maps):
     tables, transposed = zip(*axis_maps)
     return op(input, tables, transposed)
 
@@ -342,14 +342,14 @@ def _scaled_axis_map(window, factor, out, size, dtype):
     """The map summing each window (from _avg_pool_windows) times its factor."""
     outputs, inputs, _ = window
     weights = np.broadcast_to(factor, (out,))[outputs].astype(dtype)
-    return _axis_map(outputs, inputs, weights, out, size)
+    return axis_map(outputs, inputs, weights, out, size)
 
 
 def _adaptive_axis(size, out, dtype):
     outputs = np.arange(out)
     starts, ends = outputs * size // out, -(-(outputs + 1) * size // out)
     outputs, inputs = _window_entries(starts, ends)
-    return _axis_map(outputs, inputs, (1 / (ends - starts)[outputs]).astype(dtype), out, size)
+    return axis_map(outputs, inputs, (1 / (ends - starts)[outputs]).astype(dtype), out, size)
 
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
@@ -370,7 +370,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
     integer = not input.dtype.is_floating_point
     factors = ((1, 1) if integer else (1 / divisor_override, 1) if divisor_override
                else (1 / windows[0][2], 1 / windows[1][2]))
-    result = _apply_map(_avg_pool2d, input, [
+    result = apply_map(_avg_pool2d, input, [
         _scaled_axis_map(window, factor, o, size, input.dtype.numpy)
         for window, factor, o, size in zip(windows, factors, out, input.shape[-2:])])
     if not integer:
@@ -395,7 +395,7 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
 def adaptive_avg_pool2d(input, output_size):
     """Average pooling to a given output size (None keeps that input size); windows of
     output o span [floor(o * H / out), ceil((o + 1) * H / out))."""
-    output_size = _tuple(output_size, 2)
+    output_size = int_tuple(output_size, 2)
     if len(output_size) != 2:
         raise RuntimeError("adaptive_avg_pool2d: output_size must be 2")
     output_size = tuple(n if o is None else o for o, n in zip(output_size, input.shape[-2:]))
@@ -412,8 +412,8 @@ def adaptive_avg_pool2d(input, output_size):
             raise RuntimeError("adaptive_avg_pool2d(): Expected input to have non-zero size for "
                                f"non-batch dimensions, but input has sizes {list(input.shape)} "
                                f"with dimension {dim} being empty")
-    _check_float("adaptive_avg_pool2d", input)
-    return _apply_map(_adaptive_avg_pool2d, input, [
+    check_float("adaptive_avg_pool2d", input)
+    return apply_map(_adaptive_avg_pool2d, input, [
         _adaptive_axis(size, out, input.dtype.numpy)
         for size, out in zip(input.shape[-2:], output_size)])
 

@@ -6,8 +6,8 @@ from .._tensor import Tensor
 from . import pointwise, reduction
 from ._checks import wrap_dim, wrap_dims
 from ._define import defop
-from .indexing import _index_select
-from .shape import _varargs, expand, flatten, reshape, unsqueeze, view, zeros_of
+from .indexing import index_select_op
+from .shape import varargs, expand, flatten, reshape, unsqueeze, view, zeros_of
 
 # ---- reordering copies: flip, roll, repeat, tril/triu ---------------------------------------
 
@@ -82,7 +82,7 @@ def repeat(input, *repeats):
     """Tile the tensor `repeats` times along each dim (new leading dims for extra repeats)."""
     if not repeats:
         raise TypeError('repeat() missing 1 required positional arguments: "repeats"')
-    repeats = tuple(int(r) for r in _varargs(repeats))
+    repeats = tuple(int(r) for r in varargs(repeats))
     if len(repeats) < input.ndim:
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number "
                            "of dimensions of tensor")
@@ -109,7 +109,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     dim = wrap_dim(0 if dim is None else dim, input.ndim)
     if isinstance(repeats, Tensor):
         counts = _counts_along(repeats, flat.shape[dim])
-        return _index_select(flat, dim, _repeated_indices(counts, output_size))
+        return index_select_op(flat, dim, _repeated_indices(counts, output_size))
     if repeats < 0:
         raise RuntimeError("Repeats must be non-negative")
     shape = list(flat.shape)
@@ -272,6 +272,6 @@ _BOTH = ("diag diag_embed diagonal diagonal_scatter fliplr flipud repeat_interle
 FUNCTIONS = _BOTH + "flip tile".split()
 METHODS = _BOTH + ["repeat"]
 TENSOR_ONLY = {
-    "flip": lambda self, *dims: flip(self, _varargs(dims)),
-    "tile": lambda self, *dims: tile(self, _varargs(dims)),
+    "flip": lambda self, *dims: flip(self, varargs(dims)),
+    "tile": lambda self, *dims: tile(self, varargs(dims)),
 }

@@ -4,17 +4,17 @@ transposed map.
 """
 import numpy as np
 
-from .conv import _check_float
-from .pooling import _apply_map, _axis_map, _linear_map, adaptive_avg_pool1d, adaptive_avg_pool2d
+from .conv import check_float
+from .pooling import apply_map, axis_map, linear_map, adaptive_avg_pool1d, adaptive_avg_pool2d
 
 # ---- resampling maps: which input elements each output element takes, with what weight -----
 
-_upsample_nearest1d = _linear_map("UpsampleNearest1D", "_upsample_nearest1d")
-_upsample_nearest2d = _linear_map("UpsampleNearest2D", "_upsample_nearest2d")
-_upsample_nearest_exact1d = _linear_map("UpsampleNearestExact1D", "_upsample_nearest_exact1d")
-_upsample_nearest_exact2d = _linear_map("UpsampleNearestExact2D", "_upsample_nearest_exact2d")
-_upsample_linear1d = _linear_map("UpsampleLinear1D", "_upsample_linear1d")
-_upsample_bilinear2d = _linear_map("UpsampleBilinear2D", "_upsample_bilinear2d")
+_upsample_nearest1d = linear_map("UpsampleNearest1D", "_upsample_nearest1d")
+_upsample_nearest2d = linear_map("UpsampleNearest2D", "_upsample_nearest2d")
+_upsample_nearest_exact1d = linear_map("UpsampleNearestExact1D", "_upsample_nearest_exact1d")
+_upsample_nearest_exact2d = linear_map("UpsampleNearestExact2D", "_upsample_nearest_exact2d")
+_upsample_linear1d = linear_map("UpsampleLinear1D", "_upsample_linear1d")
+_upsample_bilinear2d = linear_map("UpsampleBilinear2D", "_upsample_bilinear2d")
 
 
 def _source_scale(size, out, scale_factor, dtype):
@@ -37,13 +37,13 @@ def _nearest_axis(size, out, scale_factor, exact, shortcuts):
         offset = np.float32(0.5 if exact else 0)
         sources = np.minimum(np.floor((outputs.astype(np.float32) + offset) * scale)
                              .astype(np.int64), size - 1)
-    return _axis_map(outputs, sources, np.ones(out), out, size)
+    return axis_map(outputs, sources, np.ones(out), out, size)
 
 
 def _linear_axis(size, out, scale_factor, align_corners, dtype):
     outputs = np.arange(out)
     if out == size:  # torch copies, whatever the scale factor
-        return _axis_map(outputs, outputs, np.ones(out, dtype), out, size)
+        return axis_map(outputs, outputs, np.ones(out, dtype), out, size)
     if align_corners:
         scale = dtype.type(size - 1) / dtype.type(out - 1) if out > 1 else dtype.type(0)
         sources = scale * outputs.astype(dtype)
@@ -54,7 +54,7 @@ def _linear_axis(size, out, scale_factor, align_corners, dtype):
     first = np.minimum(np.floor(sources).astype(np.int64), size - 1)
     fraction = np.clip(sources - first, 0, 1).astype(dtype)
     second = first + (first < size - 1)
-    return _axis_map(np.concatenate([outputs, outputs]), np.concatenate([first, second]),
+    return axis_map(np.concatenate([outputs, outputs]), np.concatenate([first, second]),
                      np.concatenate([dtype.type(1) - fraction, fraction]), out, size)
 
 
@@ -158,8 +158,8 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got "
                                   f"{input.ndim}D) for the modes: {_MODES} (got {mode})")
     _check_output_sizes(input, sizes)
-    _check_float(_KERNEL_NAMES[mode, nd], input)
-    return _apply_map(op, input, [
+    check_float(_KERNEL_NAMES[mode, nd], input)
+    return apply_map(op, input, [
         _resampling_axis(mode, nd, n, out, scale, align_corners, input.dtype.numpy)
         for n, out, scale in zip(input.shape[2:], sizes, scales or [None] * nd)])
 

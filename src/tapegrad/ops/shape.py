@@ -9,14 +9,14 @@ from ._define import defop
 
 # ---- reshaping views -----------------------------------------------------------------------
 
-def _varargs(sizes):
+def varargs(sizes):
     """Sizes given one by one or as one sequence: x.view(2, 3) and x.view((2, 3)) alike."""
     return tuple(sizes[0]) if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)) else sizes
 
 
 def _infer_shape(shape, numel):
     """Resolve one -1 entry and check the element count, as torch's view/reshape."""
-    shape = tuple(int(s) for s in _varargs(shape))
+    shape = tuple(int(s) for s in varargs(shape))
     if shape.count(-1) > 1:
         raise RuntimeError("only one dimension can be inferred")
     known = 1
@@ -47,11 +47,11 @@ _view.derivatives(input=lambda ctx: reshape(ctx.grad, ctx.input_shape))
 
 
 @defop("UnsafeViewBackward0")
-def _unsafe_view(xp, input: Tensor, shape):
+def unsafe_view(xp, input: Tensor, shape):
     return input.reshape(shape)
 
 
-_unsafe_view.derivatives(input=lambda ctx: reshape(ctx.grad, ctx.input_shape))
+unsafe_view.derivatives(input=lambda ctx: reshape(ctx.grad, ctx.input_shape))
 
 
 def view(input, *shape):
@@ -65,7 +65,7 @@ def reshape(input, *shape):
         np.reshape(input._data, shape, copy=False)
     except ValueError:
         from .pointwise import clone
-        return _unsafe_view(clone(input), shape)
+        return unsafe_view(clone(input), shape)
     return _view(input, shape)
 
 
@@ -122,7 +122,7 @@ _permute.derivatives(input=lambda ctx: _permute(ctx.grad, tuple(np.argsort(ctx.d
 def permute(input, *dims):
     if not dims:
         raise TypeError('permute() missing 1 required positional arguments: "dims"')
-    dims = _varargs(dims)
+    dims = varargs(dims)
     if len(dims) != input.ndim:
         raise RuntimeError("permute(sparse_coo): number of dimensions in the tensor input does "
                            "not match the length of the desired ordering of dimensions i.e. "
@@ -134,15 +134,15 @@ def permute(input, *dims):
 
 
 @defop("UnsqueezeBackward0", save=("dim",), view=True)
-def _unsqueeze(xp, input: Tensor, dim):
+def unsqueeze_view(xp, input: Tensor, dim):
     return xp.expand_dims(input, dim)
 
 
-_unsqueeze.derivatives(input=lambda ctx: _squeeze_dims(ctx.grad, (ctx.dim,)))
+unsqueeze_view.derivatives(input=lambda ctx: _squeeze_dims(ctx.grad, (ctx.dim,)))
 
 
 def unsqueeze(input, dim):
-    return _unsqueeze(input, wrap_dim(dim, input.ndim + 1))
+    return unsqueeze_view(input, wrap_dim(dim, input.ndim + 1))
 
 
 @defop("SqueezeBackward0", view=True)
@@ -193,7 +193,7 @@ def _in_place_twin(node_name, op, save=()):
 
 
 _IN_PLACE_TWINS = {
-    _unsqueeze: _in_place_twin("UnsqueezeBackward1", _unsqueeze, save=("dim",)),
+    unsqueeze_view: _in_place_twin("UnsqueezeBackward1", unsqueeze_view, save=("dim",)),
     _squeeze_all: _in_place_twin("SqueezeBackward3", _squeeze_all),
     _squeeze_dim: _in_place_twin("SqueezeBackward4", _squeeze_dim),
     _squeeze_dims: _in_place_twin("SqueezeBackward5", _squeeze_dims),
@@ -218,7 +218,7 @@ def _reshape_in_place(op, input, *args):
 
 
 def unsqueeze_(input, dim):
-    return _reshape_in_place(_unsqueeze, input, wrap_dim(dim, input.ndim + 1))
+    return _reshape_in_place(unsqueeze_view, input, wrap_dim(dim, input.ndim + 1))
 
 
 def squeeze_(input, dim=None):
@@ -235,7 +235,7 @@ _expand.derivatives(input=lambda ctx: reduction.sum_to_size(ctx.grad, ctx.input_
 
 
 def expand(input, *size):
-    size = _varargs(size)
+    size = varargs(size)
     lead = len(size) - input.ndim
     if lead < 0:
         raise RuntimeError(f"expand(torch.{input.dtype.legacy_name}Tensor{{{list(input.shape)}}}, "
@@ -302,7 +302,7 @@ def movedim(input, source, destination):
         if len(set(wrapped[name])) != len(dims):
             raise RuntimeError(f"movedim: repeated dim in `{name}` ({dims})")
     if input.ndim == 0:
-        return _alias(input)
+        return alias_view(input)
     order = [d for d in range(input.ndim) if d not in wrapped["source"]]
     for target, moved in sorted(zip(wrapped["destination"], wrapped["source"])):
         order.insert(target, moved)
@@ -321,7 +321,7 @@ def broadcast_to(input, size):
     return expand(input, size)
 
 
-def _at_least(ndim, input):
+def at_least_dims(ndim, input):
     if input.ndim >= ndim:
         return input
     if input.ndim == 0:
@@ -333,8 +333,8 @@ def _at_least(ndim, input):
 
 def _each_at_least(ndim, tensors):
     if len(tensors) == 1 and isinstance(tensors[0], Tensor):
-        return _at_least(ndim, tensors[0])
-    return tuple(_at_least(ndim, tensor) for tensor in _varargs(tensors))
+        return at_least_dims(ndim, tensors[0])
+    return tuple(at_least_dims(ndim, tensor) for tensor in varargs(tensors))
 
 
 def atleast_1d(*tensors):
@@ -354,31 +354,31 @@ def atleast_3d(*tensors):
 # ---- views of one part: select, slice, alias -----------------------------------------------
 
 @defop("SelectBackward0", save=("dim", "index"), view=True)
-def _select(xp, input: Tensor, dim, index):
+def select_view(xp, input: Tensor, dim, index):
     return input[(slice(None),) * dim + (index, Ellipsis)]  # Ellipsis: a 0-d view, not a copy
 
 
-_select.derivatives(input=lambda ctx: indexing._index_put(
+select_view.derivatives(input=lambda ctx: indexing._index_put(
     zeros_of(ctx.grad, ctx.input_shape),
     (slice(None),) * ctx.dim + (ctx.index,), ctx.grad))
 
 
 @defop("SliceBackward0", save=("dim", "start", "end", "step"), view=True)
-def _slice(xp, input: Tensor, dim, start, end, step):
+def slice_view(xp, input: Tensor, dim, start, end, step):
     return input[(slice(None),) * dim + (slice(start, end, step),)]
 
 
-_slice.derivatives(input=lambda ctx: indexing._index_put(
+slice_view.derivatives(input=lambda ctx: indexing._index_put(
     zeros_of(ctx.grad, ctx.input_shape),
     (slice(None),) * ctx.dim + (slice(ctx.start, ctx.end, ctx.step),), ctx.grad))
 
 
 @defop("AliasBackward0", view=True)
-def _alias(xp, input: Tensor):
+def alias_view(xp, input: Tensor):
     return input[...]
 
 
-_alias.derivatives(input=lambda ctx: ctx.grad)
+alias_view.derivatives(input=lambda ctx: ctx.grad)
 
 
 def zeros_of(like, shape=None):

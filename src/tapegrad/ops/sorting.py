@@ -29,7 +29,7 @@ def _order(xp, input, dim, descending=False):
     return last - xp.flip(xp.argsort(xp.flip(input, dim), axis=dim, kind="stable"), dim)
 
 
-def _select(xp, input, order, dim, keepdim, positions=None):
+def select_view(xp, input, order, dim, keepdim, positions=None):
     """(values, int64 indices) at the given positions (all by default) of the order along
     dim; a 0-d input is its own selection."""
     if input.ndim == 0:
@@ -51,12 +51,12 @@ def _selected_backward(ctx):
 
 @defop("SortBackward0", save=("dim", "result1"))
 def _sort(xp, input: Tensor, dim, descending):
-    return _select(xp, input, _order(xp, input, dim, descending), dim, True)
+    return select_view(xp, input, _order(xp, input, dim, descending), dim, True)
 
 
 @defop("TopkBackward0", save=("dim", "result1"))
 def _topk(xp, input: Tensor, k, dim, largest):
-    return _select(xp, input, _order(xp, input, dim, largest), dim, True, range(k))
+    return select_view(xp, input, _order(xp, input, dim, largest), dim, True, range(k))
 
 
 @defop("SortBackward1", save=("dim", "result1"))
@@ -101,7 +101,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
 
 @defop("KthvalueBackward0", save=("dim", "keepdim", "result1"))
 def _kthvalue(xp, input: Tensor, k, dim, keepdim):
-    return _select(xp, input, _order(xp, input, dim), dim, keepdim, [k - 1])
+    return select_view(xp, input, _order(xp, input, dim), dim, keepdim, [k - 1])
 
 
 def _median_along(xp, input, dim, keepdim):

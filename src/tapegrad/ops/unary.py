@@ -5,7 +5,7 @@ import math
 from .._tensor import Tensor
 from ..autograd import grad_mode
 from ._define import defop
-from .pointwise import _not_implemented_for, _require_tensors, reciprocal, where
+from .pointwise import not_implemented_for, require_tensors, reciprocal, where
 from .shape import zeros_of
 
 # ---- unary math ----------------------------------------------------------------------------------
@@ -167,7 +167,7 @@ def _inverse_squared_radius(ctx):
 
 def atan2(input, other):
     """The angle of the point (other, input), in (-pi, pi]."""
-    _require_tensors("atan2", input=input, other=other)
+    require_tensors("atan2", input=input, other=other)
     return _atan2(input, other)
 
 
@@ -350,7 +350,7 @@ relu.derivatives(input=lambda ctx: ctx.grad * (ctx.result > 0))
 def _rounded(input, rounding, kernel):
     """Integers are whole already (a copy); torch has no kernel for bool."""
     if input.dtype.kind == "b":
-        raise NotImplementedError(_not_implemented_for(kernel, input.dtype))
+        raise NotImplementedError(not_implemented_for(kernel, input.dtype))
     return rounding(input) if input.dtype.kind == "f" else input.copy()
 
 
@@ -390,7 +390,7 @@ _round.derivatives(input=lambda ctx: zeros_of(ctx.grad))
 def _round_decimals(xp, input: Tensor, decimals):
     if input.dtype.kind != "f":
         kernel = "round_vml_cpu" if decimals == 0 else "round_cpu"
-        raise NotImplementedError(_not_implemented_for(kernel, input.dtype))
+        raise NotImplementedError(not_implemented_for(kernel, input.dtype))
     # as torch: scale by 10**|decimals| in the input's dtype (float16 in float32), round, unscale
     work = input.astype(xp.float32) if input.dtype == xp.float16 else input
     scale = work.dtype.type(10.0 ** (decimals if decimals >= 0 else -decimals))
@@ -413,7 +413,7 @@ def round(input, *, decimals=None):
 @defop("FracBackward0")
 def frac(xp, input: Tensor):
     if input.dtype.kind != "f":
-        raise NotImplementedError(_not_implemented_for("frac_cpu", input.dtype))
+        raise NotImplementedError(not_implemented_for("frac_cpu", input.dtype))
     return input - xp.trunc(input)
 
 
