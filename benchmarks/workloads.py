@@ -20,6 +20,17 @@ def _lib_grads(params):
     return lambda: [p.grad for p in params]
 
 
+def _cross_entropy_floor(logits, rows, labels):
+    """NumPy mean cross entropy and its gradient in closed form: (softmax - onehot) / batch."""
+    z = logits - logits.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    s = e.sum(axis=1, keepdims=True)
+    loss = -(z - np.log(s))[rows, labels].mean()
+    grad = e / s
+    grad[rows, labels] -= 1
+    return loss, grad / len(logits)
+
+
 def _cross_entropy(logits, rows, labels):
     """Mean cross entropy from basic ops (stable log-softmax, integer-array indexing)."""
     z = logits - logits.max(dim=1, keepdim=True)[0]
@@ -249,13 +260,7 @@ def mlp_batch_floor():
         pre = x @ w1 + b1
         h = np.maximum(pre, 0)
         logits = h @ w2 + b2
-        z = logits - logits.max(axis=1, keepdims=True)
-        e = np.exp(z)
-        s = e.sum(axis=1, keepdims=True)
-        loss = -(z - np.log(s))[rows, labels].mean()
-        g = e / s
-        g[rows, labels] -= 1
-        g /= BATCH
+        loss, g = _cross_entropy_floor(logits, rows, labels)
         gh = (g @ w2.T) * (pre > 0)
         last["grads"] = [x.T @ gh, gh.sum(axis=0), h.T @ g, g.sum(axis=0)]
         return loss
@@ -373,13 +378,7 @@ def conv_net_floor():
         h2, arg2 = _pool2x2(np.maximum(pre2, 0))
         flat = h2.reshape(CONV_BATCH, -1)
         logits = flat @ w3.T + b3
-        z = logits - logits.max(axis=1, keepdims=True)
-        e = np.exp(z)
-        s = e.sum(axis=1, keepdims=True)
-        loss = -(z - np.log(s))[rows, labels].mean()
-        g = e / s
-        g[rows, labels] -= 1
-        g /= CONV_BATCH
+        loss, g = _cross_entropy_floor(logits, rows, labels)
         gw3, gb3 = g.T @ flat, g.sum(axis=0)
         g2 = _unpool2x2((g @ w3).reshape(h2.shape), arg2) * (pre2 > 0)
         gw2, gb2 = conv_backward(g2, cols2, w2)
