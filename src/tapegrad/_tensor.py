@@ -6,7 +6,8 @@ import numpy as np
 
 from . import _dtype, _printing
 from .autograd import grad_mode
-from .autograd.graph import AccumulateGrad, register_tensor_hook
+from .autograd.graph import (AccumulateGrad, register_post_accumulate_grad_hook,
+                             register_tensor_hook)
 
 NON_LEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
@@ -70,6 +71,18 @@ class Tensor:
         tensor._version_counter = [0]
         tensor._retains_grad = False
         return tensor
+
+    @classmethod
+    def _make_subclass(cls, data, require_grad=False):
+        """torch's hook for Tensor subclasses: a cls sharing data's storage and version."""
+        detached = data.detach()
+        result = cls._make(detached._data, detached.dtype)
+        result._version_counter = detached._version_counter
+        if require_grad and not (result.dtype.is_floating_point or result.dtype.is_complex):
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require "
+                               "gradients")
+        result._requires_grad = bool(require_grad)
+        return result
 
     # ---- metadata -------------------------------------------------------------------------
     @property
@@ -245,6 +258,10 @@ class Tensor:
     def register_hook(self, hook):
         """Call hook(grad) when this tensor's gradient is computed; it may return a new one."""
         return register_tensor_hook(self, hook)
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """Call hook(self) after this leaf's .grad has been accumulated."""
+        return register_post_accumulate_grad_hook(self, hook)
 
     # ---- conversion -----------------------------------------------------------------------
     def item(self):

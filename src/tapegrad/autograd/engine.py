@@ -174,16 +174,20 @@ def run(roots, seeds, retain_graph, create_graph, targets=None, accumulate=True)
         while ready:
             node = heapq.heappop(ready)[2]
             grads = pending.pop(node, None) or [None]
-            if node._pre_hooks or node._retained:
-                _call_hooks(node, grads)
+            if node._pre_hooks or node._retained or node._node_hooks:
+                grads = _call_pre_hooks(node, grads)
             if targets is not None:
                 for output_nr, grad in enumerate(grads):
                     if (node, output_nr) in targets and grad is not None:
                         captured[(node, output_nr)] = grad
             runs = needed is None or (node in needed and (
                 not isinstance(node, AccumulateGrad) or accumulate and (node, 0) in targets))
-            outputs = _apply(node, grads, retain_graph) if runs else (None,) * len(
-                node.next_functions)
+            if runs:
+                outputs = _apply(node, grads, retain_graph)
+                if node._node_hooks and node._node_hooks[1]:
+                    outputs = _call_post_hooks(node, outputs, grads)
+            else:
+                outputs = (None,) * len(node.next_functions)
             for (next_node, output_nr), grad, metadata in zip(node.next_functions, outputs,
                                                               node._input_metadata):
                 if next_node is None:
@@ -230,9 +234,9 @@ def _add_pending(pending, node, output_nr, grad, create_graph=False):
         slots[output_nr] = type(grad)._make(np.asarray(current._data + grad._data), grad.dtype)
 
 
-def _call_hooks(node, grads):
+def _call_pre_hooks(node, grads):
     """Tensor hooks registered on this node's outputs (they may replace the gradient), then
-    retain_grad, which sees the hooked gradient as in torch."""
+    retain_grad, which sees the hooked gradient, then the node's own pre-hooks, as in torch."""
     if node._pre_hooks:
         for output_nr, hooks in node._pre_hooks.items():
             for hook in list(hooks.values()):
@@ -245,6 +249,32 @@ def _call_hooks(node, grads):
             tensor = ref()
             if tensor is not None and output_nr < len(grads) and grads[output_nr] is not None:
                 tensor._accumulate_grad(grads[output_nr])
+    if node._node_hooks and node._node_hooks[0]:
+        n_outputs = getattr(node, "_n_outputs", len(grads))
+        grads = list(grads) + [None] * (n_outputs - len(grads))
+        for hook in list(node._node_hooks[0].values()):
+            grads = list(_hook_result(hook, hook(tuple(grads)), grads))
+    return grads
+
+
+def _call_post_hooks(node, grad_inputs, grad_outputs):
+    """The node's hooks see (grad_inputs, grad_outputs) and may replace grad_inputs."""
+    grad_inputs, grad_outputs = tuple(grad_inputs), tuple(grad_outputs)
+    for hook in list(node._node_hooks[1].values()):
+        grad_inputs = _hook_result(hook, hook(grad_inputs, grad_outputs), grad_inputs)
+    return grad_inputs
+
+
+def _hook_result(hook, result, values):
+    if result is None:
+        return values
+    if not isinstance(result, tuple):
+        raise TypeError(f"expected tuple, but hook returned '{type(result).__name__}'")
+    if len(result) != len(values):
+        name = getattr(hook, "__name__", type(hook).__name__)
+        raise RuntimeError(f"hook '{name}' has returned an incorrect number of values (got "
+                           f"{len(result)}, but expected {len(values)})")
+    return result
 
 
 def _validate(grad, metadata):

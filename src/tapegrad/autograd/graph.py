@@ -25,13 +25,13 @@ class Node:
     """
 
     __slots__ = ("next_functions", "_sequence_nr", "_input_metadata", "_pre_hooks",
-                 "_retained", "__weakref__")
+                 "_retained", "_node_hooks", "_metadata", "__weakref__")
 
     def __init__(self, next_functions=(), input_metadata=()):
         self.next_functions = next_functions
         self._input_metadata = input_metadata
         self._sequence_nr = next(sequence_numbers)
-        self._pre_hooks = self._retained = None
+        self._pre_hooks = self._retained = self._node_hooks = None
 
     def name(self):
         return type(self).__name__
@@ -42,6 +42,29 @@ class Node:
 
     def release_saved(self):
         """Drop saved tensors after a backward pass without retain_graph."""
+
+    @property
+    def metadata(self):
+        """A dict for the user's own notes about this node."""
+        try:
+            return self._metadata
+        except AttributeError:
+            self._metadata = {}
+            return self._metadata
+
+    def register_prehook(self, fn):
+        """Call fn(grad_outputs) before this node runs; it may return new grad_outputs."""
+        return RemovableHandle(self._hook_dicts()[0], fn)
+
+    def register_hook(self, fn):
+        """Call fn(grad_inputs, grad_outputs) after this node runs; it may return new
+        grad_inputs."""
+        return RemovableHandle(self._hook_dicts()[1], fn)
+
+    def _hook_dicts(self):
+        if self._node_hooks is None:
+            self._node_hooks = ({}, {})  # (pre-hooks, post-hooks)
+        return self._node_hooks
 
     def add_tensor_pre_hook(self, output_nr, hook):
         """Run hook(grad) on output output_nr's gradient before this node uses it."""
@@ -84,7 +107,23 @@ def register_tensor_hook(tensor, hook):
         raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
     if tensor.grad_fn is not None:
         return tensor.grad_fn.add_tensor_pre_hook(tensor._output_nr, hook)
-    return RemovableHandle(tensor.__dict__.setdefault("_leaf_hooks", {}), hook)
+    hooks = tensor.__dict__.get("_leaf_hooks")
+    if hooks is None:
+        # Kept on the leaf, which outlives its AccumulateGrad; every accumulator shares it.
+        hooks = tensor.__dict__["_leaf_hooks"] = {}
+        accumulator = tensor._accumulator and tensor._accumulator()
+        if accumulator is not None:
+            accumulator._pre_hooks = {0: hooks}
+    return RemovableHandle(hooks, hook)
+
+
+def register_post_accumulate_grad_hook(tensor, hook):
+    """Call hook(tensor) after a leaf's .grad has been accumulated."""
+    if not tensor._requires_grad:
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    if tensor.grad_fn is not None:
+        raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+    return RemovableHandle(tensor.__dict__.setdefault("_post_accumulate_hooks", {}), hook)
 
 
 class AccumulateGrad(Node):
@@ -97,16 +136,17 @@ class AccumulateGrad(Node):
         self.variable = variable
         # Leaves run as soon as they are ready, like torch's maximal sequence number.
         self._sequence_nr = float("inf")
+        leaf_hooks = variable.__dict__.get("_leaf_hooks")
+        if leaf_hooks is not None:
+            self._pre_hooks = {0: leaf_hooks}
 
     def name(self):
         return "torch::autograd::AccumulateGrad"  # as torch names its C++ node
 
     def apply(self, grad_outputs):
-        grad = grad_outputs[0]
-        for hook in self.variable.__dict__.get("_leaf_hooks", {}).values():
-            replaced = hook(grad)
-            grad = grad if replaced is None else replaced
-        self.variable._accumulate_grad(grad)
+        self.variable._accumulate_grad(grad_outputs[0])
+        for hook in list(self.variable.__dict__.get("_post_accumulate_hooks", {}).values()):
+            hook(self.variable)
         return ()
 
 

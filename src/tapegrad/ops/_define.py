@@ -195,7 +195,7 @@ class Op:
     def _record(self, args, inputs, outputs):
         node = object.__new__(self.node_class)  # every slot is set below: skip Node.__init__
         node._sequence_nr = next(sequence_numbers)
-        node._pre_hooks = node._retained = None
+        node._pre_hooks = node._retained = node._node_hooks = None
         edges, metadata, needs, needed_mask = [], [], [], 0
         for i, (value, formula) in enumerate(zip(inputs, self.formulas)):
             if isinstance(value, Tensor):

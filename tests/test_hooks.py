@@ -1,0 +1,151 @@
+"""Hooks on tensors and on graph nodes: call order, replaced gradients and errors, as torch.
+
+Each scenario is written once as a function of the library, so the same code runs on
+tapegrad and torch and the logs are compared.
+"""
+import numpy as np
+import pytest
+
+import tapegrad
+
+
+def _torch():
+    return pytest.importorskip("torch")
+
+
+def _plain(value):
+    """A log entry with tensors turned into nested lists, comparable across libraries."""
+    if isinstance(value, (tuple, list)):
+        return tuple(_plain(v) for v in value)
+    if hasattr(value, "detach"):
+        return value.detach().numpy().tolist()
+    return value
+
+
+def _error(fn):
+    with pytest.raises(Exception) as info:
+        fn()
+    return type(info.value).__name__, str(info.value)
+
+
+def hook_order(lib):
+    """Every kind of hook on a two-node graph, logging what each sees."""
+    log = []
+    a = lib.tensor([1., 2.], requires_grad=True)
+    c = a * lib.tensor([3., 4.])
+    node = c.grad_fn
+    node.register_prehook(lambda go: log.append(("node pre", go)))
+    node.register_hook(lambda gi, go: log.append(("node post", gi, go)))
+    c.register_hook(lambda g: log.append(("tensor", g)))
+    accumulator = node.next_functions[0][0]
+    accumulator.register_prehook(lambda go: log.append(("accumulate pre", go)))
+    accumulator.register_hook(lambda gi, go: log.append(("accumulate post", gi, go)))
+    a.register_post_accumulate_grad_hook(lambda t: log.append(("post accumulate", t.grad)))
+    a.register_hook(lambda g: log.append(("leaf", g)))
+    c.sum().backward()
+    return log
+
+
+def replaced_gradients(lib):
+    x = lib.tensor([1., 2.], requires_grad=True)
+    y = x * 2
+    y.grad_fn.register_prehook(lambda go: (go[0] * 10,))
+    y.grad_fn.register_hook(lambda gi, go: (gi[0] + 1, None))
+    y.sum().backward()
+    return x.grad
+
+
+def test_hook_order_and_arguments_match_torch():
+    torch = _torch()
+    assert _plain(hook_order(tapegrad)) == _plain(hook_order(torch))
+
+
+def test_hook_order_analytic():
+    names = [entry[0] for entry in hook_order(tapegrad)]
+    assert names == ["tensor", "node pre", "node post", "leaf", "accumulate pre",
+                     "post accumulate", "accumulate post"]
+
+
+def test_node_hooks_replace_gradients():
+    # the pre-hook scales the incoming gradient by 10, the post-hook adds 1 to d/dx
+    assert replaced_gradients(tapegrad).tolist() == [21.0, 21.0]
+    torch = _torch()
+    assert replaced_gradients(torch).tolist() == replaced_gradients(tapegrad).tolist()
+
+
+def test_removed_node_hook_does_not_run():
+    log = []
+    x = tapegrad.tensor([1., 2.], requires_grad=True)
+    y = x.exp()
+    handle = y.grad_fn.register_hook(lambda gi, go: log.append(gi))
+    handle.remove()
+    y.sum().backward()
+    assert log == [] and np.allclose(x.grad.numpy(), np.exp([1., 2.]))
+
+
+def test_post_accumulate_hook_sees_the_sum_over_two_backward_calls():
+    seen = []
+    w = tapegrad.tensor(3., requires_grad=True)
+    w.register_post_accumulate_grad_hook(lambda t: seen.append(t.grad.item()))
+    (w * 2).backward()
+    (w * 5).backward()
+    assert seen == [2.0, 7.0]
+
+
+def test_post_accumulate_hook_can_step_the_parameter_in_backward():
+    # the optimizer-in-backward pattern this hook exists for
+    w = tapegrad.tensor([1., 1.], requires_grad=True)
+
+    def sgd(param):
+        with tapegrad.no_grad():
+            param -= 0.5 * param.grad
+        param.grad = None
+    w.register_post_accumulate_grad_hook(sgd)
+    (w * tapegrad.tensor([2., 4.])).sum().backward()
+    assert w.tolist() == [0.0, -1.0] and w.grad is None
+
+
+def test_leaf_hook_registered_while_an_accumulator_is_alive():
+    x = tapegrad.tensor([1., 2.], requires_grad=True)
+    y = x * 3  # the graph already holds x's AccumulateGrad
+    x.register_hook(lambda g: g * 0 + 7)
+    y.sum().backward()
+    assert x.grad.tolist() == [7.0, 7.0]
+
+
+def test_node_metadata_is_a_persistent_dict():
+    y = tapegrad.tensor([1.], requires_grad=True) * 2
+    y.grad_fn.metadata["tag"] = "scaled"
+    assert y.grad_fn.metadata == {"tag": "scaled"}
+
+
+def bad_hook_errors(lib):
+    x = lib.tensor([1., 2.], requires_grad=True)
+
+    def backward_with(register):
+        y = x * 2
+        register(y.grad_fn)
+        y.sum().backward()
+    constant = lib.tensor(1.)
+    return [
+        _error(lambda: backward_with(lambda n: n.register_hook(lambda gi, go: (gi[0],)))),
+        _error(lambda: backward_with(lambda n: n.register_prehook(lambda go: (go[0], go[0])))),
+        _error(lambda: backward_with(lambda n: n.register_prehook(lambda go: 3))),
+        _error(lambda: (x * 2).register_post_accumulate_grad_hook(lambda t: None)),
+        _error(lambda: constant.register_post_accumulate_grad_hook(lambda t: None)),
+    ]
+
+
+def test_bad_hooks_raise_torchs_errors():
+    ours = bad_hook_errors(tapegrad)
+    assert ours[0] == ("RuntimeError", "hook '<lambda>' has returned an incorrect number of "
+                       "values (got 1, but expected 2)")
+    torch = _torch()
+    assert ours == bad_hook_errors(torch)
+
+
+def test_leaf_hook_applies_to_autograd_grad_results():
+    x = tapegrad.tensor([1., 2.], requires_grad=True)
+    x.register_hook(lambda g: g * 2)
+    grad, = tapegrad.autograd.grad((x * 3).sum(), x)
+    assert grad.tolist() == [6.0, 6.0]  # torch 2.13 gives the hooked gradient too
