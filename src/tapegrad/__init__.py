@@ -12,7 +12,9 @@ from ._dtype import (bool, cdouble, cfloat, complex64, complex128, double, dtype
 from ._printing import get_printoptions, set_printoptions
 from ._random import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from ._tensor import Size, Tensor, device, is_tensor
-from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled
+from .autograd import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
+                       no_grad, set_grad_enabled)
 from .ops import TORCH_FUNCTIONS
 
 globals().update(TORCH_FUNCTIONS)  # torch.add, torch.matmul, ...: each declared with its op

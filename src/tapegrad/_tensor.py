@@ -53,7 +53,7 @@ CPU = device()
 class Tensor:
     __slots__ = ("_data", "dtype", "_requires_grad", "_grad", "grad_fn", "_output_nr",
                  "_version_counter", "_base", "_view_fn", "_accumulator", "_retains_grad",
-                 "__weakref__", "__dict__")
+                 "_is_inference", "__weakref__", "__dict__")
 
     __hash__ = object.__hash__
     __array_priority__ = 1000  # make ndarray <op> Tensor defer to Tensor's reflected dunder
@@ -70,9 +70,10 @@ class Tensor:
         tensor._output_nr = 0
         tensor._version_counter = [0]
         tensor._retains_grad = False
+        tensor._is_inference = grad_mode._state.inference
         return tensor
 
-    @classmethod
+    @staticmethod
     def _make_subclass(cls, data, require_grad=False):
         """torch's hook for Tensor subclasses: a cls sharing data's storage and version."""
         detached = data.detach()
@@ -140,6 +141,9 @@ class Tensor:
         self.requires_grad_(value)
 
     def requires_grad_(self, requires_grad=True):
+        if requires_grad and self._is_inference and not grad_mode._state.inference:
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside "
+                               "InferenceMode is not allowed.")
         if self.grad_fn is not None:
             if not requires_grad:
                 raise RuntimeError(
@@ -214,8 +218,8 @@ class Tensor:
         if self._grad is None:
             # A copy: the engine may hand the same gradient to several leaves, and later
             # accumulation happens in place.
-            self._grad = grad if grad_mode.is_grad_enabled() else Tensor._make(grad._data.copy())
-        elif grad_mode.is_grad_enabled():
+            self._grad = grad if grad_mode.is_recording() else Tensor._make(grad._data.copy())
+        elif grad_mode.is_recording():
             self._grad = self._grad + grad  # keeps the graph of a create_graph backward
         else:
             np.add(self._grad._data, grad._data, out=self._grad._data, casting="unsafe")
@@ -224,7 +228,12 @@ class Tensor:
         """A tensor sharing this one's data and version counter, outside any graph."""
         result = Tensor._make(self._data, self.dtype)
         result._version_counter = self._version_counter
+        result._is_inference = self._is_inference  # a view: inference only if its base is
         return result
+
+    def is_inference(self):
+        """Whether this tensor was made in inference_mode (autograd will not save it)."""
+        return self._is_inference
 
     def detach_(self):
         if self._base is not None and self._base._requires_grad:

@@ -1,10 +1,13 @@
 """tapegrad.autograd: the engine, grad modes and graph nodes, as torch.autograd."""
 from . import function, functional, graph
+from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .engine import backward, grad
 from .function import Function, once_differentiable
-from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
+                        no_grad, set_grad_enabled)
 from .gradcheck import gradcheck, gradgradcheck
 
-__all__ = ["Function", "backward", "enable_grad", "function", "functional", "grad", "gradcheck",
-           "gradgradcheck", "graph", "is_grad_enabled", "no_grad", "once_differentiable",
-           "set_grad_enabled"]
+__all__ = ["Function", "backward", "detect_anomaly", "enable_grad", "function", "functional", "grad", "gradcheck",
+           "gradgradcheck", "graph", "inference_mode", "is_grad_enabled",
+           "is_inference_mode_enabled", "no_grad", "once_differentiable",
+           "set_detect_anomaly", "set_grad_enabled"]

@@ -11,7 +11,7 @@ import warnings
 
 import numpy as np
 
-from . import grad_mode
+from . import anomaly_mode, grad_mode
 from .graph import AccumulateGrad
 
 CREATE_GRAPH_WARNING = (
@@ -206,12 +206,14 @@ def run(roots, seeds, retain_graph, create_graph, targets=None, accumulate=True)
 def _apply(node, grads, retain_graph):
     if grads[0] is None and all(grad is None for grad in grads):
         outputs = (None,) * len(node.next_functions)
+    elif anomaly_mode._enabled:
+        outputs = anomaly_mode.checked_apply(node, lambda: node.apply(grads))
     else:
         outputs = node.apply(grads)
-        if len(outputs) != len(node.next_functions):
-            raise RuntimeError(f"function {node.name()} returned an incorrect number of "
-                               f"gradients (expected {len(node.next_functions)}, got "
-                               f"{len(outputs)})")
+    if len(outputs) != len(node.next_functions):
+        raise RuntimeError(f"function {node.name()} returned an incorrect number of "
+                           f"gradients (expected {len(node.next_functions)}, got "
+                           f"{len(outputs)})")
     if not retain_graph:
         node.release_saved()
     return outputs

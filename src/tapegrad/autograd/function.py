@@ -32,7 +32,7 @@ class FunctionCtx:
         saved = self.__dict__.get("_saved", ())
         if saved is None:
             raise RuntimeError(FREED_GRAPH)
-        owner = self if grad_mode.is_grad_enabled() else None
+        owner = self if grad_mode.is_recording() else None
         from .._tensor import Tensor
         return tuple(None if s is None else s.unpack(owner, Tensor) for s in saved)
 
@@ -171,7 +171,7 @@ class Function:
         node = cls._backward_cls()
         node._to_save, node._dirty, node._non_differentiable = (), (), ()
         node.materialize_grads = True
-        grad_on = grad_mode.is_grad_enabled()
+        grad_on = grad_mode.is_recording()
         node.needs_input_grad = tuple(grad_on and isinstance(a, Tensor) and a._requires_grad
                                       for a in args)
         executable = any(node.needs_input_grad)
@@ -255,7 +255,7 @@ def once_differentiable(fn):
         from .._tensor import Tensor
         with grad_mode.no_grad():
             outputs = fn(ctx, *args)
-        if not grad_mode.is_grad_enabled() or not any(
+        if not grad_mode.is_recording() or not any(
                 isinstance(a, Tensor) and a._requires_grad for a in args):
             return outputs
         is_tuple = isinstance(outputs, tuple)

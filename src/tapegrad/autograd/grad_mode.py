@@ -1,17 +1,33 @@
-"""Thread-local grad mode: no_grad, enable_grad, set_grad_enabled."""
+"""Thread-local grad modes: no_grad, enable_grad, set_grad_enabled, inference_mode."""
 import functools
 import threading
 
 
 class _State(threading.local):
-    grad_enabled = True
+    grad_mode = True  # what is_grad_enabled() reports
+    inference = False  # inside inference_mode: nothing records, whatever the grad mode
+    recording = True  # ops record graph nodes: grad mode on and not in inference mode
 
 
 _state = _State()
 
 
+def _set(grad_mode, inference):
+    _state.grad_mode, _state.inference = grad_mode, inference
+    _state.recording = grad_mode and not inference
+
+
 def is_grad_enabled():
-    return _state.grad_enabled
+    return _state.grad_mode
+
+
+def is_recording():
+    """Whether ops record the graph now (is_grad_enabled() can be True in inference mode)."""
+    return _state.recording
+
+
+def is_inference_mode_enabled():
+    return _state.inference
 
 
 class _GradModeContext:
@@ -28,11 +44,11 @@ class _GradModeContext:
         return self
 
     def __enter__(self):
-        self.prev = _state.grad_enabled
-        _state.grad_enabled = self.enabled
+        self.prev = (_state.grad_mode, _state.inference)
+        _set(self.enabled, _state.inference)
 
     def __exit__(self, *exc_info):
-        _state.grad_enabled = self.prev
+        _set(*self.prev)
 
     def __call__(self, func):
         @functools.wraps(func)
@@ -57,9 +73,9 @@ class set_grad_enabled(_GradModeContext):
     """Sets the mode at construction, like torch, so it also works as a plain function call."""
 
     def __init__(self, mode):
-        self.prev = _state.grad_enabled
+        self.prev = (_state.grad_mode, _state.inference)
         self.enabled = bool(mode)
-        _state.grad_enabled = self.enabled
+        _set(self.enabled, _state.inference)
 
     def __enter__(self):
         pass
@@ -68,5 +84,23 @@ class set_grad_enabled(_GradModeContext):
         return (self.enabled,)
 
     def __call__(self, func):
-        _state.grad_enabled = self.prev
+        _set(*self.prev)
         return super().__call__(func)
+
+
+class inference_mode(_GradModeContext):
+    """no_grad that also marks every tensor made inside as an inference tensor, which
+    autograd refuses to save later; inference_mode(False) changes nothing, as in torch."""
+
+    def __new__(cls, mode=True):
+        self = object.__new__(cls)
+        self.mode = True if callable(mode) else bool(mode)
+        return self(mode) if callable(mode) else self
+
+    def __enter__(self):
+        self.prev = (_state.grad_mode, _state.inference)
+        if self.mode:
+            _set(False, True)
+
+    def _args(self):
+        return (self.mode,)

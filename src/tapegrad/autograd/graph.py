@@ -7,6 +7,8 @@ import itertools
 import re
 import weakref
 
+from . import anomaly_mode
+
 sequence_numbers = itertools.count()  # shared by every node: orders the backward pass
 
 FREED_GRAPH = (
@@ -32,6 +34,8 @@ class Node:
         self._input_metadata = input_metadata
         self._sequence_nr = next(sequence_numbers)
         self._pre_hooks = self._retained = self._node_hooks = None
+        if anomaly_mode._enabled:
+            anomaly_mode.record_forward_trace(self)
 
     def name(self):
         return type(self).__name__
@@ -162,6 +166,12 @@ class SavedTensor:
 
     def __init__(self, tensor, output_of=None):
         """output_of: the node that made `tensor`, when saving an op's own output."""
+        if tensor._is_inference:
+            raise RuntimeError(
+                "Inference tensors cannot be saved for backward. Please do not use Tensors "
+                "created in inference mode in computation tracked by autograd. To work around "
+                "this, you can make a clone to get a normal tensor and use it in autograd, or "
+                "use `torch.no_grad()` instead of `torch.inference_mode()`.")
         self.version_counter = tensor._version_counter
         self.version = self.version_counter[0]
         if output_of is None:

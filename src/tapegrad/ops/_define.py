@@ -23,7 +23,7 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor
-from ..autograd import grad_mode
+from ..autograd import anomaly_mode, grad_mode
 from ..autograd.graph import FREED_GRAPH, Node, SavedTensor, sequence_numbers
 from ._checks import broadcast_shapes
 
@@ -67,7 +67,7 @@ class OpNode(Node):
         op = self.op
         if self._saved is None:
             raise RuntimeError(FREED_GRAPH)
-        owner = self if grad_mode._state.grad_enabled else None
+        owner = self if grad_mode._state.recording else None
         if len(grad_outputs) < self._n_outputs:  # outputs no gradient reached
             grad_outputs = list(grad_outputs) + [None] * (self._n_outputs - len(grad_outputs))
         values = {"_node": self, "grad": grad_outputs[0], "grads": grad_outputs}
@@ -178,7 +178,7 @@ class Op:
                            output_nr if several else None)
                 if several:  # torch refuses in-place writes to these (see ops/_inplace.py)
                     result.__dict__["_multi_view"] = (output_nr, self.node_class.__name__)
-        if self.differentiable and grad_mode._state.grad_enabled:
+        if self.differentiable and grad_mode._state.recording:
             for value in inputs:
                 if isinstance(value, Tensor) and value._requires_grad:
                     self._record(args, inputs, outputs)
@@ -196,6 +196,8 @@ class Op:
         node = object.__new__(self.node_class)  # every slot is set below: skip Node.__init__
         node._sequence_nr = next(sequence_numbers)
         node._pre_hooks = node._retained = node._node_hooks = None
+        if anomaly_mode._enabled:
+            anomaly_mode.record_forward_trace(node)
         edges, metadata, needs, needed_mask = [], [], [], 0
         for i, (value, formula) in enumerate(zip(inputs, self.formulas)):
             if isinstance(value, Tensor):
@@ -304,6 +306,7 @@ def _mark_view(result, input, forward, attrs, output_nr=None):
     if output_nr is not None:
         forward = _one_output(forward, output_nr)
     result._version_counter = input._version_counter
+    result._is_inference = input._is_inference  # a view made in inference mode is not one
     base_view = input._view_fn
     if input._base is None:
         result._base, result._view_fn = input, (lambda a: forward(np, a, *attrs))

@@ -20,7 +20,8 @@ from .shape import zeros_of
 
 def inplace(op, target, *args, **kwargs):
     """Apply `op(target, *args, **kwargs)` in place on target; returns target."""
-    tracked = grad_mode.is_grad_enabled() and (
+    _check_inference(target)
+    tracked = grad_mode.is_recording() and (
         target._requires_grad or any(isinstance(a, Tensor) and a._requires_grad for a in args))
     if not tracked:
         with grad_mode.no_grad():
@@ -76,6 +77,14 @@ def _can_cast(source, destination):
         return ("complex" if d.is_complex else "float" if d.is_floating_point
                 else "bool" if d is _dtype.bool else "int")
     return rank[category(source)] <= rank[category(destination)]
+
+
+def _check_inference(target):
+    if target._is_inference and not grad_mode._state.inference:
+        raise RuntimeError(
+            "Inplace update to inference tensor outside InferenceMode is not allowed.You can "
+            "make a clone to get a normal tensor before doing inplace update.See "
+            "https://github.com/pytorch/rfcs/pull/17 for more details.")
 
 
 def _check_leaf(target):
@@ -202,9 +211,10 @@ def zero_(target):
 def setitem(target, key, value):
     """target[key] = value: a copy into the view target[key] (CopySlices), or index_put_."""
     from .indexing import _as_key_item, _index_put, _is_basic, getitem
+    _check_inference(target)
     items = key if isinstance(key, tuple) else (key,)
     arrays = tuple(_as_key_item(item) for item in items)
-    tracked = grad_mode.is_grad_enabled() and (
+    tracked = grad_mode.is_recording() and (
         target._requires_grad or isinstance(value, Tensor) and value._requires_grad)
     if not tracked:
         try:

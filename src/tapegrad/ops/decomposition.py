@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 
 from .._tensor import Tensor
-from ..autograd.grad_mode import is_grad_enabled
+from ..autograd.grad_mode import is_recording
 from ._checks import broadcast_shapes, wrap_dim
 from ._define import defop
 from .joining import cat
@@ -139,7 +139,7 @@ def _det_backward(ctx):
         return _as_matrix(grad * det) * _mT(inv(A))
     singular, invertible = _singular_and_invertible(A, singular)
     gradient = _as_matrix(grad * det) * _mT(inv(invertible))
-    if not is_grad_enabled():
+    if not is_recording():
         return gradient
     return where(singular, _as_matrix(grad) * _cofactors(A), gradient)
 

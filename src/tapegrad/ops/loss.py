@@ -153,7 +153,7 @@ def _loss_grad(ctx, slope):
 
 
 def _check_weight_without_grad(function, name, weight):
-    if weight is not None and weight.requires_grad and grad_mode.is_grad_enabled():
+    if weight is not None and weight.requires_grad and grad_mode.is_recording():
         raise RuntimeError(f"The function '{function}' is not differentiable with respect to "
                            f"argument '{name}'. This input cannot have requires_grad True.")
 

@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 
 from .._tensor import Tensor
-from ..autograd.grad_mode import is_grad_enabled
+from ..autograd.grad_mode import is_recording
 from ._checks import numel, wrap_dim, wrap_dims
 from ._define import defop
 from ._summation import full_sum
@@ -61,7 +61,7 @@ max_return, min_return = return_type("max", ("values", "indices")), return_type(
 def _check_grad_dtype(input, dtype):
     # torch refuses to record an op whose requested result dtype cannot carry a gradient
     if (dtype is not None and not dtype.is_differentiable and input.requires_grad
-            and is_grad_enabled()):
+            and is_recording()):
         raise RuntimeError(f"Autograd not support dtype: {dtype.legacy_name}")
 
 
@@ -609,7 +609,7 @@ def _cumprod_backward(ctx):
     is_zero = input == 0
     if not is_zero.any():
         return _reversed_cumsum(grad * ctx.result, dim) / input
-    if is_grad_enabled():  # create_graph: a formula that is itself differentiable
+    if is_recording():  # create_graph: a formula that is itself differentiable
         return _cumprod_backward_exact(grad, input, dim)
     zeros_so_far = cumsum(is_zero, dim)
     before_zero = zeros_so_far == 0

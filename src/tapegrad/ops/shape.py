@@ -204,7 +204,7 @@ def _reshape_in_place(op, input, *args):
     """input takes the shape of op's view of it (and, when tracked, its node); the data stays,
     and the version counts a change, as torch's in-place view ops do."""
     from ._inplace import _check_leaf  # _inplace builds on this module
-    tracked = grad_mode.is_grad_enabled() and input._requires_grad
+    tracked = grad_mode.is_recording() and input._requires_grad
     if tracked:
         _check_leaf(input)
     result = _IN_PLACE_TWINS[op](input, *args)

@@ -329,7 +329,7 @@ def _logit_grad(ctx):
     # A torch quirk we copy: a negative eps counts as no eps in a plain backward, but as a
     # (wider) clamp range in a create_graph backward, where torch takes another formula.
     input, eps = ctx.input, ctx.eps
-    if eps is None or (eps < 0 and not grad_mode.is_grad_enabled()):
+    if eps is None or (eps < 0 and not grad_mode.is_recording()):
         return where((input >= 0) & (input <= 1), ctx.grad / (input * (1 - input)), math.nan)
     return where((input >= eps) & (input <= 1 - eps), ctx.grad / (input * (1 - input)), 0.0)
 

@@ -1,0 +1,95 @@
+"""Anomaly detection: remember where each node was made, and name it when backward fails.
+
+Global, not thread-local, as in torch.
+"""
+import functools
+import os
+import traceback
+import warnings
+
+import numpy as np
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_enabled = False
+_check_nan = True
+
+
+def is_anomaly_enabled():
+    return _enabled
+
+
+def is_anomaly_check_nan_enabled():
+    return _check_nan
+
+
+def _set(enabled, check_nan):
+    global _enabled, _check_nan
+    _enabled, _check_nan = enabled, check_nan
+
+
+class detect_anomaly:
+    """Context manager and decorator: anomaly detection on inside, the previous mode after."""
+
+    def __init__(self, check_nan=True):
+        self.check_nan = check_nan
+        warnings.warn("Anomaly Detection has been enabled. This mode will increase the runtime "
+                      "and should only be enabled for debugging.", UserWarning, stacklevel=2)
+
+    def __enter__(self):
+        self.prev = (_enabled, _check_nan)
+        _set(True, self.check_nan)
+
+    def __exit__(self, *exc_info):
+        _set(*self.prev)
+
+    def __call__(self, func):
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            with self:
+                return func(*args, **kwargs)
+        return wrapper
+
+
+class set_detect_anomaly:
+    """Sets the mode at once, so it works as a call or as a context manager restoring it."""
+
+    def __init__(self, mode, check_nan=True):
+        self.prev = (_enabled, _check_nan)
+        _set(bool(mode), check_nan)
+
+    def __enter__(self):
+        pass
+
+    def __exit__(self, *exc_info):
+        _set(*self.prev)
+
+
+def record_forward_trace(node):
+    """Keep the user's stack (tapegrad's own innermost frames dropped) in node.metadata."""
+    frames = traceback.extract_stack()
+    while frames and frames[-1].filename.startswith(_PACKAGE_DIR):
+        frames.pop()
+    node.metadata["traceback_"] = traceback.format_list(frames)
+
+
+def checked_apply(node, apply):
+    """Run apply() for `node`; on failure, warn with the forward trace and re-raise; with
+    check_nan, a NaN in any input gradient is a failure."""
+    try:
+        grad_inputs = apply()
+        if _check_nan:
+            for i, grad in enumerate(grad_inputs):
+                if grad is not None and np.isnan(grad._data).any():
+                    raise RuntimeError(f"Function '{node.name()}' returned nan values in its "
+                                       f"{i}th output.")
+        return grad_inputs
+    except Exception:
+        trace = node.metadata.get("traceback_")
+        if trace is None:
+            warnings.warn(f"Error detected in {node.name()}. No forward pass information "
+                          "available. Enable detect anomaly during forward pass for more "
+                          "information.", UserWarning, stacklevel=2)
+        else:
+            warnings.warn(f"Error detected in {node.name()}. Traceback of forward call that "
+                          f"caused the error:\n{''.join(trace)}", UserWarning, stacklevel=2)
+        raise
