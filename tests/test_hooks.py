@@ -149,3 +149,95 @@ def test_leaf_hook_applies_to_autograd_grad_results():
     x.register_hook(lambda g: g * 2)
     grad, = tapegrad.autograd.grad((x * 3).sum(), x)
     assert grad.tolist() == [6.0, 6.0]  # torch 2.13 gives the hooked gradient too
+
+
+# ---- saved_tensors_hooks -------------------------------------------------------------------
+
+def packing_scenario(lib):
+    """Saved tensors travel through numpy and back; returns what backward saw and gave."""
+    log = []
+
+    def pack(tensor):
+        log.append(("pack", tuple(tensor.shape), tensor.grad_fn is None))
+        return tensor.detach().numpy().copy()
+
+    def unpack(array):
+        log.append(("unpack", array.shape))
+        return lib.tensor(array)
+    x = lib.tensor([1., 2.], requires_grad=True)
+    with lib.autograd.graph.saved_tensors_hooks(pack, unpack):
+        y = x.exp()  # saves its result
+        z = (y * x).sum()  # saves y and x
+        x.sin()  # saves x, never unpacked: not in z's graph
+    z.backward()
+    return sorted(log), x.grad.tolist()
+
+
+def test_saved_tensors_hooks_pack_and_unpack_as_torch():
+    log, grad = packing_scenario(tapegrad)
+    assert [entry[0] for entry in log].count("pack") == 4
+    assert [entry[0] for entry in log].count("unpack") == 3
+    assert np.allclose(grad, np.exp([1., 2.]) * np.array([2., 3.]))  # d(x e^x) = (x+1) e^x
+    assert (log, grad) == packing_scenario(_torch())
+
+
+def test_saved_tensors_hooks_skip_the_version_check():
+    a = tapegrad.tensor([1., 2.], requires_grad=True)
+    with tapegrad.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
+        b = a * 1
+        d = b.exp() * b
+    b.add_(1)  # torch does not check versions of tensors that went through hooks either
+    d.sum().backward()
+    assert a.grad is not None
+
+
+def test_saved_tensors_hooks_keep_second_derivatives():
+    x = tapegrad.tensor([0.5, 1.5], requires_grad=True)
+    with tapegrad.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
+        y = (x.exp() * x).sum()
+    grad, = tapegrad.autograd.grad(y, x, create_graph=True)
+    second, = tapegrad.autograd.grad(grad.sum(), x)
+    expected = np.exp([0.5, 1.5]) * (np.array([0.5, 1.5]) + 2)  # d2/dx2 of x e^x
+    assert np.allclose(second.numpy(), expected)
+
+
+def test_the_innermost_saved_tensors_hooks_win_and_contexts_unwind():
+    seen = []
+    outer = tapegrad.autograd.graph.saved_tensors_hooks(lambda t: seen.append("outer") or t,
+                                                          lambda t: t)
+    inner = tapegrad.autograd.graph.saved_tensors_hooks(lambda t: seen.append("inner") or t,
+                                                          lambda t: t)
+    x = tapegrad.tensor([1.], requires_grad=True)
+    with outer:
+        with inner:
+            x.exp()
+        x.exp()
+    x.exp()
+    assert seen == ["inner", "outer"]
+
+
+def saved_hook_errors(lib):
+    graph = lib.autograd.graph
+    a = lib.tensor([1., 2.], requires_grad=True)
+    with graph.saved_tensors_hooks(lambda t: 5, lambda packed: packed):
+        b = a.exp()
+
+    def enter_while_disabled():
+        with graph.disable_saved_tensors_hooks("no hooks here"):
+            with graph.saved_tensors_hooks(lambda t: t, lambda t: t):
+                pass
+    return [_error(lambda: b.sum().backward()), _error(enter_while_disabled)]
+
+
+def test_saved_tensors_hooks_errors_match_torch():
+    ours = saved_hook_errors(tapegrad)
+    assert ours[0] == ("TypeError", "Output of saved tensor unpack_hook expected to be a Tensor "
+                       "but got result of type int")
+    assert ours == saved_hook_errors(_torch())
+
+
+def test_save_on_cpu_gives_the_same_gradients():
+    a = tapegrad.tensor([1., 2.], requires_grad=True)
+    with tapegrad.autograd.graph.save_on_cpu():
+        (a.sin() * a).sum().backward()
+    assert np.allclose(a.grad.numpy(), np.cos([1., 2.]) * [1., 2.] + np.sin([1., 2.]))

@@ -5,6 +5,7 @@ references always point into the past and a dropped graph is freed by reference 
 """
 import itertools
 import re
+import threading
 import weakref
 
 from . import anomaly_mode
@@ -162,7 +163,7 @@ class SavedTensor:
     """
 
     __slots__ = ("tensor", "array", "dtype", "version_counter", "version", "producer",
-                 "output_nr")
+                 "output_nr", "unpack_hook", "packed")
 
     def __init__(self, tensor, output_of=None):
         """output_of: the node that made `tensor`, when saving an op's own output."""
@@ -172,6 +173,13 @@ class SavedTensor:
                 "created in inference mode in computation tracked by autograd. To work around "
                 "this, you can make a clone to get a normal tensor and use it in autograd, or "
                 "use `torch.no_grad()` instead of `torch.inference_mode()`.")
+        self.unpack_hook = None
+        if saved_tensors_hooks.entered and _hooks_state.stack:
+            # the user's pack hook keeps whatever it likes; no version check then, as in torch
+            pack_hook, self.unpack_hook = _hooks_state.stack[-1]
+            self.packed = pack_hook(tensor)
+            self.output_nr = tensor._output_nr if output_of is not None else None
+            return
         self.version_counter = tensor._version_counter
         self.version = self.version_counter[0]
         if output_of is None:
@@ -184,6 +192,8 @@ class SavedTensor:
 
     def unpack(self, node, tensor_type):
         """The saved tensor; an output comes back with `node` as grad_fn if it is given."""
+        if self.unpack_hook is not None:
+            return self._unpack_with_hook(node, tensor_type)
         if self.version_counter[0] != self.version:
             raise RuntimeError(self._modified_message())
         if self.tensor is not None:
@@ -191,6 +201,17 @@ class SavedTensor:
         result = tensor_type._make(self.array, self.dtype)
         result._version_counter = self.version_counter
         if node is not None and self.dtype.is_differentiable:
+            result._requires_grad = True
+            result.grad_fn, result._output_nr = node, self.output_nr
+        return result
+
+    def _unpack_with_hook(self, node, tensor_type):
+        result = self.unpack_hook(self.packed)
+        if not isinstance(result, tensor_type):
+            raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but got "
+                            f"result of type {type(result).__name__}")
+        if node is not None and self.output_nr is not None and result.dtype.is_differentiable:
+            result = result.detach()  # rejoins the graph as the node's output, for create_graph
             result._requires_grad = True
             result.grad_fn, result._output_nr = node, self.output_nr
         return result
@@ -211,3 +232,54 @@ class SavedTensor:
             f"{self.version} instead. Hint: enable anomaly detection to find the operation that "
             "failed to compute its gradient, with "
             "torch.autograd.set_detect_anomaly(True, check_nan=False).")
+
+
+class _HooksState(threading.local):
+    stack = ()  # (pack_hook, unpack_hook) pairs, innermost last
+    disabled_message = None
+
+
+_hooks_state = _HooksState()
+
+
+class saved_tensors_hooks:
+    """Inside this context, a tensor saved for backward is stored as pack_hook(tensor) and
+    given back to backward as unpack_hook(packed)."""
+
+    entered = 0  # contexts entered in any thread: saving skips the thread-local look-up at 0
+
+    def __init__(self, pack_hook, unpack_hook):
+        self.hooks = (pack_hook, unpack_hook)
+
+    def __enter__(self):
+        if _hooks_state.disabled_message is not None:
+            raise RuntimeError(_hooks_state.disabled_message)
+        _hooks_state.stack = (*_hooks_state.stack, self.hooks)
+        saved_tensors_hooks.entered += 1
+        return self
+
+    def __exit__(self, *exc_info):
+        _hooks_state.stack = _hooks_state.stack[:-1]
+        saved_tensors_hooks.entered -= 1
+
+
+class save_on_cpu(saved_tensors_hooks):
+    """Keeps saved tensors on the CPU: with tapegrad's CPU-only tensors that is where they are,
+    so the hooks pass them through."""
+
+    def __init__(self, pin_memory=False, device_type="cuda"):
+        super().__init__(lambda tensor: tensor, lambda tensor: tensor)
+
+
+class disable_saved_tensors_hooks:
+    """Inside this context, entering saved_tensors_hooks raises error_message."""
+
+    def __init__(self, error_message):
+        self.error_message = error_message
+
+    def __enter__(self):
+        self.prev = _hooks_state.disabled_message
+        _hooks_state.disabled_message = self.error_message
+
+    def __exit__(self, *exc_info):
+        _hooks_state.disabled_message = self.prev
