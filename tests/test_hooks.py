@@ -164,7 +164,7 @@ def packing_scenario(lib):
     def unpack(array):
         log.append(("unpack", array.shape))
         return lib.tensor(array)
-    x = lib.tensor([1., 2.], requires_grad=True)
+    x = lib.tensor([1., 2.], dtype=lib.float64, requires_grad=True)
     with lib.autograd.graph.saved_tensors_hooks(pack, unpack):
         y = x.exp()  # saves its result
         z = (y * x).sum()  # saves y and x
