@@ -7,6 +7,7 @@
    are freed as soon as they are used.
 """
 import heapq
+import threading
 import warnings
 
 import numpy as np
@@ -153,6 +154,19 @@ def _needed(roots, targets, dependencies):
     return needed
 
 
+class _RunState(threading.local):
+    restricted = False  # the running pass is limited to targets (grad(), backward(inputs=))
+
+
+_run_state = _RunState()
+
+
+def is_checkpoint_valid():
+    """Whether a reentrant checkpoint may run its backward now: not inside grad() or a
+    backward(inputs=...), whose targets the nested pass could not reach."""
+    return not _run_state.restricted
+
+
 def run(roots, seeds, retain_graph, create_graph, targets=None, accumulate=True):
     """Propagate `seeds` from the `roots` edges; returns gradients reaching `targets` edges.
 
@@ -170,6 +184,18 @@ def run(roots, seeds, retain_graph, create_graph, targets=None, accumulate=True)
         if dependencies.get(node, 0) == 0:
             heapq.heappush(ready, (-node._sequence_nr, id(node), node))
     captured = {}
+    restricted, _run_state.restricted = _run_state.restricted, targets is not None
+    try:
+        _drain(ready, pending, dependencies, needed, targets, captured, retain_graph,
+               create_graph, accumulate)
+    finally:
+        _run_state.restricted = restricted
+    return captured
+
+
+def _drain(ready, pending, dependencies, needed, targets, captured, retain_graph, create_graph,
+           accumulate):
+    """Run ready nodes, newest first, until none is left."""
     with grad_mode.set_grad_enabled(create_graph):
         while ready:
             node = heapq.heappop(ready)[2]
@@ -200,7 +226,6 @@ def run(roots, seeds, retain_graph, create_graph, targets=None, accumulate=True)
                 dependencies[next_node] = count
                 if count == 0:
                     heapq.heappush(ready, (-next_node._sequence_nr, id(next_node), next_node))
-    return captured
 
 
 def _apply(node, grads, retain_graph):

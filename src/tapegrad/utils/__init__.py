@@ -1,0 +1,2 @@
+"""tapegrad.utils: data loading and activation checkpointing, as torch.utils."""
+from . import checkpoint
