@@ -1,0 +1,221 @@
+"""tapegrad.nn.init: in-place weight initialisation with torch's fans, gains and defaults.
+
+Every function fills its tensor in place under no_grad and returns it. Random draws come from
+tapegrad's generator (tapegrad.manual_seed or `generator=`), so results are reproducible within
+tapegrad but are not torch's numbers.
+"""
+import math
+import warnings
+
+import tapegrad
+
+__all__ = ["calculate_gain", "constant_", "eye_", "kaiming_normal_", "kaiming_uniform_",
+           "normal_", "ones_", "orthogonal_", "trunc_normal_", "uniform_", "xavier_normal_",
+           "xavier_uniform_", "zeros_"]
+
+_LINEAR_FUNCTIONS = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d",
+                     "conv_transpose2d", "conv_transpose3d")
+
+
+# ---- the two random fills (torch's Tensor.uniform_ / normal_) -------------------------------
+
+def _check_floating(tensor, kernel):
+    if not tensor.is_floating_point():
+        raise NotImplementedError(f'"{kernel}" not implemented for '
+                                  f"'{tensor.dtype.legacy_name}'")
+
+
+def _fill_uniform(tensor, a, b, generator=None):
+    _check_floating(tensor, "check_uniform_bounds")
+    if a > b:
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={a:g} "
+                           f"> to={b:g}")
+    sample = tapegrad.rand(tensor.shape, generator=generator, dtype=tensor.dtype)
+    with tapegrad.no_grad():
+        return tensor.copy_(sample * (b - a) + a)
+
+
+def _fill_normal(tensor, mean, std, generator=None):
+    _check_floating(tensor, "normal_kernel_cpu")
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
+    sample = tapegrad.randn(tensor.shape, generator=generator, dtype=tensor.dtype)
+    with tapegrad.no_grad():
+        return tensor.copy_(sample * std + mean)
+
+
+# ---- gains and fans ------------------------------------------------------------------------
+
+def calculate_gain(nonlinearity, param=None):
+    """The recommended scale for weights feeding the given nonlinearity (torch's table)."""
+    if nonlinearity in _LINEAR_FUNCTIONS or nonlinearity == "sigmoid":
+        return 1
+    if nonlinearity == "tanh":
+        return 5.0 / 3
+    if nonlinearity == "relu":
+        return math.sqrt(2.0)
+    if nonlinearity == "leaky_relu":
+        if param is None:
+            negative_slope = 0.01
+        elif isinstance(param, (int, float)) and not isinstance(param, bool):
+            negative_slope = param
+        else:
+            raise ValueError(f"negative_slope {param} not a valid number")
+        return math.sqrt(2.0 / (1 + negative_slope ** 2))
+    if nonlinearity == "selu":
+        return 3.0 / 4
+    raise ValueError(f"Unsupported nonlinearity {nonlinearity}")
+
+
+def _calculate_fan_in_and_fan_out(tensor):
+    """(fan_in, fan_out): dims 1 and 0 times the receptive field (the product of dims 2+)."""
+    if tensor.dim() < 2:
+        raise ValueError("Fan in and fan out can not be computed for tensor with fewer than 2 "
+                         "dimensions")
+    receptive_field_size = math.prod(tensor.shape[2:])
+    return tensor.size(1) * receptive_field_size, tensor.size(0) * receptive_field_size
+
+
+def _calculate_correct_fan(tensor, mode):
+    mode = mode.lower()
+    valid_modes = ["fan_in", "fan_out"]
+    if mode not in valid_modes:
+        raise ValueError(f"Mode {mode} not supported, please use one of {valid_modes}")
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    return fan_in if mode == "fan_in" else fan_out
+
+
+# ---- fills ---------------------------------------------------------------------------------
+
+def uniform_(tensor, a=0.0, b=1.0, generator=None):
+    """Fill with U(a, b)."""
+    return _fill_uniform(tensor, a, b, generator)
+
+
+def normal_(tensor, mean=0.0, std=1.0, generator=None):
+    """Fill with N(mean, std**2)."""
+    return _fill_normal(tensor, mean, std, generator)
+
+
+def constant_(tensor, val):
+    """Fill with val."""
+    with tapegrad.no_grad():
+        return tensor.fill_(val)
+
+
+def ones_(tensor):
+    """Fill with 1."""
+    return constant_(tensor, 1.0)
+
+
+def zeros_(tensor):
+    """Fill with 0."""
+    with tapegrad.no_grad():
+        return tensor.zero_()
+
+
+def eye_(tensor):
+    """Fill a 2-D tensor with the identity matrix."""
+    if tensor.dim() != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    with tapegrad.no_grad():
+        return tensor.copy_(tapegrad.eye(*tensor.shape, dtype=tensor.dtype))
+
+
+def xavier_uniform_(tensor, gain=1.0, generator=None):
+    """Glorot uniform: U(-a, a) with a = gain * sqrt(6 / (fan_in + fan_out))."""
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    bound = math.sqrt(3.0) * gain * math.sqrt(2.0 / float(fan_in + fan_out))
+    return _fill_uniform(tensor, -bound, bound, generator)
+
+
+def xavier_normal_(tensor, gain=1.0, generator=None):
+    """Glorot normal: N(0, std**2) with std = gain * sqrt(2 / (fan_in + fan_out))."""
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    return _fill_normal(tensor, 0.0, gain * math.sqrt(2.0 / float(fan_in + fan_out)), generator)
+
+
+def _kaiming_std(tensor, a, mode, nonlinearity):
+    """He's std, gain / sqrt(fan); None (after torch's warning) for an empty tensor."""
+    if 0 in tensor.shape:
+        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=3)
+        return None
+    return calculate_gain(nonlinearity, a) / math.sqrt(_calculate_correct_fan(tensor, mode))
+
+
+def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
+    """He uniform: U(-bound, bound) with bound = gain * sqrt(3 / fan)."""
+    std = _kaiming_std(tensor, a, mode, nonlinearity)
+    if std is None:
+        return tensor
+    return _fill_uniform(tensor, -math.sqrt(3.0) * std, math.sqrt(3.0) * std, generator)
+
+
+def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
+    """He normal: N(0, std**2) with std = gain / sqrt(fan)."""
+    std = _kaiming_std(tensor, a, mode, nonlinearity)
+    return tensor if std is None else _fill_normal(tensor, 0.0, std, generator)
+
+
+def orthogonal_(tensor, gain=1, generator=None):
+    """Fill with a (semi-)orthogonal matrix from the QR of a normal draw, times gain."""
+    if tensor.dim() < 2:
+        raise ValueError("Only tensors with 2 or more dimensions are supported")
+    if tensor.numel() == 0:
+        return tensor
+    rows = tensor.size(0)
+    cols = tensor.numel() // rows
+    flattened = tapegrad.randn(rows, cols, generator=generator, dtype=tensor.dtype)
+    with tapegrad.no_grad():
+        if rows < cols:
+            flattened = flattened.t()
+        q, r = tapegrad.linalg.qr(flattened)
+        q = q * tapegrad.diag(r, 0).sign()  # makes the decomposition unique, as torch does
+        if rows < cols:
+            q = q.t()
+        return tensor.copy_(q.reshape(tensor.shape) * gain)
+
+
+def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
+    """Fill with N(mean, std**2) restricted to [a, b], by rejection sampling as torch 2.13."""
+    if mean < a - 2 * std or mean > b + 2 * std:
+        warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The "
+                      "distribution of values may be incorrect.", stacklevel=2)
+    def norm_cdf(x):
+        return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
+    with tapegrad.no_grad():
+        if norm_cdf((b - mean) / std) - norm_cdf((a - mean) / std) > 0.3:
+            result = _trunc_by_redrawing(tensor, mean, std, a, b, generator)
+        else:
+            result = _trunc_by_uniform_proposals(tensor, mean, std, a, b, generator)
+        return tensor.copy_(result)
+
+
+def _trunc_by_redrawing(tensor, mean, std, a, b, generator):
+    """Redraw the out-of-range normal values until none is left (most mass is in range)."""
+    result = _fill_normal(tapegrad.empty_like(tensor), mean, std, generator)
+    while True:
+        outside = (result < a) | (result > b)
+        if not outside.any():
+            return result
+        redraw = _fill_normal(tapegrad.empty_like(tensor), mean, std, generator)
+        result = tapegrad.where(outside, redraw, result)
+
+
+def _trunc_by_uniform_proposals(tensor, mean, std, a, b, generator):
+    """Uniform proposals on [a, b] accepted with the normal density over its peak in [a, b]."""
+    mode = max(a, min(mean, b))
+    log_peak = -0.5 * ((mode - mean) / std) ** 2
+
+    def rejected(candidates):
+        log_ratio = -0.5 * ((candidates - mean) / std) ** 2 - log_peak
+        uniform = _fill_uniform(tapegrad.empty_like(tensor), 0.0, 1.0, generator)
+        return uniform.log() > log_ratio
+
+    result = _fill_uniform(tapegrad.empty_like(tensor), a, b, generator)
+    pending = rejected(result)
+    while pending.any():
+        candidates = _fill_uniform(tapegrad.empty_like(tensor), a, b, generator)
+        result = tapegrad.where(pending, candidates, result)
+        pending = pending & rejected(candidates)
+    return result
