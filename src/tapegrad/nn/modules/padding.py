@@ -1,0 +1,106 @@
+"""Padding layers: constant, zero, reflection and replication padding, as torch.nn.
+
+Circular padding layers are absent: tapegrad's F.pad has no circular mode.
+"""
+from .. import functional as F
+from .conv import expand_size
+from .module import Module
+
+__all__ = ["ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "ReflectionPad1d",
+           "ReflectionPad2d", "ReplicationPad1d", "ReplicationPad2d", "ZeroPad1d", "ZeroPad2d",
+           "ZeroPad3d"]
+
+
+class _PadNd(Module):
+    """Pads the last `padding_dims` dims by `padding` (an int means the same on every side)."""
+
+    mode = "constant"
+    padding_dims = 1
+
+    def __init__(self, padding):
+        super().__init__()
+        self.padding = expand_size(padding, 2 * self.padding_dims)
+
+    def forward(self, input):
+        return F.pad(input, self.padding, self.mode)
+
+    def extra_repr(self):
+        return f"{self.padding}"
+
+
+class _ConstantPadNd(_PadNd):
+    """Pads with a constant `value`."""
+
+    def __init__(self, padding, value):
+        super().__init__(padding)
+        self.value = value
+
+    def forward(self, input):
+        return F.pad(input, self.padding, "constant", self.value)
+
+    def extra_repr(self):
+        return f"padding={self.padding}, value={self.value}"
+
+
+class ConstantPad1d(_ConstantPadNd):
+    """Constant padding of the last dim."""
+
+
+class ConstantPad2d(_ConstantPadNd):
+    """Constant padding of the last 2 dims."""
+
+    padding_dims = 2
+
+
+class ConstantPad3d(_ConstantPadNd):
+    """Constant padding of the last 3 dims."""
+
+    padding_dims = 3
+
+
+class _ZeroPad:
+    """Constant padding with the value fixed at 0, shown without it in the repr."""
+
+    def __init__(self, padding):
+        super().__init__(padding, 0.0)
+
+    def extra_repr(self):
+        return f"{self.padding}"
+
+
+class ZeroPad1d(_ZeroPad, ConstantPad1d):
+    """Zero padding of the last dim."""
+
+
+class ZeroPad2d(_ZeroPad, ConstantPad2d):
+    """Zero padding of the last 2 dims."""
+
+
+class ZeroPad3d(_ZeroPad, ConstantPad3d):
+    """Zero padding of the last 3 dims."""
+
+
+class ReflectionPad1d(_PadNd):
+    """Mirror padding of the last dim (the edge value is not repeated)."""
+
+    mode = "reflect"
+
+
+class ReflectionPad2d(_PadNd):
+    """Mirror padding of the last 2 dims."""
+
+    mode = "reflect"
+    padding_dims = 2
+
+
+class ReplicationPad1d(_PadNd):
+    """Edge-value padding of the last dim."""
+
+    mode = "replicate"
+
+
+class ReplicationPad2d(_PadNd):
+    """Edge-value padding of the last 2 dims."""
+
+    mode = "replicate"
+    padding_dims = 2
