@@ -2,7 +2,7 @@
 
 `import tapegrad as torch` runs ordinary PyTorch autograd code and prints what torch prints.
 """
-from . import autograd, linalg, nn, return_types
+from . import autograd, linalg, nn, optim, return_types, utils
 from ._creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like,
                         linspace, ones, ones_like, rand, rand_like, randint, randn, randn_like,
                         randperm, scalar_tensor, tensor, zeros, zeros_like)

@@ -1,0 +1,39 @@
+"""Adam, with optional AMSGrad and decoupled (AdamW-style) weight decay."""
+import tapegrad
+
+from .optimizer import (Optimizer, blend_, check_adam_options, check_fused, decay_square_,
+                        init_state, step_grad)
+
+__all__ = ["Adam"]
+
+
+class Adam(Optimizer):
+    """torch.optim.Adam; `foreach`, `fused` and `capturable` are stored but change nothing."""
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
+                 amsgrad=False, *, foreach=None, maximize=False, capturable=False,
+                 differentiable=False, fused=None, decoupled_weight_decay=False):
+        check_adam_options(lr, betas, eps, weight_decay)
+        if isinstance(betas[0], tapegrad.Tensor) != isinstance(betas[1], tapegrad.Tensor):
+            raise ValueError("betas must be either both floats or both Tensors")
+        defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
+                    "amsgrad": amsgrad, "maximize": maximize, "foreach": foreach,
+                    "capturable": capturable, "differentiable": differentiable, "fused": fused,
+                    "decoupled_weight_decay": decoupled_weight_decay}
+        super().__init__(params, defaults)
+        check_fused(fused, foreach, differentiable)
+
+    def _update_param(self, param, group):
+        state = self.state[param]
+        peak_name = ("max_exp_avg_sq",) if group["amsgrad"] else ()
+        init_state(state, param, ("exp_avg", "exp_avg_sq") + peak_name)
+        grad, step = step_grad(param, group, state)
+        lr, beta1, beta2 = (float(v) for v in (group["lr"], *group["betas"]))
+        blend_(state["exp_avg"], grad, 1 - beta1)
+        second_moment = decay_square_(state["exp_avg_sq"], grad, beta2)
+        if group["amsgrad"]:
+            peak = state["max_exp_avg_sq"]
+            second_moment = peak.copy_(tapegrad.maximum(peak, second_moment))
+        step_size = lr / (1 - beta1 ** step)
+        denom = (second_moment.sqrt() / (1 - beta2 ** step) ** 0.5).add_(group["eps"])
+        param.copy_(param.addcdiv(state["exp_avg"], denom, value=-step_size))

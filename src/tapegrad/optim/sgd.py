@@ -1,0 +1,37 @@
+"""SGD: stochastic gradient descent with optional momentum, dampening and Nesterov."""
+from .optimizer import (Optimizer, check_fused, check_lr, check_nonnegative, decayed_grad,
+                        signed_grad)
+
+__all__ = ["SGD"]
+
+
+class SGD(Optimizer):
+    """torch.optim.SGD; `foreach` and `fused` are accepted and stored but change nothing."""
+
+    def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0,
+                 nesterov=False, *, maximize=False, foreach=None, differentiable=False,
+                 fused=None):
+        check_lr(lr)
+        check_nonnegative("momentum value", momentum)
+        check_nonnegative("weight_decay value", weight_decay)
+        defaults = {"lr": lr, "momentum": momentum, "dampening": dampening,
+                    "weight_decay": weight_decay, "nesterov": nesterov, "maximize": maximize,
+                    "foreach": foreach, "differentiable": differentiable, "fused": fused}
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        super().__init__(params, defaults)
+        check_fused(fused, foreach, differentiable)
+
+    def _update_param(self, param, group):
+        grad = decayed_grad(param, signed_grad(param, group), group)
+        momentum = group["momentum"]
+        if momentum != 0:
+            state = self.state[param]
+            buffer = state.get("momentum_buffer")
+            if buffer is None:
+                # The first step seeds the buffer with the gradient itself, undampened.
+                buffer = state["momentum_buffer"] = grad.detach().clone()
+            else:
+                buffer.mul_(momentum).add_(grad, alpha=1 - group["dampening"])
+            grad = grad.add(buffer, alpha=momentum) if group["nesterov"] else buffer
+        param.add_(grad, alpha=-float(group["lr"]))
