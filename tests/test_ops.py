@@ -258,6 +258,52 @@ def test_gradcheck_float64(row, sample):
                 np.testing.assert_allclose(a, n, rtol=RTOL, atol=ATOL)
 
 
+def forward_ad_jvps(row, sample, arrays, tangents):
+    """Each float output's tangent under forward-mode AD, flattened."""
+    from tapegrad.autograd import forward_ad
+    flags = requires_grad_of(sample)
+    with forward_ad.dual_level():
+        leaves = [tapegrad.tensor(array, dtype=tapegrad.float64) for array in arrays]
+        leaves = [forward_ad.make_dual(leaf, tapegrad.tensor(tangent)) if flag else leaf
+                  for leaf, tangent, flag in zip(leaves, tangents, flags)]
+        inputs = [apply_layout(leaf, layout) for leaf, layout in zip(leaves, layouts_of(sample))]
+        constants = {name: as_lib(tapegrad, value) for name, value in sample.constants.items()}
+        result = row.fn(tapegrad, *inputs, **constants)
+        outputs = list(result) if isinstance(result, tuple) else [result]
+        jvps = []
+        for out in (o for o in outputs if is_float(o)):
+            tangent = forward_ad.unpack_dual(out).tangent
+            jvps.append(np.zeros(out.numel()) if tangent is None else numpy_of(tangent).ravel())
+    return jvps
+
+
+@pytest.mark.parametrize("row, sample", cases("forward_ad", numerical=True))
+def test_forward_ad_float64(row, sample):
+    """Forward-mode J t equals J t from the backward Jacobians (which test_gradcheck_float64
+    checks against finite differences)."""
+    arrays = leaf_arrays(row, sample)
+    rng = seeded_rng(row.name, sample.label, "tangent")
+    tangents = [rng.uniform(-1.0, 1.0, array.shape) for array in arrays]
+    if (row.expected_failure(sample, "gradcheck") or "").startswith("torch has no derivative"):
+        with pytest.raises(NotImplementedError):  # as backward, and as torch
+            forward_ad_jvps(row, sample, arrays, tangents)
+        return
+    with known_bug(row, sample, "forward_ad"):
+        jacobians = analytical_jacobians(row, sample, arrays)
+        wanted = [t for t, flag in zip(tangents, requires_grad_of(sample)) if flag]
+        expected = [sum(j @ t.ravel() for j, t in zip(per_leaf, wanted))
+                    for per_leaf in jacobians]
+        jvps = forward_ad_jvps(row, sample, arrays, tangents)
+        assert len(jvps) == len(expected)
+        if any(array.size == 0 for array in arrays):
+            return  # J has no columns; torch's tangent is then 0/0 for means, like ours
+        for jvp, want in zip(jvps, expected):
+            # A tangent has its primal's dtype, so rows that cast to float32 (their eps is not
+            # the default) round it there, where a one-hot backward Jacobian stays exact.
+            tolerance = 1e-10 if row.eps == 1e-6 else 1e-6
+            np.testing.assert_allclose(jvp, want, rtol=tolerance, atol=tolerance)
+
+
 @pytest.mark.parametrize("row, sample", cases("gradgrad", [r for r in OP_DB if r.smooth],
                                               numerical=True))
 def test_second_order_float64(row, sample):

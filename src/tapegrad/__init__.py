@@ -2,7 +2,7 @@
 
 `import tapegrad as torch` runs ordinary PyTorch autograd code and prints what torch prints.
 """
-from . import autograd, linalg, nn, optim, return_types, utils
+from . import autograd, interop, linalg, nn, optim, return_types, serialization, utils
 from ._creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like,
                         linspace, ones, ones_like, rand, rand_like, randint, randn, randn_like,
                         randperm, scalar_tensor, tensor, zeros, zeros_like)
@@ -12,6 +12,8 @@ from ._dtype import (bool, cdouble, cfloat, complex64, complex128, double, dtype
 from ._printing import get_printoptions, set_printoptions
 from ._random import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from ._tensor import Size, Tensor, device, is_tensor
+from .interop import from_dlpack, from_torch
+from .serialization import load, save
 from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled
 from .autograd import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
                        no_grad, set_grad_enabled)

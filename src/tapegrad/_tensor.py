@@ -23,6 +23,13 @@ class Size(tuple):
     def __repr__(self):
         return f"torch.Size({list(self)})"
 
+    def __getitem__(self, index):
+        item = super().__getitem__(index)
+        return Size(item) if isinstance(index, slice) else item
+
+    def __add__(self, other):
+        return Size(tuple(self) + tuple(other))
+
     def numel(self):
         return int(np.prod(self, dtype=np.int64))
 
@@ -289,8 +296,20 @@ class Tensor:
         return self._data
 
     def __array__(self, dtype=None, copy=None):
-        array = self.numpy()
-        return array if dtype is None else array.astype(dtype, copy=False)
+        from .interop import tensor_array
+        return tensor_array(self, dtype, copy)
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        from .interop import tensor_dlpack
+        return tensor_dlpack(self, stream, max_version, dl_device, copy)
+
+    def __dlpack_device__(self):
+        from .interop import tensor_dlpack_device
+        return tensor_dlpack_device(self)
+
+    def to_torch(self):
+        from .interop import to_torch
+        return to_torch(self)
 
     def __bool__(self):
         if self._data.size != 1:
@@ -323,6 +342,8 @@ class Tensor:
             tail = (f"grad_fn=<{type(self.grad_fn).__name__}>",)
         elif self._requires_grad:
             tail = ("requires_grad=True",)
+        if "_tangent" in self.__dict__:  # a dual tensor of forward-mode AD
+            tail += (f"tangent={self.__dict__['_tangent']!r}",)
         return _printing.format_tensor(self._data, self.dtype.name,
                                        _dtype.get_default_dtype().name, tail)
 

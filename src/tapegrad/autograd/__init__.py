@@ -1,5 +1,5 @@
 """tapegrad.autograd: the engine, grad modes and graph nodes, as torch.autograd."""
-from . import function, functional, graph
+from . import forward_ad, function, functional, graph
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .engine import backward, grad
 from .function import Function, once_differentiable
@@ -7,7 +7,7 @@ from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inferen
                         no_grad, set_grad_enabled)
 from .gradcheck import gradcheck, gradgradcheck
 
-__all__ = ["Function", "backward", "detect_anomaly", "enable_grad", "function", "functional", "grad", "gradcheck",
+__all__ = ["Function", "backward", "detect_anomaly", "forward_ad", "enable_grad", "function", "functional", "grad", "gradcheck",
            "gradgradcheck", "graph", "inference_mode", "is_grad_enabled",
            "is_inference_mode_enabled", "no_grad", "once_differentiable",
            "set_detect_anomaly", "set_grad_enabled"]

@@ -115,7 +115,7 @@ def _input_edge(tensor):
 def _dependencies(roots):
     """How many edges lead into each node reachable from the roots."""
     dependencies = {}
-    stack = [node for node, _ in roots]
+    stack = list(dict.fromkeys(node for node, _ in roots))  # two roots may share a node
     seen = set(stack)
     while stack:
         node = stack.pop()

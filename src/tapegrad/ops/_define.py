@@ -23,7 +23,7 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor
-from ..autograd import anomaly_mode, grad_mode
+from ..autograd import anomaly_mode, forward_ad, grad_mode
 from ..autograd.graph import FREED_GRAPH, Node, SavedTensor, sequence_numbers
 from ._checks import broadcast_shapes
 
@@ -183,6 +183,8 @@ class Op:
                 if isinstance(value, Tensor) and value._requires_grad:
                     self._record(args, inputs, outputs)
                     break
+        if forward_ad._level is not None and self.differentiable:
+            forward_ad.propagate(self, args, self.input_positions, outputs)
         return outputs if type(out) is tuple else outputs[0]
 
     def _arrays(self, inputs, args):

@@ -271,7 +271,8 @@ def _var_backward(grad, input, dim, correction, keepdim):
 
 
 def _std_backward(ctx):
-    grad = where(ctx.result == 0, 0.0, ctx.grad / (ctx.result * 2))
+    zero = ctx.result == 0  # torch gives 0 there; the safe divisor keeps 0/0 out of the
+    grad = where(zero, 0.0, ctx.grad / where(zero, 1.0, ctx.result * 2))  # double backward
     return _var_backward(grad, ctx.input, ctx.dim, ctx.correction, ctx.keepdim)
 
 

@@ -3,7 +3,7 @@ reshaping, in-place reshaping, and the select/slice/alias views that indexing bu
 import numpy as np
 
 from .._tensor import Tensor
-from ..autograd import grad_mode
+from ..autograd import forward_ad, grad_mode
 from ._checks import numel, wrap_dim, wrap_dims
 from ._define import defop
 
@@ -213,6 +213,8 @@ def _reshape_in_place(op, input, *args):
         input._view_fn = result._view_fn
     if tracked:
         input.grad_fn, input._output_nr = result.grad_fn, result._output_nr
+    if forward_ad.tangent_of(result) is not None:  # a dual tensor's tangent takes the shape too
+        forward_ad.set_tangent(input, forward_ad.tangent_of(result))
     input._bump_version()
     return input
 

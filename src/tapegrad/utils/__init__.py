@@ -1,2 +1,2 @@
 """tapegrad.utils: data loading and activation checkpointing, as torch.utils."""
-from . import checkpoint
+from . import checkpoint, data

@@ -1,0 +1,115 @@
+"""Forward-mode AD: dual tensors carry a tangent, and every op pushes tangents forward.
+
+One rule serves every op: an op's Jacobian-vector product is the transpose of its
+vector-Jacobian product, which its backward formulas already give. For an output
+gradient u the formulas return v(u) = J^T u, linear in u; then <v(u), t> = <u, J t>, so
+differentiating <v(u), t> with respect to u yields J t (the "double vjp"). The op runs again
+on detached primals to build that small graph; only one dual level exists at a time, as in
+torch.
+"""
+import collections
+import weakref
+
+from . import grad_mode
+from .engine import grad as autograd_grad
+
+UnpackedDualTensor = collections.namedtuple("UnpackedDualTensor", ["primal", "tangent"])
+
+_level = None  # the open dual level, or None
+# tensors holding a tangent of the open level, by id: Tensor's == is elementwise
+_duals = weakref.WeakValueDictionary()
+
+
+def enter_dual_level():
+    global _level
+    if _level is not None:
+        raise RuntimeError("Nested forward mode AD is not supported at the moment")
+    _level = 0
+    return _level
+
+
+def exit_dual_level(*, level=None):
+    """Close the level: every tangent of it is dropped."""
+    global _level
+    for tensor in list(_duals.values()):
+        tensor.__dict__.pop("_tangent", None)
+    _duals.clear()
+    _level = None
+
+
+class dual_level:
+    """Context manager for a forward-AD level: `with dual_level(): ...`."""
+
+    def __enter__(self):
+        return enter_dual_level()
+
+    def __exit__(self, *exc_info):
+        exit_dual_level()
+
+
+def make_dual(tensor, tangent, *, level=None):
+    """A view of tensor that carries `tangent` as its forward gradient."""
+    if _level is None:
+        raise RuntimeError("Trying to create a dual Tensor for forward AD but no level exists, "
+                           "make sure to enter_dual_level() first.")
+    for role, value in (("primal", tensor), ("tangent", tangent)):
+        if not (value.dtype.is_floating_point or value.dtype.is_complex):
+            raise ValueError(f"Expected {role} to be floating point or complex, but got: "
+                             f"{value.dtype}")
+    if tangent.shape != tensor.shape:
+        raise RuntimeError(
+            "Trying to set a forward gradient that has a different size than that of the "
+            f"original Tensor, this is not supported. Tensor is of size {list(tensor.shape)} "
+            f"while the given forward gradient is of size {list(tangent.shape)}.")
+    dual = tensor.view(tensor.shape)
+    set_tangent(dual, tangent)
+    return dual
+
+
+def unpack_dual(tensor, *, level=None):
+    """(primal, tangent): inside a level the primal is a tangent-free view of tensor."""
+    if _level is None:
+        return UnpackedDualTensor(tensor, None)
+    from ..ops.shape import alias_view
+    return UnpackedDualTensor(alias_view(tensor), tangent_of(tensor))
+
+
+def tangent_of(tensor):
+    return tensor.__dict__.get("_tangent")
+
+
+def set_tangent(tensor, tangent):
+    """Attach a tangent of the open level to tensor (in place: tensor becomes dual)."""
+    tensor.__dict__["_tangent"] = tangent
+    _duals[id(tensor)] = tensor
+
+
+def is_active():
+    return _level is not None
+
+
+def propagate(op, args, input_positions, outputs):
+    """Give op's floating outputs the tangent J t, where t are its inputs' tangents."""
+    from .._creation import zeros_like
+    from .._tensor import Tensor
+    tangents = {i: tangent_of(args[i]) for i in input_positions if isinstance(args[i], Tensor)}
+    tangents = {i: t for i, t in tangents.items() if t is not None}
+    if not tangents:
+        return
+    outputs = outputs if isinstance(outputs, tuple) else (outputs,)
+    replay_args = list(args)
+    for i in tangents:
+        replay_args[i] = args[i].detach().requires_grad_()
+    with grad_mode.enable_grad():
+        replayed = op(*replay_args)
+        replayed = replayed if isinstance(replayed, tuple) else (replayed,)
+        floating = [k for k, r in enumerate(replayed) if r.requires_grad]
+        seeds = [zeros_like(replayed[k]).requires_grad_() for k in floating]
+        vjps = autograd_grad([replayed[k] for k in floating], [replay_args[i] for i in tangents],
+                             grad_outputs=seeds, create_graph=True, allow_unused=True)
+        pairing = [(vjp * t.to(vjp.dtype)).sum() for vjp, t in zip(vjps, tangents.values())
+                   if vjp is not None and vjp.requires_grad]
+        jvps = (autograd_grad(sum(pairing), seeds, allow_unused=True, materialize_grads=True)
+                if pairing else [seed.detach() for seed in seeds])
+    for k, jvp in zip(floating, jvps):
+        set_tangent(outputs[k], jvp.detach())

@@ -1,0 +1,228 @@
+"""tapegrad.save and tapegrad.load: safetensors files by default, PyTorch's .pt files too.
+
+A safetensors file keeps every tensor as a native entry, named by its place in the object
+("state.0.exp_avg"), and the rest of the object (dicts, lists, numbers...) as JSON in the
+header's metadata, so loading one parses data and never runs code.
+"""
+import collections
+import json
+import math
+import os
+import struct
+
+import numpy as np
+
+import tapegrad
+
+from ._torch_format import WeightsOnlyError, read_torch_zip, write_torch_zip
+
+STRUCTURE_KEY = "tapegrad"  # the safetensors metadata entry holding the JSON structure
+_FORMATS = ("safetensors", "torch")
+_DTYPES = ("float64", "float32", "float16", "int64", "int32", "int16", "int8", "uint8", "bool",
+           "complex64", "complex128")
+
+
+def _safetensors_numpy():
+    try:
+        from safetensors import numpy as safetensors_numpy
+    except ImportError as error:
+        raise ImportError("tapegrad.save and tapegrad.load need the 'safetensors' package for "
+                          "the safetensors format: pip install tapegrad[io] (or save with "
+                          "format='torch')") from error
+    return safetensors_numpy
+
+
+# ---- object <-> (JSON structure, named arrays) ----------------------------------------------
+
+class _Encoder:
+    """Splits an object into a JSON-ready structure and a dict of named contiguous arrays."""
+
+    def __init__(self):
+        self.arrays = {}
+        self.names = {}  # id(tensor) -> name: a tensor met twice is stored once
+
+    def encode(self, obj, path=""):
+        if isinstance(obj, tapegrad.Tensor):
+            return self.encode_tensor(obj, path)
+        if obj is None or isinstance(obj, (bool, int, str)):
+            return obj
+        if isinstance(obj, float):
+            return obj if math.isfinite(obj) else {"kind": "float", "value": repr(obj)}
+        if isinstance(obj, tapegrad.dtype):
+            return {"kind": "dtype", "name": obj.name}
+        if isinstance(obj, tapegrad.Size):
+            return {"kind": "Size", "items": list(obj)}
+        if isinstance(obj, tuple):
+            return {"kind": "tuple", "items": [self.encode(v, f"{path}.{i}".lstrip("."))
+                                               for i, v in enumerate(obj)]}
+        if isinstance(obj, list):
+            return [self.encode(v, f"{path}.{i}".lstrip(".")) for i, v in enumerate(obj)]
+        if isinstance(obj, dict):
+            return self.encode_dict(obj, path)
+        raise TypeError(f"tapegrad.save cannot store an object of type {type(obj).__name__}: "
+                        "only tensors, numbers, strings, None, dtypes, and tuples, lists and "
+                        "dicts of these")
+
+    def encode_dict(self, mapping, path):
+        is_ordered = isinstance(mapping, collections.OrderedDict)
+        node = {"kind": "OrderedDict" if is_ordered else "dict",
+                "items": [[self.encode(k), self.encode(v, f"{path}.{k}".lstrip("."))]
+                          for k, v in mapping.items()]}
+        metadata = getattr(mapping, "_metadata", None) if is_ordered else None
+        if metadata is not None:  # a Module state dict's version table, as torch.save keeps
+            node["metadata"] = self.encode(metadata)
+        return node
+
+    def encode_tensor(self, tensor, path):
+        from .nn import Parameter
+        name = self.names.get(id(tensor))
+        if name is None:
+            base = name = path or "tensor"
+            suffix = 1
+            while name in self.arrays:  # two paths can spell one name ("a.b" and a -> b)
+                name, suffix = f"{base}#{suffix}", suffix + 1
+            array = tensor.detach().numpy()
+            if not array.flags.c_contiguous:  # safetensors reads raw memory: it must be dense
+                array = array.copy(order="C")
+            if array.dtype == np.complex128:  # safetensors has no complex128: store pairs
+                array = array[..., None].view(np.float64)
+            self.arrays[name] = array
+            self.names[id(tensor)] = name
+        return {"kind": "tensor", "name": name, "dtype": tensor.dtype.name,
+                "requires_grad": tensor.requires_grad,
+                "parameter": isinstance(tensor, Parameter)}
+
+
+class _Decoder:
+    """Rebuilds an object from its JSON structure and the arrays of a safetensors file."""
+
+    def __init__(self, arrays):
+        self.arrays = arrays
+        self.tensors = {}  # name -> Tensor: two references to one name give one object
+
+    def decode(self, node):
+        if isinstance(node, list):
+            return [self.decode(item) for item in node]
+        if not isinstance(node, dict):
+            return node
+        kind = node.get("kind")
+        if kind == "tensor":
+            return self.decode_tensor(node)
+        if kind == "float":
+            return float(node["value"])
+        if kind == "dtype" and node["name"] in _DTYPES:
+            return getattr(tapegrad, node["name"])
+        if kind in ("Size", "tuple"):
+            items = tuple(self.decode(item) for item in node["items"])
+            return tapegrad.Size(items) if kind == "Size" else items
+        if kind in ("dict", "OrderedDict"):
+            return self.decode_dict(node, kind)
+        raise ValueError(f"unknown node in the structure: {node!r}")
+
+    def decode_dict(self, node, kind):
+        pairs = ((self.decode(key), self.decode(value)) for key, value in node["items"])
+        mapping = collections.OrderedDict(pairs) if kind == "OrderedDict" else dict(pairs)
+        if "metadata" in node:
+            mapping._metadata = self.decode(node["metadata"])
+        return mapping
+
+    def decode_tensor(self, node):
+        name = node["name"]
+        if name not in self.tensors:
+            array = self.arrays[name]
+            if node["dtype"] == "complex128":
+                array = array.view(np.complex128)[..., 0]
+            tensor = tapegrad.from_numpy(array)
+            if node["dtype"] != tensor.dtype.name:
+                raise ValueError(f"tensor {name!r} is {tensor.dtype.name}, the structure "
+                                 f"says {node['dtype']}")
+            if node.get("parameter"):
+                from .nn import Parameter
+                tensor = Parameter(tensor, node["requires_grad"])
+            elif node.get("requires_grad"):
+                tensor.requires_grad_(True)
+            self.tensors[name] = tensor
+        return self.tensors[name]
+
+
+# ---- files ------------------------------------------------------------------------------------
+
+def _read_bytes(f):
+    if isinstance(f, (str, os.PathLike)):
+        with open(f, "rb") as handle:
+            return handle.read(), os.fspath(f)
+    return f.read(), getattr(f, "name", "the file object")
+
+
+def _safetensors_header(data):
+    """The JSON header of a safetensors file (8-byte little-endian length, then JSON)."""
+    (length,) = struct.unpack("<Q", data[:8])
+    return json.loads(data[8:8 + length].decode("utf-8"))
+
+
+def _load_safetensors(data):
+    safetensors_numpy = _safetensors_numpy()
+    arrays = safetensors_numpy.load(data)
+    metadata = _safetensors_header(data).get("__metadata__") or {}
+    if STRUCTURE_KEY not in metadata:
+        # Written by another tool: its tensors by name.
+        return {name: tapegrad.from_numpy(array) for name, array in arrays.items()}
+    return _Decoder(arrays).decode(json.loads(metadata[STRUCTURE_KEY]))
+
+
+def _detect_format(data, name):
+    if data[:4] == b"PK\x03\x04":
+        return "torch"
+    if len(data) >= 9 and data[8:9] == b"{":
+        return "safetensors"
+    if not data:
+        raise ValueError(f"tapegrad.load: {name} is empty")
+    if data[:1] == b"\x80":
+        raise ValueError(f"tapegrad.load: {name} is in PyTorch's legacy (pre-1.6) pickle "
+                         "format, which is not supported; re-save it with a recent torch.save")
+    raise ValueError(f"tapegrad.load: {name} is neither a safetensors file nor a PyTorch zip "
+                     f"archive (it starts with {data[:8]!r})")
+
+
+def save(obj, f, pickle_module=None, pickle_protocol=2, *, format="safetensors"):
+    """Save tensors, state dicts and optimizer states to a path or binary file object.
+
+    format="safetensors" (the default) needs the safetensors package; format="torch" writes
+    PyTorch's zip format, readable by torch.load(weights_only=True). pickle_module and
+    pickle_protocol are accepted for torch compatibility and ignored.
+    """
+    if format not in _FORMATS:
+        raise ValueError(f"format must be one of {_FORMATS}, got {format!r}")
+    if format == "torch":
+        write_torch_zip(obj, f)
+        return
+    safetensors_numpy = _safetensors_numpy()
+    encoder = _Encoder()
+    structure = json.dumps(encoder.encode(obj), allow_nan=False)
+    data = safetensors_numpy.save(encoder.arrays, metadata={STRUCTURE_KEY: structure})
+    if isinstance(f, (str, os.PathLike)):
+        with open(f, "wb") as handle:
+            handle.write(data)
+    else:
+        f.write(data)
+
+
+def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=None,
+         **pickle_load_args):
+    """Load what tapegrad.save or torch.save wrote, telling the formats apart by their bytes.
+
+    Nothing in the file is ever executed: PyTorch files go through a restricted unpickler
+    whatever weights_only says, and every tensor lands on the cpu whatever map_location says.
+    A safetensors file written by another tool loads as a dict of its tensors.
+    """
+    data, name = _read_bytes(f)
+    file_format = _detect_format(data, name)
+    try:
+        if file_format == "torch":
+            return read_torch_zip(data)
+        return _load_safetensors(data)
+    except (WeightsOnlyError, ImportError):
+        raise
+    except Exception as error:  # damaged bytes can fail anywhere: zip, pickle, JSON, header
+        raise ValueError(f"tapegrad.load: {name} is corrupt or truncated "
+                         f"({type(error).__name__}: {error})") from error

@@ -1,0 +1,140 @@
+"""Datasets: map-style and iterable base classes, tensor/concat/subset wrappers, random_split."""
+import bisect
+import itertools
+import math
+import typing
+import warnings
+
+import tapegrad
+
+T_co = typing.TypeVar("T_co", covariant=True)
+
+
+class Dataset(typing.Generic[T_co]):
+    """A map-style dataset: subclasses give __getitem__ (and usually __len__)."""
+
+    def __getitem__(self, index):
+        raise NotImplementedError("Subclasses of Dataset should implement __getitem__.")
+
+    def __add__(self, other):
+        return ConcatDataset([self, other])
+
+
+class IterableDataset(Dataset[T_co]):
+    """A dataset read as a stream: subclasses give __iter__."""
+
+    def __iter__(self):
+        raise NotImplementedError("Subclasses of IterableDataset should implement __iter__.")
+
+    def __add__(self, other):
+        return ChainDataset([self, other])
+
+
+class TensorDataset(Dataset):
+    """Samples are tuples of the tensors' rows at one index along their first dimension."""
+
+    def __init__(self, *tensors):
+        if any(tensors[0].size(0) != tensor.size(0) for tensor in tensors):
+            raise AssertionError("Size mismatch between tensors")
+        self.tensors = tensors
+
+    def __getitem__(self, index):
+        return tuple(tensor[index] for tensor in self.tensors)
+
+    def __len__(self):
+        return self.tensors[0].size(0)
+
+
+class ConcatDataset(Dataset):
+    """Several map-style datasets read one after another as a single dataset."""
+
+    def __init__(self, datasets):
+        self.datasets = list(datasets)
+        if not self.datasets:
+            raise AssertionError("datasets should not be an empty iterable")
+        if any(isinstance(dataset, IterableDataset) for dataset in self.datasets):
+            raise AssertionError("ConcatDataset does not support IterableDataset")
+        self.cumulative_sizes = list(itertools.accumulate(len(d) for d in self.datasets))
+
+    def __len__(self):
+        return self.cumulative_sizes[-1]
+
+    def __getitem__(self, index):
+        if index < 0:
+            if -index > len(self):
+                raise ValueError("absolute value of index should not exceed dataset length")
+            index += len(self)
+        which = bisect.bisect_right(self.cumulative_sizes, index)
+        start = self.cumulative_sizes[which - 1] if which else 0
+        return self.datasets[which][index - start]
+
+
+class ChainDataset(IterableDataset):
+    """Several iterable datasets streamed one after another."""
+
+    def __init__(self, datasets):
+        self.datasets = datasets
+
+    def __iter__(self):
+        for dataset in self.datasets:
+            if not isinstance(dataset, IterableDataset):
+                raise AssertionError("ChainDataset only supports IterableDataset")
+            yield from dataset
+
+    def __len__(self):
+        for dataset in self.datasets:
+            if not isinstance(dataset, IterableDataset):
+                raise AssertionError("ChainDataset only supports IterableDataset")
+        return sum(len(dataset) for dataset in self.datasets)
+
+
+class Subset(Dataset):
+    """The samples of dataset at the given indices, in that order."""
+
+    def __init__(self, dataset, indices):
+        self.dataset = dataset
+        self.indices = indices
+
+    def __getitem__(self, index):
+        if isinstance(index, list):
+            return self.dataset[[self.indices[i] for i in index]]
+        return self.dataset[self.indices[index]]
+
+    def __getitems__(self, indices):
+        # Batch fetch: lets a wrapped dataset that reads many rows at once keep doing so.
+        if callable(getattr(self.dataset, "__getitems__", None)):
+            return self.dataset.__getitems__([self.indices[i] for i in indices])
+        return [self.dataset[self.indices[i]] for i in indices]
+
+    def __len__(self):
+        return len(self.indices)
+
+
+def _lengths_from_fractions(fractions, total):
+    """Split total by fractions: floors first, then the remainder one by one, round robin."""
+    lengths = []
+    for i, fraction in enumerate(fractions):
+        if not 0 <= fraction <= 1:
+            raise ValueError(f"Fraction at index {i} is not between 0 and 1")
+        lengths.append(math.floor(total * fraction))
+    for i in range(total - sum(lengths)):
+        lengths[i % len(lengths)] += 1
+    for i, length in enumerate(lengths):
+        if length == 0:
+            warnings.warn(f"Length of split at index {i} is 0. This might result in an empty "
+                          "dataset.", UserWarning, stacklevel=3)
+    return lengths
+
+
+def random_split(dataset, lengths, generator=None):
+    """Split dataset into disjoint random Subsets of the given lengths or fractions.
+
+    Without a generator the permutation is drawn from tapegrad's global generator.
+    """
+    if math.isclose(sum(lengths), 1) and sum(lengths) <= 1:
+        lengths = _lengths_from_fractions(lengths, len(dataset))
+    if sum(lengths) != len(dataset):
+        raise ValueError("Sum of input lengths does not equal the length of the input dataset!")
+    order = tapegrad.randperm(sum(lengths), generator=generator).tolist()
+    ends = itertools.accumulate(lengths)
+    return [Subset(dataset, order[end - length:end]) for end, length in zip(ends, lengths)]

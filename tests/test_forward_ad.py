@@ -1,0 +1,94 @@
+"""Forward-mode AD's API (dual levels, make_dual, unpack_dual) against torch.
+
+Every op's tangent rule is checked in test_ops.py::test_forward_ad_float64.
+"""
+import importlib
+
+import numpy as np
+import pytest
+
+import tapegrad
+from tapegrad.autograd import forward_ad
+
+
+def _torch():
+    return pytest.importorskip("torch")
+
+
+def _error(fn):
+    with pytest.raises(Exception) as info:
+        fn()
+    return type(info.value).__name__, str(info.value)
+
+
+def dual_scenario(lib):
+    """What a user sees of dual tensors, as plain values."""
+    fw = importlib.import_module(lib.__name__ + ".autograd.forward_ad")
+    x = lib.tensor([1., 2.], dtype=lib.float64, requires_grad=True)
+    tangent = lib.tensor([1., 0.5], dtype=lib.float64)
+    seen = [_error(lambda: fw.make_dual(x, tangent))]
+    with fw.dual_level() as level:
+        dual = fw.make_dual(x, tangent)
+        y = (dual * dual).sin()
+        primal, y_tangent = fw.unpack_dual(y)
+        seen += [level, dual._base is x, type(dual.grad_fn).__name__, primal.tolist(),
+                 y_tangent.tolist(), fw.unpack_dual(x).tangent,
+                 fw.unpack_dual(dual.exp().sum()).tangent.item(),
+                 _error(lambda: fw.make_dual(x, lib.ones(3, dtype=lib.float64))),
+                 _error(lambda: fw.make_dual(lib.ones(2, dtype=lib.int64), tangent)),
+                 _error(lambda: fw.dual_level().__enter__())]
+        y.sum().backward()  # reverse mode is unaffected
+    seen += [x.grad.tolist(), fw.unpack_dual(y).tangent]
+    return seen
+
+
+def test_dual_tensors_behave_as_torch():
+    ours = dual_scenario(tapegrad)
+    assert ours[1:4] == [0, True, "ViewBackward0"]
+    # d/dt sin(x^2) along t = cos(x^2) * 2x * t
+    np.testing.assert_allclose(ours[5], np.cos([1., 4.]) * 2 * np.array([1., 2.]) * [1., .5])
+    assert ours == dual_scenario(_torch())
+
+
+def test_exiting_the_level_drops_every_tangent():
+    with forward_ad.dual_level():
+        dual = forward_ad.make_dual(tapegrad.ones(2), tapegrad.ones(2))
+        result = dual * 3
+    assert forward_ad.unpack_dual(dual).tangent is None
+    assert forward_ad.unpack_dual(result).tangent is None
+    assert "tangent" not in repr(result)
+
+
+def test_dual_repr_shows_the_tangent_as_torch():
+    def shown(lib):
+        fw = importlib.import_module(lib.__name__ + ".autograd.forward_ad")
+        with fw.dual_level():
+            return repr(fw.make_dual(lib.tensor([1., 2.]), lib.tensor([1., 0.5])))
+    assert shown(tapegrad) == "tensor([1., 2.], tangent=tensor([1.0000, 0.5000]))"
+    assert shown(tapegrad) == shown(_torch())
+
+
+def test_in_place_ops_carry_the_tangent():
+    with forward_ad.dual_level():
+        x = forward_ad.make_dual(tapegrad.tensor([1., 2.], dtype=tapegrad.float64),
+                                 tapegrad.tensor([1., 1.], dtype=tapegrad.float64))
+        y = x * 1
+        y.mul_(y)  # y = x^2: tangent 2x
+        y.unsqueeze_(0)
+        tangent = forward_ad.unpack_dual(y).tangent
+    assert tangent.tolist() == [[2., 4.]]
+
+
+def test_jvp_of_a_small_network_matches_finite_differences():
+    tapegrad.manual_seed(0)
+    w1, w2 = tapegrad.randn(4, 3, dtype=tapegrad.float64), tapegrad.randn(2, 4,
+                                                                        dtype=tapegrad.float64)
+    x, v = tapegrad.randn(3, dtype=tapegrad.float64), tapegrad.randn(3, dtype=tapegrad.float64)
+
+    def network(t):
+        return (w2 @ (w1 @ t).tanh()).softmax(0)
+    with forward_ad.dual_level():
+        tangent = forward_ad.unpack_dual(network(forward_ad.make_dual(x, v))).tangent
+    eps = 1e-6
+    numeric = (network(x + eps * v) - network(x - eps * v)) / (2 * eps)
+    np.testing.assert_allclose(tangent.numpy(), numeric.numpy(), rtol=1e-6, atol=1e-9)
