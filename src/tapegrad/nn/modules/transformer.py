@@ -1,0 +1,167 @@
+"""TransformerEncoderLayer and TransformerEncoder, as torch.nn's."""
+import copy
+import warnings
+
+import tapegrad
+
+from .. import functional as F
+from ..attention_functional import canonical_mask, none_or_dtype
+from .activation import GELU, ReLU
+from .attention import MultiheadAttention
+from .container import ModuleList
+from .dropout import Dropout
+from .linear import Linear
+from .module import Module
+from .normalization import LayerNorm
+
+__all__ = ["TransformerEncoder", "TransformerEncoderLayer"]
+
+
+def _activation_function(activation):
+    if activation == "relu":
+        return F.relu
+    if activation == "gelu":
+        return F.gelu
+    raise RuntimeError(f"activation should be relu/gelu, not {activation}")
+
+
+def _causal_mask(size, dtype):
+    """-inf above the diagonal, 0 elsewhere."""
+    return tapegrad.full((size, size), float("-inf"), dtype=dtype).triu(1)
+
+
+def _detect_is_causal_mask(mask, is_causal, size):
+    """is_causal when given; otherwise whether mask equals the causal mask of its size."""
+    if is_causal is not None or mask is None:
+        return is_causal is True
+    causal = _causal_mask(size if size is not None else mask.size(-2), mask.dtype)
+    return mask.size() == causal.size() and bool((mask == causal).all())
+
+
+def _canonical_src_masks(src, src_mask, src_key_padding_mask, mask_name, padding_name):
+    padding = canonical_mask(src_key_padding_mask, padding_name, none_or_dtype(src_mask),
+                             mask_name, src.dtype)
+    return canonical_mask(src_mask, mask_name, None, "", src.dtype, check_other=False), padding
+
+
+class TransformerEncoderLayer(Module):
+    """Self-attention then a feed-forward block, each with dropout, a residual connection and
+    LayerNorm (after the block, or before it when norm_first)."""
+
+    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=F.relu,
+                 layer_norm_eps=1e-5, batch_first=False, norm_first=False, bias=True,
+                 device=None, dtype=None):
+        super().__init__()
+        factory = {"device": device, "dtype": dtype}
+        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
+                                            batch_first=batch_first, **factory)
+        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **factory)
+        self.dropout = Dropout(dropout)
+        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **factory)
+        self.norm_first = norm_first
+        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **factory)
+        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **factory)
+        self.dropout1 = Dropout(dropout)
+        self.dropout2 = Dropout(dropout)
+        if isinstance(activation, str):
+            activation = _activation_function(activation)
+        # torch records which of its fused kernels the activation would allow (1 relu, 2 gelu).
+        if activation is F.relu or isinstance(activation, ReLU):
+            self.activation_relu_or_gelu = 1
+        elif activation is F.gelu or isinstance(activation, GELU):
+            self.activation_relu_or_gelu = 2
+        else:
+            self.activation_relu_or_gelu = 0
+        self.activation = activation
+
+    def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False):
+        """src: (seq, batch, d_model), (batch, seq, d_model) when batch_first, or (seq, d_model)."""
+        src_mask, src_key_padding_mask = _canonical_src_masks(
+            src, src_mask, src_key_padding_mask, "src_mask", "src_key_padding_mask")
+        x = src
+        if self.norm_first:
+            x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal)
+            return x + self._ff_block(self.norm2(x))
+        x = self.norm1(x + self._sa_block(x, src_mask, src_key_padding_mask, is_causal))
+        return self.norm2(x + self._ff_block(x))
+
+    def _sa_block(self, x, attn_mask, key_padding_mask, is_causal=False):
+        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
+                           need_weights=False, is_causal=is_causal)[0]
+        return self.dropout1(x)
+
+    def _ff_block(self, x):
+        return self.dropout2(self.linear2(self.dropout(self.activation(self.linear1(x)))))
+
+
+def _why_no_nested_tensor(layer):
+    """torch's reason for not using nested tensors with this layer ("" when it would)."""
+    name = "encoder_layer"
+    if not isinstance(layer, TransformerEncoderLayer):
+        return f"{name} was not TransformerEncoderLayer"
+    attention = layer.self_attn
+    reasons = [
+        (layer.norm_first, f"{name}.norm_first was True"),
+        (not attention.batch_first, f"{name}.self_attn.batch_first was not True(use "
+                                    "batch_first for better inference performance)"),
+        (not attention._qkv_same_embed_dim,
+         f"{name}.self_attn._qkv_same_embed_dim was not True"),
+        (attention.in_proj_bias is None, f"{name}.self_attn was passed bias=False"),
+        (not layer.activation_relu_or_gelu, f"{name}.activation_relu_or_gelu was not True"),
+        (layer.norm1.eps != layer.norm2.eps, f"{name}.norm1.eps was not equal to "
+                                             f"{name}.norm2.eps"),
+        (attention.num_heads % 2 == 1, f"{name}.self_attn.num_heads is odd"),
+    ]
+    return next((reason for failed, reason in reasons if failed), "")
+
+
+def _is_left_aligned(padding):
+    """Whether each row's unpadded positions come first (padding: True where padded)."""
+    return not bool((padding[:, :-1] & padding[:, 1:].logical_not()).any())
+
+
+class TransformerEncoder(Module):
+    """num_layers deep copies of encoder_layer applied in turn, then the optional norm."""
+
+    def __init__(self, encoder_layer, num_layers, norm=None, enable_nested_tensor=True,
+                 mask_check=True):
+        super().__init__()
+        self.layers = ModuleList([copy.deepcopy(encoder_layer) for _ in range(num_layers)])
+        self.num_layers = num_layers
+        self.norm = norm
+        self.enable_nested_tensor = enable_nested_tensor
+        self.use_nested_tensor = enable_nested_tensor
+        self.mask_check = mask_check
+        why_not = _why_no_nested_tensor(encoder_layer)
+        if enable_nested_tensor and why_not:
+            warnings.warn("enable_nested_tensor is True, but self.use_nested_tensor is False "
+                          f"because {why_not}", stacklevel=2)
+            self.use_nested_tensor = False
+
+    def _padded_outputs_zeroed(self, src, mask, padding_mask):
+        """Whether torch would run its nested-tensor path, whose output is 0 where padded."""
+        if not (self.use_nested_tensor and not self.layers[0].training and src.dim() == 3
+                and padding_mask is not None and mask is None):
+            return False
+        tracked = [src, *self.layers[0].parameters()]
+        if tapegrad.is_grad_enabled() and any(t.requires_grad for t in tracked):
+            return False
+        return not self.mask_check or _is_left_aligned(padding_mask != 0)
+
+    def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):
+        """Run every layer with the same masks; is_causal=None detects a causal mask."""
+        mask, src_key_padding_mask = _canonical_src_masks(
+            src, mask, src_key_padding_mask, "mask", "src_key_padding_mask")
+        batch_first = self.layers[0].self_attn.batch_first
+        seq_len = src.size(0 if src.dim() == 2 or not batch_first else 1)
+        is_causal = _detect_is_causal_mask(mask, is_causal, seq_len)
+        output = src
+        for layer in self.layers:
+            output = layer(output, src_mask=mask, is_causal=is_causal,
+                           src_key_padding_mask=src_key_padding_mask)
+        if self._padded_outputs_zeroed(src, mask, src_key_padding_mask):
+            # torch packs the unpadded tokens and pads the result back with zeros.
+            output = output.masked_fill((src_key_padding_mask != 0).unsqueeze(-1), 0.0)
+        if self.norm is not None:
+            output = self.norm(output)
+        return output
