@@ -2,7 +2,8 @@
 
 `import tapegrad as torch` runs ordinary PyTorch autograd code and prints what torch prints.
 """
-from . import autograd, interop, linalg, nn, optim, return_types, serialization, utils
+from . import (autograd, explain, interop, linalg, nn, optim, return_types, serialization, utils,
+               viz)
 from ._creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like,
                         linspace, ones, ones_like, rand, rand_like, randint, randn, randn_like,
                         randperm, scalar_tensor, tensor, zeros, zeros_like)
