@@ -94,6 +94,7 @@ class Op:
         self.__doc__ = forward.__doc__
         params = list(inspect.signature(forward).parameters.values())[1:]
         self.signature = inspect.Signature(params)
+        self.positions = {p.name: i for i, p in enumerate(params)}
         self.input_positions = tuple(i for i, p in enumerate(params) if p.annotation is Tensor)
         self.input_names = tuple(params[i].name for i in self.input_positions)
         self.n_inputs = len(self.input_names)
@@ -134,14 +135,19 @@ class Op:
         return self if tensor is None else types.MethodType(self, tensor)
 
     def _bind(self, args, kwargs):
-        if kwargs:
-            bound = self.signature.bind(*args, **kwargs)
-            bound.apply_defaults()
-            return tuple(bound.arguments.values())
         if len(args) > len(self.defaults):
             raise TypeError(f"{self.__name__}() takes {len(self.defaults)} arguments "
                             f"but {len(args)} were given")
-        args += self.defaults[len(args):]
+        given = len(args)
+        args += self.defaults[given:]
+        if kwargs:  # by hand: inspect's Signature.bind costs ~20 us a call
+            args = list(args)
+            for name, value in kwargs.items():
+                position = self.positions.get(name)
+                if position is None or position < given:
+                    self.signature.bind(*args[:given], **kwargs)  # raises Python's TypeError
+                args[position] = value
+            args = tuple(args)
         if any(arg is _REQUIRED for arg in args):
             raise TypeError(f"{self.__name__}() missing a required argument")
         return args
