@@ -31,12 +31,6 @@ def seed_common_ops(lib):
 
 CASES = SEEDS + [seed_broadcast, seed_common_ops]
 
-# The engine hands Node post-hooks the gradients before summing them to each input's shape;
-# torch sums first (validate_outputs, then the hooks). Remove once the engine does the same.
-UNSUMMED_POST_HOOK = pytest.mark.xfail(
-    strict=True, reason="post-hooks see grad_inputs before the sum to the input's shape")
-CASES_SUMMED = [pytest.param(build, marks=UNSUMMED_POST_HOOK) if build is seed_broadcast
-                else build for build in CASES]
 
 
 def _explained(build, lib=tapegrad, **options):
@@ -62,7 +56,7 @@ def test_explain_leaf_grads_equal_a_plain_backward(build):
         assert by_name[name].before is None
 
 
-@pytest.mark.parametrize("build", CASES_SUMMED, ids=lambda build: build.__name__)
+@pytest.mark.parametrize("build", CASES, ids=lambda build: build.__name__)
 def test_explain_incoming_grad_is_the_sum_of_what_was_sent(build):
     report, _ = _explained(build)
     received = {}
@@ -97,7 +91,6 @@ def test_explain_incoming_grad_equals_retained_grad_of_intermediate():
     np.testing.assert_allclose(_array(y.grad), np.full((2, 2), 4.5))
 
 
-@UNSUMMED_POST_HOOK
 def test_explain_broadcast_input_gets_gradient_summed_to_its_shape():
     report, _ = _explained(seed_broadcast)
     (mul,) = [step for step in report.steps if step.title == "MulBackward0"]
@@ -106,7 +99,7 @@ def test_explain_broadcast_input_gets_gradient_summed_to_its_shape():
     np.testing.assert_array_equal(_array(mul.sent[0].grad), [2.0, 2.0, 2.0])
 
 
-@pytest.mark.parametrize("build", CASES_SUMMED, ids=lambda build: build.__name__)
+@pytest.mark.parametrize("build", CASES, ids=lambda build: build.__name__)
 def test_explain_matches_torch_per_node_grads_from_its_register_hook(build):
     torch = _torch()
     ours, _ = _explained(build)

@@ -7,6 +7,7 @@
    are freed as soon as they are used.
 """
 import heapq
+import itertools
 import threading
 import warnings
 
@@ -167,6 +168,9 @@ def is_checkpoint_valid():
     return not _run_state.restricted
 
 
+_arrivals = itertools.count()  # ties among ready nodes (leaves) go in order of arrival
+
+
 def run(roots, seeds, retain_graph, create_graph, targets=None, accumulate=True):
     """Propagate `seeds` from the `roots` edges; returns gradients reaching `targets` edges.
 
@@ -180,9 +184,9 @@ def run(roots, seeds, retain_graph, create_graph, targets=None, accumulate=True)
     for (node, output_nr), seed in zip(roots, seeds):
         _add_pending(pending, node, output_nr, seed)
     ready = []
-    for node in {node for node, _ in roots}:
+    for node in dict.fromkeys(node for node, _ in roots):
         if dependencies.get(node, 0) == 0:
-            heapq.heappush(ready, (-node._sequence_nr, id(node), node))
+            heapq.heappush(ready, (-node._sequence_nr, next(_arrivals), node))
     captured = {}
     restricted, _run_state.restricted = _run_state.restricted, targets is not None
     try:
@@ -211,7 +215,7 @@ def _drain(ready, pending, dependencies, needed, targets, captured, retain_graph
             if runs:
                 outputs = _apply(node, grads, retain_graph)
                 if node._node_hooks and node._node_hooks[1]:
-                    outputs = _call_post_hooks(node, outputs, grads)
+                    outputs = _call_post_hooks(node, _validated(node, outputs), grads)
             else:
                 outputs = (None,) * len(node.next_functions)
             for (next_node, output_nr), grad, metadata in zip(node.next_functions, outputs,
@@ -225,7 +229,7 @@ def _drain(ready, pending, dependencies, needed, targets, captured, retain_graph
                 count = dependencies[next_node] - 1
                 dependencies[next_node] = count
                 if count == 0:
-                    heapq.heappush(ready, (-next_node._sequence_nr, id(next_node), next_node))
+                    heapq.heappush(ready, (-next_node._sequence_nr, next(_arrivals), next_node))
 
 
 def _apply(node, grads, retain_graph):
@@ -302,6 +306,12 @@ def _hook_result(hook, result, values):
         raise RuntimeError(f"hook '{name}' has returned an incorrect number of values (got "
                            f"{len(result)}, but expected {len(values)})")
     return result
+
+
+def _validated(node, outputs):
+    """Every output gradient already in its input's shape and dtype, as node hooks see it."""
+    return [grad if grad is None or metadata is None else _validate(grad, metadata)
+            for grad, metadata in zip(outputs, node._input_metadata)]
 
 
 def _validate(grad, metadata):
