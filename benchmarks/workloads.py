@@ -13,6 +13,8 @@ backward of the same computation. Both return ``(step, grads)``:
 All data comes from NumPy with fixed seeds and is shared by all versions.
 """
 
+import importlib
+
 import numpy as np
 
 
@@ -353,6 +355,20 @@ def _unpool2x2(g, arg):
     return out
 
 
+def _conv3x3_forward(a, w, b):
+    """3x3 convolution with padding 1 as im2col + one matmul: (columns, output)."""
+    cols = _im2col3x3(a)
+    out = np.matmul(w.reshape(w.shape[0], -1), cols) + b[:, None]
+    return cols, out.reshape(a.shape[0], w.shape[0], *a.shape[2:])
+
+
+def _conv3x3_backward(g, cols, w):
+    """Weight and bias gradients of _conv3x3_forward from the output gradient g."""
+    g = g.reshape(g.shape[0], g.shape[1], -1)
+    gw = np.matmul(g, cols.transpose(0, 2, 1)).sum(axis=0).reshape(w.shape)
+    return gw, g.sum(axis=(0, 2))
+
+
 def conv_net_floor():
     # im2col + one matmul per convolution, reshape-based 2x2 pooling, and the
     # closed-form softmax - onehot backward; col2im only for the second
@@ -361,33 +377,138 @@ def conv_net_floor():
     rows = np.arange(CONV_BATCH)
     last = {}
 
-    def conv_forward(a, w, b):
-        cols = _im2col3x3(a)
-        out = np.matmul(w.reshape(w.shape[0], -1), cols) + b[:, None]
-        return cols, out.reshape(a.shape[0], w.shape[0], *a.shape[2:])
-
-    def conv_backward(g, cols, w):
-        g = g.reshape(g.shape[0], g.shape[1], -1)
-        gw = np.matmul(g, cols.transpose(0, 2, 1)).sum(axis=0).reshape(w.shape)
-        return gw, g.sum(axis=(0, 2))
-
     def step():
-        cols1, pre1 = conv_forward(x, w1, b1)
+        cols1, pre1 = _conv3x3_forward(x, w1, b1)
         h1, arg1 = _pool2x2(np.maximum(pre1, 0))
-        cols2, pre2 = conv_forward(h1, w2, b2)
+        cols2, pre2 = _conv3x3_forward(h1, w2, b2)
         h2, arg2 = _pool2x2(np.maximum(pre2, 0))
         flat = h2.reshape(CONV_BATCH, -1)
         logits = flat @ w3.T + b3
         loss, g = _cross_entropy_floor(logits, rows, labels)
         gw3, gb3 = g.T @ flat, g.sum(axis=0)
         g2 = _unpool2x2((g @ w3).reshape(h2.shape), arg2) * (pre2 > 0)
-        gw2, gb2 = conv_backward(g2, cols2, w2)
+        gw2, gb2 = _conv3x3_backward(g2, cols2, w2)
         g2 = g2.reshape(CONV_BATCH, w2.shape[0], -1)
         gh1 = _col2im3x3(np.matmul(w2.reshape(w2.shape[0], -1).T, g2), *h1.shape[1:])
         g1 = _unpool2x2(gh1, arg1) * (pre1 > 0)
-        gw1, gb1 = conv_backward(g1, cols1, w1)
+        gw1, gb1 = _conv3x3_backward(g1, cols1, w1)
         last["grads"] = [gw1, gb1, gw2, gb2, gw3, gb3]
         return loss
+
+    return step, lambda: last["grads"]
+
+
+# --------------------------------------------------------- digits_cnn_epoch
+# One training epoch of the CNN of tapegrad.examples.digits (conv3x3 1 -> 16,
+# relu, maxpool 2, conv3x3 16 -> 32, relu, linear 512 -> 64, relu, linear
+# 64 -> 10) on 1,437 8x8 images (the example's training split) in batches of
+# 64: TensorDataset + DataLoader, nn modules, CrossEntropyLoss, backward and
+# Adam, so the whole training loop rather than one forward+backward. The images
+# are random (the cost does not depend on their values, and the benchmark needs
+# no scikit-learn) and unshuffled, so every version sees the same batches.
+DIGITS_TRAIN, DIGITS_BATCH, DIGITS_LR = 1437, 64, 1e-3
+
+
+def _digits_data():
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((DIGITS_TRAIN, 1, 8, 8)).astype(np.float32)
+    labels = rng.integers(0, 10, DIGITS_TRAIN).astype(np.int64)
+    params = []
+    for shape, fan_in in [((16, 1, 3, 3), 9), ((32, 16, 3, 3), 144), ((64, 512), 512),
+                          ((10, 64), 64)]:
+        bound = 1 / np.sqrt(fan_in)         # torch's default init bounds, weight and bias
+        params.append(rng.uniform(-bound, bound, shape).astype(np.float32))
+        params.append(rng.uniform(-bound, bound, shape[0]).astype(np.float32))
+    return x, labels, params
+
+
+def digits_cnn_epoch(lib):
+    x_np, labels_np, params_np = _digits_data()
+    nn, data = lib.nn, importlib.import_module(f"{lib.__name__}.utils.data")
+    model = nn.Sequential(
+        nn.Conv2d(1, 16, kernel_size=3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Conv2d(16, 32, kernel_size=3, padding=1), nn.ReLU(), nn.Flatten(),
+        nn.Linear(32 * 4 * 4, 64), nn.ReLU(),
+        nn.Linear(64, 10))
+    params = list(model.parameters())
+    with lib.no_grad():
+        for p, value in zip(params, params_np):
+            p.copy_(lib.tensor(value))
+    loader = data.DataLoader(data.TensorDataset(lib.tensor(x_np), lib.tensor(labels_np)),
+                             batch_size=DIGITS_BATCH)
+    optimizer = lib.optim.Adam(params, lr=DIGITS_LR)
+    loss_fn = nn.CrossEntropyLoss()
+
+    def step():
+        model.train()
+        total = 0.0
+        for images, labels in loader:
+            optimizer.zero_grad()
+            loss = loss_fn(model(images), labels)
+            loss.backward()
+            optimizer.step()
+            total += loss.item()
+        return total / len(loader)
+
+    return step, _lib_grads(params)
+
+
+def _adam_floor(params, lr, beta1=0.9, beta2=0.999, eps=1e-8):
+    """torch.optim.Adam's default update in place on arrays: update(grads) takes one step."""
+    moments = [(np.zeros_like(p), np.zeros_like(p)) for p in params]
+    steps = []
+
+    def update(grads):
+        steps.append(1)
+        t = len(steps)
+        for p, g, (m, v) in zip(params, grads, moments):
+            m += (1 - beta1) * (g - m)
+            v *= beta2
+            v += (1 - beta2) * g * g
+            denom = np.sqrt(v) / np.sqrt(1 - beta2 ** t) + eps
+            p -= lr / (1 - beta1 ** t) * m / denom
+
+    return update
+
+
+def _digits_cnn_floor_grads(x, labels, params):
+    """Loss and parameter gradients of the digits CNN on one batch, by hand."""
+    w1, b1, w2, b2, w3, b3, w4, b4 = params
+    n = len(x)
+    cols1, pre1 = _conv3x3_forward(x, w1, b1)
+    h1, arg1 = _pool2x2(np.maximum(pre1, 0))
+    cols2, pre2 = _conv3x3_forward(h1, w2, b2)
+    flat = np.maximum(pre2, 0).reshape(n, -1)
+    pre3 = flat @ w3.T + b3
+    h3 = np.maximum(pre3, 0)
+    loss, g = _cross_entropy_floor(h3 @ w4.T + b4, np.arange(n), labels)
+    g3 = (g @ w4) * (pre3 > 0)
+    g2 = (g3 @ w3).reshape(pre2.shape) * (pre2 > 0)
+    gw2, gb2 = _conv3x3_backward(g2, cols2, w2)
+    g2 = g2.reshape(n, w2.shape[0], -1)
+    gh1 = _col2im3x3(np.matmul(w2.reshape(w2.shape[0], -1).T, g2), *h1.shape[1:])
+    gw1, gb1 = _conv3x3_backward(_unpool2x2(gh1, arg1) * (pre1 > 0), cols1, w1)
+    return loss, [gw1, gb1, gw2, gb2, g3.T @ flat, g3.sum(axis=0), g.T @ h3, g.sum(axis=0)]
+
+
+def digits_cnn_epoch_floor():
+    # The same epoch by hand: the conv_net floor's kernels, the closed-form
+    # cross-entropy backward and Adam's update, on slices of the arrays (no
+    # per-sample indexing and collation as a DataLoader does).
+    x, labels, params = _digits_data()
+    update = _adam_floor(params, DIGITS_LR)
+    starts = range(0, DIGITS_TRAIN, DIGITS_BATCH)
+    last = {}
+
+    def step():
+        total = 0.0
+        for start in starts:
+            batch = slice(start, start + DIGITS_BATCH)
+            loss, grads = _digits_cnn_floor_grads(x[batch], labels[batch], params)
+            update(grads)
+            total += float(loss)
+        last["grads"] = grads
+        return total / len(starts)
 
     return step, lambda: last["grads"]
 
@@ -398,4 +519,5 @@ WORKLOADS = {
     "elementwise_chain": (elementwise_chain, elementwise_chain_floor),
     "mlp_batch": (mlp_batch, mlp_batch_floor),
     "conv_net": (conv_net, conv_net_floor),
+    "digits_cnn_epoch": (digits_cnn_epoch, digits_cnn_epoch_floor),
 }

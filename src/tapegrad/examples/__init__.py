@@ -1,0 +1,1 @@
+"""Runnable tapegrad examples: `python -m tapegrad.examples.digits` trains a digit classifier."""
