@@ -407,6 +407,13 @@ def test_returned_input_is_a_new_tensor():
         x = lib.tensor([1.0], requires_grad=True)
         y = Same.apply(x)
         assert y is not x and x.grad_fn is None and type(y.grad_fn).__name__ == "SameBackward"
+        # without a graph as well: an alias, detached where the input requires grad
+        plain = lib.ones(2)
+        with lib.no_grad():
+            in_no_grad = Same.apply(x)
+        out = Same.apply(plain)
+        assert (out is plain, out.requires_grad, in_no_grad is x, in_no_grad.requires_grad) == (
+            False, False, False, False)
 
 
 def test_integer_output_does_not_require_grad():
@@ -576,3 +583,266 @@ def test_save_for_backward_only_saves_tensors():
                 return grad
         SaveNumber.apply(lib.tensor([1.0], requires_grad=True))
     _same_error(make)
+
+
+# ---- mark_dirty on several inputs, views among them ------------------------------------------
+
+def _node_names(tensor):
+    if tensor.grad_fn is None:
+        return None
+    return (tensor.grad_fn.name(),
+            [(None if node is None else node.name(), nr)
+             for node, nr in tensor.grad_fn.next_functions])
+
+
+def scale_three_function(lib):
+    """Scales a by 2, b by 3 and c by 5 in place, marks all three dirty, returns them out of
+    order with a new tensor a * b in the middle."""
+    class ScaleThree(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, a, b, c):
+            a.mul_(2)
+            b.mul_(3)
+            c.mul_(5)
+            ctx.mark_dirty(a, b, c)
+            return c, a * b, a, b
+
+        @staticmethod
+        def backward(ctx, grad_c, grad_product, grad_a, grad_b):
+            # no saved values: a * b's gradient is approximated by its factors' scales (a
+            # made-up but fixed rule, compared with torch running the same rule)
+            return grad_a * 2 + grad_product, grad_b * 3 + grad_product, grad_c * 5
+    return ScaleThree
+
+
+def _scale_three_run(lib, constant_c=False):
+    x = lib.tensor([1.0, 2.0, 3.0, 4.0], dtype=lib.float64, requires_grad=True)
+    a, b = x[:2] * 2, x[2:] * 3
+    c = lib.tensor([7.0, 8.0], dtype=lib.float64) if constant_c else x[1:3] * 1
+    outputs = scale_three_function(lib).apply(a, b, c)
+    facts = {"same": [out is t for out, t in zip(outputs, (c, None, a, b))],
+             "nodes": [_node_names(out) for out in outputs],
+             "output_nr": [out.output_nr for out in outputs],
+             "versions": [t._version for t in (a, b, c)],
+             "values": [out.tolist() for out in outputs]}
+    weights = (1.0, 10.0, 100.0, 1000.0)
+    sum(out.sum() * w for out, w in zip(outputs, weights)).backward()
+    facts["grad"] = x.grad.tolist()
+    return facts
+
+
+@pytest.mark.parametrize("constant_c", [False, True])
+def test_mark_dirty_several_inputs_returned_in_any_order(constant_c):
+    torch = _torch()
+    assert _scale_three_run(tapegrad, constant_c) == _scale_three_run(torch, constant_c)
+
+
+def test_mark_dirty_several_inputs_gradients_by_hand():
+    facts = _scale_three_run(tapegrad)
+    assert facts["same"] == [True, False, True, True]
+    assert {nodes[0] for nodes in facts["nodes"]} == {"ScaleThreeBackward"}
+    # one bump from mul_, one from mark_dirty
+    assert facts["output_nr"] == [0, 1, 2, 3] and facts["versions"] == [2, 2, 2]
+    # grad_a = 100 * 2 + 10, grad_b = 1000 * 3 + 10, grad_c = 1 * 5; then a = 2 x[:2],
+    # b = 3 x[2:], c = x[1:3]
+    assert facts["grad"] == [420.0, 420.0 + 5.0, 9030.0 + 5.0, 9030.0]
+
+
+def test_mark_dirty_bumps_version_once_per_mention():
+    torch = _torch()
+    seen = []
+    for lib in (tapegrad, torch):
+        class Twice(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.mark_dirty(x, x)
+                return x, x
+
+            @staticmethod
+            def backward(ctx, grad_first, grad_second):
+                return grad_first + grad_second
+
+        class OnceTwice(Twice):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.mark_dirty(x)
+                return x, x
+        a = lib.tensor([1.0], requires_grad=True) * 1
+        first, second = Twice.apply(a)
+        plain = lib.tensor([1.0])
+        Twice.apply(plain)
+        once = lib.tensor([1.0], requires_grad=True) * 1
+        OnceTwice.apply(once)
+        seen.append((a._version, plain._version, once._version, first is a, second is a))
+    # marked twice: two bumps; marked once and returned twice: one
+    assert seen[0] == seen[1] == (2, 2, 1, True, True)
+
+
+def _dirty_view_and(lib, second_output):
+    class ViewAndMore(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, view, other):
+            view.mul_(2)
+            ctx.mark_dirty(view)
+            return view, second_output(other)
+
+        @staticmethod
+        def backward(ctx, grad, *rest):
+            return grad * 2, None
+    x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    ViewAndMore.apply((x * 1)[1:], lib.ones(2, requires_grad=True))
+
+
+@pytest.mark.parametrize("second_output", [lambda other: other * 2, lambda other: 3,
+                                           lambda other: None])
+def test_mark_dirty_view_with_several_outputs_raises(second_output):
+    _same_error(lambda lib: _dirty_view_and(lib, second_output))
+
+
+def test_mark_dirty_view_with_several_outputs_message():
+    with pytest.raises(RuntimeError, match="your Function cannot return more than one Tensor"):
+        _dirty_view_and(tapegrad, lambda other: other * 2)
+
+
+def mul_into_view_function(lib, view_first):
+    """view *= other, in place, with the view as the first or the second argument."""
+    class MulIntoView(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, first, second):
+            view, other = (first, second) if view_first else (second, first)
+            ctx.save_for_backward(other)
+            view.mul_(other)
+            ctx.mark_dirty(view)
+            return view
+
+        @staticmethod
+        def backward(ctx, grad):
+            other, = ctx.saved_tensors
+            # the gradient for `other` needs the view's old value: use a made-up rule instead
+            grads = (grad * other, grad * 3)
+            return grads if view_first else grads[::-1]
+    return MulIntoView
+
+
+def _mul_into_view_run(lib, view_first, base_requires_grad=True):
+    x = lib.tensor([1.0, 2.0, 3.0, 4.0], dtype=lib.float64, requires_grad=base_requires_grad)
+    base = x * 1 if base_requires_grad else x
+    other = lib.tensor([5.0, 6.0], dtype=lib.float64, requires_grad=True)
+    view = base[2:]
+    args = (view, other * 1) if view_first else (other * 1, view)
+    out = mul_into_view_function(lib, view_first).apply(*args)
+    facts = {"same": out is view, "node": _node_names(out)[0], "base": base.grad_fn.name(),
+             "versions": (base._version, view._version), "base_values": base.tolist()}
+    (base * lib.tensor([1.0, 10.0, 100.0, 1000.0], dtype=lib.float64)).sum().backward()
+    facts["grads"] = [None if t.grad is None else t.grad.tolist()
+                      for t in ((x,) if base_requires_grad else ()) + (other,)]
+    return facts
+
+
+@pytest.mark.parametrize("base_requires_grad", [True, False])
+def test_mark_dirty_view_first_input_matches_torch(base_requires_grad):
+    torch = _torch()
+    assert (_mul_into_view_run(tapegrad, True, base_requires_grad)
+            == _mul_into_view_run(torch, True, base_requires_grad))
+
+
+def test_mark_dirty_view_second_input_graph_matches_torch():
+    torch = _torch()
+    ours, theirs = _mul_into_view_run(tapegrad, False), _mul_into_view_run(torch, False)
+    ours.pop("grads"), theirs.pop("grads")
+    assert ours == theirs
+    assert ours["node"] == "AsStridedBackward0"
+    assert ours["base"] == "torch::autograd::CopySlices"
+
+
+def test_mark_dirty_view_second_input_gradients_by_hand():
+    # torch's CopySlices takes input 0 for the view and misroutes these gradients (other gets
+    # none); tapegrad sends each one where backward put it.
+    facts = _mul_into_view_run(tapegrad, False)
+    assert facts["base_values"] == [1.0, 2.0, 15.0, 24.0]
+    # the view's gradient (100, 1000) * other goes to x[2:], the rest of the base's gradient
+    # passes straight through; other gets (100, 1000) * 3
+    assert facts["grads"] == [[1.0, 10.0, 500.0, 6000.0], [300.0, 3000.0]]
+
+
+def _dirty_case(lib, case):
+    class Dirty(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, w):
+            x.mul_(2)
+            ctx.mark_dirty(x)
+            if case.startswith("not returned"):
+                return w * 2
+            if case == "view not an input":
+                inner = lib.ones(3)[1:]
+                ctx.mark_dirty(inner)
+                return inner
+            return x
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad, None
+    requires_grad = case != "not returned, no grad"
+    x = lib.tensor([1.0, 2.0], requires_grad=requires_grad) * 1
+    return Dirty.apply(x, lib.ones(2, requires_grad=requires_grad))
+
+
+@pytest.mark.parametrize("case", ["not returned", "not returned, no grad",
+                                  "view not an input"])
+def test_mark_dirty_misuse_errors_match_torch(case):
+    _same_error(lambda lib: _dirty_case(lib, case))
+
+
+def test_mark_dirty_not_returned_message():
+    with pytest.raises(RuntimeError, match="Some elements marked as dirty during the forward "
+                       "method were not returned as output"):
+        _dirty_case(tapegrad, "not returned")
+
+
+def test_mark_dirty_non_input_warns():
+    torch = _torch()
+    messages = []
+    for lib in (tapegrad, torch):
+        class MarksNew(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                new = x * 3
+                ctx.mark_dirty(new)
+                return x * 1, new
+
+            @staticmethod
+            def backward(ctx, grad, grad_new):
+                return grad + 3 * grad_new
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            _, new = MarksNew.apply(lib.ones(2, requires_grad=True))
+        texts = [str(w.message).split(" (Triggered internally")[0] for w in caught]
+        messages.append((texts, [w.category for w in caught], type(new.grad_fn).__name__,
+                         new._version))
+    assert messages[0] == messages[1]
+    assert messages[0][0] == ["ctx.mark_dirty() received a tensor that was not an input. Only "
+                              "input Tensors that have been mutated should be passed to "
+                              "ctx.mark_dirty()."]
+
+
+def test_mark_dirty_non_differentiable_returns_a_detached_alias():
+    torch = _torch()
+    seen = []
+    for lib in (tapegrad, torch):
+        class Hidden(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, w):
+                x.mul_(2)
+                ctx.mark_dirty(x)
+                ctx.mark_non_differentiable(x)
+                return x, w * 2
+
+            @staticmethod
+            def backward(ctx, grad_x, grad_w):
+                return None, grad_w * 2
+        x = lib.tensor([1.0, 2.0], requires_grad=True) * 1
+        hidden, _ = Hidden.apply(x, lib.ones(2, requires_grad=True))
+        seen.append((hidden is x, hidden.requires_grad, hidden.grad_fn, x._version,
+                     hidden.tolist(), type(x.grad_fn).__name__))
+    assert seen[0] == seen[1] == (False, False, None, 2, [2.0, 4.0], "MulBackward0")
+

@@ -71,16 +71,18 @@ HESSIAN_CASES = [
 ]
 
 
+@pytest.mark.parametrize("vectorize", [False, True])
 @pytest.mark.parametrize("create_graph", [False, True])
 @pytest.mark.parametrize("name,case", [("jacobian", i) for i in range(len(JACOBIAN_CASES))]
                          + [("hessian", i) for i in range(len(HESSIAN_CASES))])
-def test_jacobian_and_hessian_match_torch(name, case, create_graph):
+def test_jacobian_and_hessian_match_torch(name, case, create_graph, vectorize):
     torch = _torch()
     func, arrays = (JACOBIAN_CASES if name == "jacobian" else HESSIAN_CASES)[case]
 
     def run(lib):
         transform = getattr(lib.autograd.functional, name)
-        return transform(func, _to_lib(lib, arrays), create_graph=create_graph)
+        return transform(func, _to_lib(lib, arrays), create_graph=create_graph,
+                         vectorize=vectorize)
 
     _assert_same(run(tapegrad), run(torch), requires_grad=False if not create_graph else None)
 
@@ -133,20 +135,11 @@ def test_inputs_are_detached_without_create_graph():
     assert output.grad_fn is None and x.grad is None
 
 
-def test_vectorize_is_accepted_and_ignored():
-    x = tapegrad.tensor(X3)
-    plain = functional.jacobian(_vector, x)
-    np.testing.assert_array_equal(functional.jacobian(_vector, x, vectorize=True).numpy(),
-                                  plain.numpy())
-    hessian = functional.hessian(_scalar, x, vectorize=True)
-    np.testing.assert_array_equal(hessian.numpy(), functional.hessian(_scalar, x).numpy())
-
-
 def test_forward_mode_strategy_is_not_implemented():
     x = tapegrad.tensor(X3)
-    with pytest.raises(NotImplementedError, match="forward-mode"):
-        functional.jacobian(_vector, x, strategy="forward-mode")
-    with pytest.raises(NotImplementedError, match="forward-mode"):
+    with pytest.raises(NotImplementedError, match='strategy="forward-mode" yet'):
+        functional.jacobian(_vector, x, strategy="forward-mode", vectorize=True)
+    with pytest.raises(NotImplementedError, match="only implemented for `vectorize=True`"):
         functional.hessian(_scalar, x, outer_jacobian_strategy="forward-mode")
 
 
@@ -318,3 +311,101 @@ def test_create_graph_results_require_grad():
         func = _vector if transform in (functional.vjp, functional.jvp) else _scalar
         output, product = transform(func, x, v, create_graph=True)
         assert output.requires_grad and product.requires_grad
+
+
+# ---- vectorize=True: one batched grad call ----------------------------------------------------
+
+def _flatten(result):
+    if isinstance(result, tapegrad.Tensor):
+        return [result]
+    return [tensor for inner in result for tensor in _flatten(inner)]
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+@pytest.mark.parametrize("name,case", [("jacobian", i) for i in range(len(JACOBIAN_CASES))]
+                         + [("hessian", i) for i in range(len(HESSIAN_CASES))])
+def test_vectorize_equals_row_loop(name, case, create_graph):
+    func, arrays = (JACOBIAN_CASES if name == "jacobian" else HESSIAN_CASES)[case]
+    transform = getattr(functional, name)
+    looped = transform(func, _to_lib(tapegrad, arrays), create_graph=create_graph)
+    vectorized = transform(func, _to_lib(tapegrad, arrays), create_graph=create_graph,
+                           vectorize=True)
+    assert type(vectorized) is type(looped)
+    assert len(_flatten(vectorized)) == len(_flatten(looped))
+    for ours, expected in zip(_flatten(vectorized), _flatten(looped)):
+        assert ours.shape == expected.shape and ours.dtype == expected.dtype
+        assert ours.requires_grad == expected.requires_grad
+        # the same products of the same numbers, so equal to the last bit
+        np.testing.assert_array_equal(ours.detach().numpy(), expected.detach().numpy())
+
+
+def test_vectorized_jacobian_of_unused_input_and_constant_output_is_zero():
+    x, y = tapegrad.tensor(X3), tapegrad.tensor(Y2, dtype=tapegrad.float32)
+    constant, total = functional.jacobian(lambda x, y: (x.detach() * 2, x.sum()), (x, y),
+                                          vectorize=True)
+    np.testing.assert_array_equal(constant[0].numpy(), np.zeros((3, 3)))
+    np.testing.assert_array_equal(constant[1].numpy(), np.zeros((3, 2), np.float32))
+    np.testing.assert_array_equal(total[0].numpy(), np.ones(3))
+    assert total[1].shape == (2,) and total[1].dtype == tapegrad.float32
+
+
+def test_vectorized_jacobian_is_the_finite_difference_jacobian():
+    x = rng.standard_normal(4)
+    jacobian = functional.jacobian(_vector, tapegrad.tensor(x), vectorize=True)
+    np.testing.assert_allclose(jacobian.numpy(), _finite_difference_jacobian(_vector, x),
+                               rtol=1e-6, atol=1e-7)
+
+
+def test_vectorized_mlp_hessian_matches_loop_and_torch():
+    parameters = _to_lib(tapegrad, MLP_PARAMETERS)
+    vectorized = functional.hessian(_mlp_loss, parameters, vectorize=True)
+    for ours, expected in zip(_flatten(vectorized),
+                              _flatten(functional.hessian(_mlp_loss, parameters))):
+        np.testing.assert_array_equal(ours.numpy(), expected.numpy())
+    torch = _torch()
+    theirs = torch.autograd.functional.hessian(_mlp_loss, _to_lib(torch, MLP_PARAMETERS),
+                                               vectorize=True)
+    _assert_same(vectorized, theirs, requires_grad=False)
+
+
+def test_vectorized_jacobian_create_graph_is_differentiable():
+    torch = _torch()
+
+    def run(lib):
+        x = lib.tensor(X3, dtype=lib.float64, requires_grad=True)
+        jacobian = lib.autograd.functional.jacobian(_vector, x, create_graph=True,
+                                                    vectorize=True)
+        return lib.autograd.grad((jacobian ** 2).sum(), x)
+
+    _assert_same(run(tapegrad), run(torch))
+
+
+VECTORIZE_ERROR_CASES = [
+    lambda lib: lib.autograd.functional.jacobian(_vector, _to_lib(lib, X3), strict=True,
+                                                 vectorize=True),
+    lambda lib: lib.autograd.functional.jacobian(_constant_output, _to_lib(lib, X3), strict=True,
+                                                 vectorize=True),
+    lambda lib: lib.autograd.functional.hessian(_scalar, _to_lib(lib, X3), strict=True,
+                                                vectorize=True),
+    lambda lib: lib.autograd.functional.jacobian(lambda x: x[:0], _to_lib(lib, X3),
+                                                 vectorize=True),
+    lambda lib: lib.autograd.functional.jacobian(_vector, _to_lib(lib, X3),
+                                                 strategy="forward-mode"),
+    lambda lib: lib.autograd.functional.jacobian(_vector, _to_lib(lib, X3),
+                                                 strategy="forward-mode", strict=True),
+    lambda lib: lib.autograd.functional.jacobian(_vector, _to_lib(lib, X3), create_graph=True,
+                                                 strategy="forward-mode", strict=True),
+    lambda lib: lib.autograd.functional.hessian(_scalar, _to_lib(lib, X3),
+                                                outer_jacobian_strategy="forward-mode"),
+]
+
+
+@pytest.mark.parametrize("case", range(len(VECTORIZE_ERROR_CASES)))
+def test_vectorize_and_strategy_errors_match_torch(case):
+    _same_error(VECTORIZE_ERROR_CASES[case])
+
+
+def test_vectorize_with_strict_is_refused():
+    with pytest.raises(RuntimeError, match="`strict=True` and `vectorized=True` are not "
+                       "supported together"):
+        functional.jacobian(_vector, tapegrad.tensor(X3), strict=True, vectorize=True)

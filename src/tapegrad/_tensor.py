@@ -4,7 +4,7 @@ import weakref
 
 import numpy as np
 
-from . import _dtype, _printing
+from . import _dtype, _printing, _random
 from .autograd import grad_mode
 from .autograd.graph import (AccumulateGrad, register_post_accumulate_grad_hook,
                              register_tensor_hook)
@@ -124,6 +124,9 @@ class Tensor:
 
     def is_floating_point(self):
         return self.dtype.is_floating_point
+
+    def is_complex(self):
+        return self.dtype.is_complex
 
     def element_size(self):
         return self.dtype.itemsize
@@ -427,6 +430,21 @@ class Tensor:
 
     def fill_(self, value):
         return ops.fill_(self, value)
+
+    def uniform_(self, *args, **kwargs):  # torch's parameter `from` is a Python keyword
+        return _random.uniform_(self, *args, **kwargs)
+
+    def normal_(self, *args, **kwargs):
+        return _random.normal_(self, *args, **kwargs)
+
+    def bernoulli_(self, *args, **kwargs):
+        return _random.bernoulli_(self, *args, **kwargs)
+
+    def exponential_(self, *args, **kwargs):
+        return _random.exponential_(self, *args, **kwargs)
+
+    def random_(self, *args, **kwargs):
+        return _random.random_(self, *args, **kwargs)
 
     def copy_(self, src, non_blocking=False):
         return ops.copy_(self, src)

@@ -46,32 +46,111 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
          only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
     """The gradients of outputs (weighted by grad_outputs) with respect to inputs, returned
-    instead of accumulated into .grad. is_grads_batched is not supported yet."""
+    instead of accumulated into .grad; batched grad_outputs give one gradient per row."""
+    from .._creation import zeros_like
     from .._tensor import Tensor
     if materialize_grads and allow_unused is False:
         raise ValueError("Expected allow_unused to be True or not passed when "
                          "materialize_grads=True, but got: allow_unused=False.")
-    if is_grads_batched:
-        raise NotImplementedError("tapegrad.autograd.grad does not support is_grads_batched")
     outputs = (outputs,) if isinstance(outputs, Tensor) else tuple(outputs)
     inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
     if not inputs:
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
-    roots, seeds = _roots_and_seeds(outputs, grad_outputs)
-    edges = [_input_edge(tensor) for tensor in inputs]
-    captured = run(roots, seeds, create_graph if retain_graph is None else retain_graph,
-                   create_graph, targets=set(edges), accumulate=False)
+    retain_graph = create_graph if retain_graph is None else retain_graph
+    if is_grads_batched:
+        results = _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph)
+    else:
+        roots, seeds = _roots_and_seeds(outputs, grad_outputs)
+        edges = [_input_edge(tensor) for tensor in inputs]
+        captured = run(roots, seeds, retain_graph, create_graph, targets=set(edges),
+                       accumulate=False)
+        results = [captured.get(edge) for edge in edges]
     grads = []
-    for i, (edge, tensor) in enumerate(zip(edges, inputs)):
-        result = captured.get(edge)
+    for i, (result, tensor) in enumerate(zip(results, inputs)):
         if result is None and materialize_grads:
-            result = type(tensor)._make(np.zeros_like(tensor._data))
+            # unbatched even for batched grad_outputs, as torch
+            result = zeros_like(tensor, requires_grad=create_graph)
         elif result is None and not allow_unused:
             raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been "
                                "used in the graph. Set allow_unused=True if this is the desired "
                                "behavior.")
         grads.append(result)
     return tuple(grads)
+
+
+def _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph):
+    """One backward pass per row of the batched grad_outputs (torch vmaps a single pass); each
+    input's gradients stacked along a new first dimension, None for an unused input."""
+    from ..ops import stack
+    seeds = _batched_seeds(outputs, grad_outputs)
+    roots, _ = _roots_and_seeds(outputs, [seed[0] for seed in seeds])
+    edges = [_input_edge(tensor) for tensor in inputs]
+    size = seeds[0].shape[0]
+    rows = []
+    for index in range(size):
+        # every pass but the last keeps the graph; the last frees it unless retain_graph
+        captured = run(roots, [seed[index] for seed in seeds], retain_graph or index < size - 1,
+                       create_graph, targets=set(edges), accumulate=False)
+        rows.append([captured.get(edge) for edge in edges])
+    return [None if column[0] is None else stack(column) for column in zip(*rows)]
+
+
+_BATCHED_SHAPE_ERROR = (
+    "If `is_grads_batched=True`, we interpret the first dimension of each grad_output as the "
+    "batch dimension. The sizes of the remaining dimensions are expected to match the shape of "
+    "corresponding output, but a mismatch was detected: grad_output[{i}] has a shape of "
+    "{grad_shape} and output[{i}] has a shape of {output_shape}. If you only want some tensors "
+    "in `grad_output` to be considered batched, consider using vmap.")
+_VMAP_PREFIX = "vmap(vjp, in_dims=0, ...)(<inputs>): "
+
+
+def _batched_seeds(outputs, grad_outputs):
+    """Batched grad_outputs in their outputs' dtypes, checked in torch's order: its shape test
+    per output, then vmap's (a Tensor with a first dimension, one batch size for all)."""
+    from .._tensor import Tensor
+    if grad_outputs is None:
+        grad_outputs = (None,) * len(outputs)
+    elif isinstance(grad_outputs, Tensor):
+        grad_outputs = (grad_outputs,)
+    seeds = [_batched_seed(i, output, seed)
+             for i, (output, seed) in enumerate(zip(outputs, grad_outputs))]
+    for seed in seeds:
+        if seed is None:
+            raise ValueError(_VMAP_PREFIX + "Got in_dim=0 for an input but the input is of type "
+                             "<class 'NoneType'>. We cannot vmap over non-Tensor arguments, "
+                             "please use None as the respective in_dim")
+        if seed.ndim == 0:
+            raise ValueError(_VMAP_PREFIX + "Got in_dim=0 for some input, but that input is a "
+                             "Tensor of dimensionality 0 so expected in_dim to satisfy "
+                             "0 <= in_dim < 0.")
+    sizes = [seed.shape[0] for seed in seeds]
+    if any(size != sizes[0] for size in sizes):
+        raise ValueError("vmap: Expected all tensors to have the same size in the mapped "
+                         f"dimension, got sizes {sizes} for the mapped dimension")
+    for i, (output, seed) in enumerate(zip(outputs, seeds)):
+        if seed.shape[1:] != output.shape:  # the implicit seed of a one-element output
+            raise RuntimeError(f"invalid gradient at index {i} - got {list(seed.shape[1:])} but "
+                               f"expected shape compatible with {list(output.shape)}")
+    return [seed.to(output.dtype) for output, seed in zip(outputs, seeds)]
+
+
+def _batched_seed(i, output, seed):
+    """torch's test of one batched grad_output; None becomes the (unbatched) implicit seed."""
+    from .._tensor import Tensor
+    if seed is None:
+        if not output._requires_grad:
+            return None
+        if output.numel() != 1:
+            raise RuntimeError("grad can be implicitly created only for scalar outputs")
+        return Tensor._make(np.ones_like(output._data))
+    if not isinstance(seed, Tensor):
+        raise TypeError("gradients can be either Tensors or None, but got "
+                        f"{type(seed).__name__}")
+    if seed[0].shape != output.shape:  # seed[0] raises torch's IndexError for 0-d or empty
+        # torch strips the batch dimension twice in this message; we copy it
+        raise RuntimeError(_BATCHED_SHAPE_ERROR.format(i=i, grad_shape=seed.shape[2:],
+                                                       output_shape=output.shape))
+    return seed
 
 
 def _roots_and_seeds(tensors, grad_tensors):

@@ -106,20 +106,107 @@ def _edge(tensor):
     return (tensor._grad_accumulator(), 0)
 
 
-def _check_dirty(tensor, args, output_nr):
-    root = tensor if tensor._base is None else tensor._base
-    if root.grad_fn is None and root._requires_grad:
-        if root is tensor:
-            raise RuntimeError("a leaf Variable that requires grad has been used in an "
-                               "in-place operation.")
+NOT_AN_INPUT = ("ctx.mark_dirty() received a tensor that was not an input. Only input Tensors "
+                "that have been mutated should be passed to ctx.mark_dirty().")
+DIRTY_VIEW_WITH_OUTPUTS = (
+    "If your Function modifies inplace an input that is a view of another Tensor, your Function "
+    "cannot return more than one Tensor. This is not supported by the current autograd engine. "
+    "You should either make sure the input is not a view (using .clone() for example) or make "
+    "your Function only return one Tensor (potentially splitting it into two Functions: one "
+    "doing the inplace that returns a single Tensor and a second one that does the other "
+    "operations). You can ask on the forum https://discuss.pytorch.org/ if you need help to do "
+    "this change.")
+DIRTY_NOT_RETURNED = ("Some elements marked as dirty during the forward method were not returned "
+                      "as output. The inputs that are modified inplace must all be outputs of "
+                      "the Function.")
+
+
+def _check_dirty(tensor, is_input, n_outputs):
+    """torch's checks, in its order, on a differentiable output marked dirty; returns whether
+    it is a view (its base's history is then rebased through CopySlices)."""
+    is_view = tensor._base is not None
+    if not is_view and tensor.grad_fn is None and tensor._requires_grad:
+        raise RuntimeError("a leaf Variable that requires grad has been used in an in-place "
+                           "operation.")
+    if not is_input:
+        if is_view:
+            raise RuntimeError(NOT_AN_INPUT)
+        warnings.warn(NOT_AN_INPUT, UserWarning, stacklevel=4)
+    if is_view and n_outputs > 1:
+        raise RuntimeError(DIRTY_VIEW_WITH_OUTPUTS)
+    if is_view and tensor._base.grad_fn is None and tensor._base._requires_grad:
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
                            "in-place operation.")
-    if tensor._base is not None:
-        first = next(a for a in args if hasattr(a, "_base"))
-        if first is not tensor or output_nr != 0:
-            # CopySlices routes the view's gradient through input 0 and output 0 only
-            raise NotImplementedError("mark_dirty on a view is supported only for the first "
-                                      "tensor input returned as the first output")
+    return is_view
+
+
+class _ViewInputFirst(Node):
+    """A Function's node seen with the dirty view's input first, where CopySlices sends the
+    view's gradient. torch's CopySlices assumes input 0 is the view and misroutes the gradient
+    of any other input; this keeps every input's gradient where backward put it."""
+
+    __slots__ = ("fn", "order")
+
+    def __init__(self, fn, view_index):
+        order = [view_index] + [i for i in range(len(fn.next_functions)) if i != view_index]
+        super().__init__(tuple(fn.next_functions[i] for i in order),
+                         tuple(fn._input_metadata[i] for i in order))
+        self.fn, self.order = fn, order
+
+    def apply(self, grad_outputs):
+        grads = self.fn.apply(grad_outputs)
+        return [grads[i] for i in self.order]
+
+    def release_saved(self):
+        self.fn.release_saved()
+
+
+def _rebase_dirty_view(node, view, args):
+    """The view's base now gets its history through a CopySlices around this Function."""
+    from .._tensor import Tensor
+    from ..ops._inplace import _rebase_view
+    tensors = [a for a in args if isinstance(a, Tensor)]
+    view_index = next(i for i, t in enumerate(tensors) if t is view)
+    _rebase_view(view, node if view_index == 0 else _ViewInputFirst(node, view_index))
+
+
+def _alias(tensor):
+    """A new tensor on the input's storage and version counter, with no history (torch hands
+    back a view or a detached alias of an input returned as is)."""
+    from .._tensor import Tensor
+    alias = Tensor._make(tensor._data, tensor.dtype)
+    alias._version_counter = tensor._version_counter
+    return alias
+
+
+def _wrap_outputs(node, args, outputs, executable):
+    """Give each output its history as torch's _wrap_outputs does; returns the dirty views."""
+    from .._tensor import Tensor
+    dirty = {id(t) for t in node._dirty}
+    non_differentiable = {id(t) for t in node._non_differentiable}
+    inputs = {id(a) for a in args if isinstance(a, Tensor)}
+    returned = {id(out) for out in outputs}
+    node._output_metadata, views = [], []
+    for output_nr, out in enumerate(outputs):
+        if not isinstance(out, Tensor):
+            node._output_metadata.append(((), None))
+            continue
+        is_input, is_dirty = id(out) in inputs, id(out) in dirty
+        differentiable = (executable and out.dtype.is_differentiable
+                          and id(out) not in non_differentiable)
+        if differentiable and is_dirty:
+            if _check_dirty(out, is_input, len(outputs)):
+                views.append(out)
+        elif is_input and (not is_dirty or out._requires_grad):
+            # an input returned as is keeps its own history; the output is a new tensor
+            out = outputs[output_nr] = _alias(out)
+        node._output_metadata.append((out._data.shape, out.dtype))
+        if differentiable:
+            out._requires_grad = True
+            out.grad_fn, out._output_nr = node, output_nr
+    if any(id(t) not in returned for t in node._dirty):
+        raise RuntimeError(DIRTY_NOT_RETURNED)
+    return views
 
 
 def _expandable(shape, target):
@@ -183,56 +270,46 @@ class Function:
                 output = cls.forward(node, *args, **kwargs)
         is_tuple = isinstance(output, tuple)
         outputs = list(output) if is_tuple else [output]
-        dirty = {id(t) for t in node._dirty}
-        non_differentiable = {id(t) for t in node._non_differentiable}
-        inputs = {id(a) for a in args if isinstance(a, Tensor)}
+        for tensor in node._dirty:
+            tensor._bump_version()  # once per mention, returned or not, as torch
         if executable:
-            positions = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
-            node._tensor_positions = frozenset(positions)
-            node.next_functions = tuple(_edge(args[i]) if node.needs_input_grad[i] else (None, 0)
-                                        for i in positions)
-            node._input_metadata = tuple((args[i]._data.shape, args[i].dtype) for i in positions)
-        node._output_metadata, rebased = [], []
-        for output_nr, out in enumerate(outputs):
-            if not isinstance(out, Tensor):
-                node._output_metadata.append(((), None))
-                continue
-            if id(out) in dirty:
-                if executable:
-                    _check_dirty(out, args, output_nr)
-                    if out._base is not None:
-                        rebased.append(out)
-                out._bump_version()
-            elif id(out) in inputs and executable:
-                # an input returned as is becomes a new tensor on the same storage (torch
-                # returns a view), so the input keeps its own history
-                alias = Tensor._make(out._data, out.dtype)
-                alias._version_counter = out._version_counter
-                out = outputs[output_nr] = alias
-            node._output_metadata.append((out._data.shape, out.dtype))
-            if executable and out.dtype.is_differentiable and id(out) not in non_differentiable:
-                out._requires_grad = True
-                out.grad_fn, out._output_nr = node, output_nr
-        if executable:
-            for i, t in enumerate(node._to_save):
-                if t is not None and not isinstance(t, Tensor):
-                    raise TypeError("save_for_backward can only save variables, but argument "
-                                    f"{i} is of type {type(t).__name__}")
-            produced = {id(o) for o in outputs}
-            node._saved = tuple(
-                None if t is None else
-                # an output (dirty inputs included) is kept as its array: no node cycle
-                SavedTensor(t, node) if id(t) in produced and t.grad_fn is node
-                else SavedTensor(t)
-                for t in node._to_save)
-        else:
-            node._saved = tuple(None if t is None else SavedTensor(t) for t in node._to_save)
-        if rebased:  # in-place on a view: its base's history goes through CopySlices
-            from ..ops._inplace import _rebase_view
-            _rebase_view(rebased[0], node)
+            _connect_inputs(node, args)
+        views = _wrap_outputs(node, args, outputs, executable)
+        _save(node, outputs, executable)
+        for view in views:  # at most one: a dirty view allows a single output
+            _rebase_dirty_view(node, view, args)
         # the marked tensors are outputs: keeping them would make an output <-> node cycle
         node._to_save, node._dirty, node._non_differentiable = None, (), ()
         return tuple(outputs) if is_tuple else outputs[0]
+
+
+def _connect_inputs(node, args):
+    """One edge per tensor argument; (None, 0) where it needs no gradient."""
+    from .._tensor import Tensor
+    positions = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
+    node._tensor_positions = frozenset(positions)
+    node.next_functions = tuple(_edge(args[i]) if node.needs_input_grad[i] else (None, 0)
+                                for i in positions)
+    node._input_metadata = tuple((args[i]._data.shape, args[i].dtype) for i in positions)
+
+
+def _save(node, outputs, executable):
+    """Pack what save_for_backward received, each with its version."""
+    from .._tensor import Tensor
+    if not executable:
+        node._saved = tuple(None if t is None else SavedTensor(t) for t in node._to_save)
+        return
+    for i, t in enumerate(node._to_save):
+        if t is not None and not isinstance(t, Tensor):
+            raise TypeError("save_for_backward can only save variables, but argument "
+                            f"{i} is of type {type(t).__name__}")
+    produced = {id(o) for o in outputs}
+    node._saved = tuple(
+        None if t is None else
+        # an output (dirty inputs included) is kept as its array: no node cycle
+        SavedTensor(t, node) if id(t) in produced and t.grad_fn is node
+        else SavedTensor(t)
+        for t in node._to_save)
 
 
 class DelayedError(Node):

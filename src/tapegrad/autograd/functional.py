@@ -1,6 +1,7 @@
 """tapegrad.autograd.functional: jacobian, hessian and vector products of whole functions,
-as torch.autograd.functional. Only the reverse-mode strategy exists: `vectorize` is accepted
-and ignored, and jvp/hvp use the double-backward trick, as torch does."""
+as torch.autograd.functional. Only the reverse-mode strategy exists; `vectorize` computes all
+Jacobian rows with one batched grad call, and jvp/hvp use the double-backward trick, as torch
+does."""
 from .engine import grad as autograd_grad
 from .grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
 
@@ -39,8 +40,8 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
 def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
              strategy="reverse-mode"):
     """The Jacobian of func at inputs, one row of vector-Jacobian products per output element;
-    entry [i][j] has shape outputs[i].shape + inputs[j].shape. `vectorize` is ignored and
-    strategy="forward-mode" is not supported."""
+    entry [i][j] has shape outputs[i].shape + inputs[j].shape. strategy="forward-mode" is not
+    supported."""
     if strategy not in ("forward-mode", "reverse-mode"):
         raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode". '
                              "Hint: If your function has more outputs than inputs, "
@@ -52,16 +53,55 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
                 "torch.autograd.functional.jacobian: `create_graph=True` and "
                 '`strategy="forward-mode"` are not supported together (yet). Please either '
                 'set `create_graph=False` or `strategy="reverse-mode"`.')
-        raise NotImplementedError('tapegrad.autograd.functional.jacobian does not support '
-                                  'strategy="forward-mode" yet; use strategy="reverse-mode".')
+        _check_forward_mode(strict, vectorize)
     with enable_grad():
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
         inputs = _grad_preprocess(inputs, create_graph, need_graph=True)
         is_outputs_tuple, outputs = _call(func, inputs, "jacobian", strict)
-        jacobian = tuple(_jacobian_of_output(i, output, inputs, create_graph, strict)
-                         for i, output in enumerate(outputs))
+        if vectorize:
+            if strict:
+                raise RuntimeError("torch.autograd.functional.jacobian: `strict=True` and "
+                                   "`vectorized=True` are not supported together. Please either "
+                                   "set `strict=False` or `vectorize=False`.")
+            jacobian = _vectorized_jacobian(outputs, inputs, create_graph)
+        else:
+            jacobian = tuple(_jacobian_of_output(i, output, inputs, create_graph, strict)
+                             for i, output in enumerate(outputs))
     jacobian = _grad_postprocess(jacobian, create_graph)
     return _tuple_postprocess(jacobian, (is_outputs_tuple, is_inputs_tuple))
+
+
+def _check_forward_mode(strict, vectorize):
+    """torch's errors for forward-mode arguments; tapegrad has no forward-mode Jacobian yet."""
+    if strict:
+        raise RuntimeError('torch.autograd.functional.jacobian: `strict=True` and '
+                           '`strategy="forward-mode"` are not supported together (yet). Please '
+                           'either set `strict=False` or `strategy="reverse-mode"`.')
+    if not vectorize:
+        # torch's text lacks the space before "only"; we copy it
+        raise NotImplementedError("Computing Jacobian using forward-AD or forward-over-reverse "
+                                  "Hessian isonly implemented for `vectorize=True`.")
+    raise NotImplementedError('tapegrad.autograd.functional.jacobian does not support '
+                              'strategy="forward-mode" yet; use strategy="reverse-mode".')
+
+
+def _vectorized_jacobian(outputs, inputs, create_graph):
+    """Every Jacobian block from one batched grad call: row k of the stacked identity
+    grad_outputs selects element k of the outputs, flattened and concatenated."""
+    from .._creation import eye, zeros_like
+    numels = [output.numel() for output in outputs]
+    total = sum(numels)
+    basis = tuple(columns.to(output.dtype)
+                  for columns, output in zip(eye(total).split(numels, dim=1), outputs))
+    flat_outputs = tuple(output.reshape(-1) for output in outputs)
+    grads = _grad_or_none(flat_outputs, inputs, basis, create_graph, is_grads_batched=True)
+    blocks_by_input = []
+    for grad, input in zip(grads, inputs):
+        if grad is None:
+            grad = zeros_like(input).expand((total,) + input.shape)
+        blocks_by_input.append([rows.view(output.shape + input.shape)
+                                for rows, output in zip(grad.split(numels, dim=0), outputs)])
+    return tuple(zip(*blocks_by_input))
 
 
 def _jacobian_of_output(i, output, inputs, create_graph, strict):
@@ -92,7 +132,7 @@ def _jacobian_of_output(i, output, inputs, create_graph, strict):
 def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
             outer_jacobian_strategy="reverse-mode"):
     """The Hessian of a scalar func at inputs: the Jacobian of its Jacobian; entry [i][j] has
-    shape inputs[i].shape + inputs[j].shape. `vectorize` is ignored."""
+    shape inputs[i].shape + inputs[j].shape. `vectorize` applies to the outer Jacobian."""
     is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "hessian")
     if outer_jacobian_strategy not in ("forward-mode", "reverse-mode"):
         raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode".')
@@ -244,7 +284,8 @@ def _check_single_scalar(outputs, is_outputs_tuple, fn_name):
                            "contain a single element")
 
 
-def _grad_or_none(outputs, inputs, grad_outputs, create_graph, retain_graph=None):
+def _grad_or_none(outputs, inputs, grad_outputs, create_graph, retain_graph=None,
+                  is_grads_batched=False):
     """autograd.grad over the outputs that require grad, None for every input when none does
     and for each input the outputs do not reach."""
     if grad_outputs is None:
@@ -255,7 +296,8 @@ def _grad_or_none(outputs, inputs, grad_outputs, create_graph, retain_graph=None
         return (None,) * len(inputs)
     kept_outputs, kept_grad_outputs = zip(*kept)
     return autograd_grad(kept_outputs, inputs, kept_grad_outputs, retain_graph=retain_graph,
-                         create_graph=create_graph, allow_unused=True)
+                         create_graph=create_graph, allow_unused=True,
+                         is_grads_batched=is_grads_batched)
 
 
 _REQUIRES_GRAD_ERRORS = {
