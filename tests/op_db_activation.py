@@ -1,9 +1,12 @@
-"""op_db rows of the nn functions: activations, dropout, linear layers, embedding, padding,
-normalize and distances (tapegrad/ops/activation.py). In-place variants run on x * 1, so the
-leaf stays untouched and the graph shows torch's in-place node after MulBackward0."""
+"""op_db rows of the nn functions: activations, linear layers, embedding, padding, normalize
+and distances (tapegrad/ops/activation.py), and dropout (tapegrad/ops/dropout.py). In-place
+variants run on x * 1, so the leaf stays untouched and the graph shows torch's in-place node
+after MulBackward0."""
 import numpy as np
 
-from op_db import (DISTINCT, NONZERO, REAL, UNARY, K, OpRow, S, STEP, T, _away_from, each)
+from op_db import (DISTINCT, NONZERO, REAL, UNARY, K, OpRow, S, STEP, T, _away_from, _distinct,
+                   _real, bug, each)
+from op_db_loss import _quiet
 
 _rng = np.random.default_rng(20240614)
 
@@ -160,14 +163,71 @@ ACTIVATIONS = (
     OpRow("glu_default_dim", lambda lib, x: F(lib).glu(x), (S((2, 6)),), ops=("glu",)),
 )
 
+# ---- learned and random slopes ---------------------------------------------------------------
+
+# x * w is bilinear: prelu is smooth away from x = 0, with a mixed second derivative
+PRELU = (
+    OpRow("prelu", lambda lib, x, w: F(lib).prelu(x, w), (
+        S((2, 3, 4), (3,), label="channels"),
+        S((2, 3, 4, 2), (1,), label="one-slope"),
+        S((3, 4), (4,), label="2d"),
+        S((5,), (1,), label="1d"),
+        S((5,), (), label="1d-0d-weight"),
+        S((), (), label="0d"),
+        S((), (1,), label="0d-1d-weight"),
+        S((0, 3), (3,), label="empty"),
+        S((4, 3), (3,), layouts=("t", None), label="t"),
+        STEP((2, 3, 2), (3,)),
+        S((2, 3), (3,), requires_grad=(False, True), label="weight-only"),
+        K([[-1.0, 0.0, 2.0], [0.0, -0.5, 1.0]], [0.25, -0.5, 2.0], label="at-kink"),
+    ), each(_distinct, _real), ops=("prelu",)),
+    OpRow("prelu_fn", lambda lib, x, w: lib.prelu(x, w) + x.prelu(w), (S((2, 3), (3,)),),
+          each(_distinct, _real), ops=("prelu",)),
+    _activation("rrelu", lambda lib, x: F(lib).rrelu(x), ("rrelu",), DISTINCT, False,
+                kinks=KINKS),
+    _activation("rrelu_bounds", lambda lib, x: F(lib).rrelu(x, 0.3, 0.9), ("rrelu",), DISTINCT,
+                False, samples=UNARY[:2]),
+    # training draws a slope per element from [lower, upper]: equal bounds make it one slope
+    _activation("rrelu_training", lambda lib, x: F(lib).rrelu(x, 0.2, 0.2, True), ("rrelu",),
+                DISTINCT, False, kinks=KINKS),
+    _activation("rrelu_fn", lambda lib, x: lib.rrelu(x) + lib.rrelu(x * 2, 0.3, 0.3, True),
+                ("rrelu",), DISTINCT, False, samples=UNARY[:2]),
+    _in_place("rrelu_inplace", lambda lib, x: F(lib).rrelu(x, 0.2, 0.4, inplace=True),
+              ("rrelu",), DISTINCT, False),
+    _in_place("rrelu_", lambda lib, x: F(lib).rrelu_(x) + lib.rrelu_(x * 2, 0.3, 0.3, True),
+              ("rrelu_",), DISTINCT, False),
+)
+
 # ---- dropout (random masks: see test_activation.py; here the deterministic cases) ---------
 
+def _dropout_rows(name, samples):
+    """p = 1 zeroes everything (x * 0), in place too; p = 0 and eval return the input."""
+    def drop(lib, x, p, training=True, **options):
+        return getattr(F(lib), name)(x, p, training, **options)
+    return (
+        OpRow(f"{name}_all", _quiet(lambda lib, x: drop(lib, x, 1.0)), samples, ops=(name,)),
+        OpRow(f"{name}_all_inplace", _quiet(lambda lib, x: drop(lib, x * 1, 1.0, inplace=True)),
+              samples[:2], ops=(name,)),
+        OpRow(f"{name}_identity", _quiet(lambda lib, x: drop(lib, x, 0.5, training=False)
+                                         + drop(lib, x, 0.0)), samples, ops=(name,)),
+    )
+
+
+_CHANNELS_1D = (S((2, 3, 4)), S((3, 4), label="unbatched"), S((0, 3, 4), label="empty"),
+                S((3, 4), layouts=("t",), label="unbatched-t"))
+_CHANNELS_2D = (S((2, 3, 2, 2)), S((2, 3, 4), label="3d-as-1d"), S((2, 3), label="2d"),
+                STEP((2, 3, 2, 2)))
+_CHANNELS_3D = (S((1, 2, 2, 2, 2)), S((2, 2, 2, 2), label="unbatched"), S((2, 3), label="2d"),
+                S((0, 2, 1, 2, 2), label="empty"))
+
 DROPOUT = (
-    OpRow("dropout_all", lambda lib, x: F(lib).dropout(x, 1.0), UNARY, ops=("dropout",)),
-    OpRow("dropout_all_inplace", lambda lib, x: F(lib).dropout(x * 1, p=1.0, inplace=True),
-          UNARY[:2], ops=("dropout",)),
-    OpRow("dropout_identity", lambda lib, x: F(lib).dropout(x, 0.5, training=False)
-          + F(lib).dropout(x, 0.0), UNARY, ops=("dropout",)),
+    *_dropout_rows("dropout", UNARY),
+    *_dropout_rows("dropout1d", _CHANNELS_1D),
+    *_dropout_rows("dropout2d", _CHANNELS_2D),
+    *_dropout_rows("dropout3d", _CHANNELS_3D),
+    *_dropout_rows("alpha_dropout", UNARY),
+    *_dropout_rows("feature_alpha_dropout", (S((2, 3, 4)), S((2, 3), label="2d"),
+                                             S((0, 3), label="empty"))),
 )
 
 # ---- linear layers -------------------------------------------------------------------------
@@ -250,6 +310,11 @@ EMBEDDING = (
 # ---- padding -------------------------------------------------------------------------------
 
 
+# circular padding copies the input into views of a new tensor, as torch does
+_NO_TANGENT = {"bugs": bug("forward AD: copy_ of a dual tensor into a view of a plain tensor "
+                           "leaves the base without a tangent (ops/_inplace.py)", ("forward_ad",))}
+
+
 def _pad_samples(*cases):
     return tuple(S(shape, constants={"pad": pad}, label=label, **options)
                  for shape, pad, label, options in cases)
@@ -297,6 +362,20 @@ PADDING = (
         ((2, 3, 4, 4), (2, -1, 0, 1, 3, 0), "3d-unbatched-crop", {}),
         ((3, 5), (4, 4), "t", {"layouts": ("t",)}),
     ), ops=("pad",)),
+    OpRow("pad_circular", lambda lib, x, pad: F(lib).pad(x, pad, mode="circular"),
+          _pad_samples(
+              ((2, 5), (2, 1), "1d-unbatched", _NO_TANGENT),
+              ((2, 3, 5), (-1, 3), "1d-crop-left", _NO_TANGENT),
+              ((2, 3, 5), (2, -2), "1d-crop-right", _NO_TANGENT),
+              ((2, 3, 5), (5, 5), "1d-whole-size", _NO_TANGENT),
+              ((2, 3), (-2, -1), "1d-crop-to-empty", {}),
+              ((0, 2, 3), (1, 2), "1d-empty-batch", {}),
+              ((2, 4, 5), (2, 2, 1, 3), "2d", _NO_TANGENT),
+              ((3, 4, 5), (1, -1, 0, 2), "2d-unbatched-crop", _NO_TANGENT),
+              ((1, 2, 3, 4, 4), (1, 1, 2, 1, 1, 2), "3d", _NO_TANGENT),
+              ((2, 3, 4, 4), (2, -1, 0, 1, 3, 0), "3d-unbatched-crop", _NO_TANGENT),
+              ((3, 5), (4, 4), "t", dict(_NO_TANGENT, layouts=("t",))),
+          ), ops=("pad",)),
 )
 
 # ---- normalize and distances ---------------------------------------------------------------
@@ -346,4 +425,4 @@ DISTANCES = (
         ops=("pairwise_distance",)),
 )
 
-ROWS = ACTIVATIONS + DROPOUT + LINEAR + EMBEDDING + PADDING + DISTANCES
+ROWS = ACTIVATIONS + PRELU + DROPOUT + LINEAR + EMBEDDING + PADDING + DISTANCES

@@ -7,7 +7,7 @@ import warnings
 
 import numpy as np
 
-from op_db import DISTINCT, OpRow, S, STEP, bug, each
+from op_db import DISTINCT, K, OpRow, S, STEP, bug, each
 
 _rng = np.random.default_rng(20240615)
 
@@ -155,6 +155,50 @@ POOLING = (
     OpRow("adaptive_avg_pool1d", lambda lib, x, size: lib.adaptive_avg_pool1d(x, size), (
         S((2, 3, 7), constants={"size": 3}), S((3, 5), constants={"size": 1}, label="one")),
           ops=("adaptive_avg_pool1d",)),
+    OpRow("adaptive_max_pool2d", lambda lib, x, size, **options: F(lib).adaptive_max_pool2d(
+        x, size, **options), (
+        S((2, 3, 7, 6), constants={"size": (3, 4)}, label="overlapping"),
+        S((1, 2, 6, 4), constants={"size": (3, 2)}, label="disjoint"),
+        S((1, 2, 3, 4), constants={"size": 5}, label="larger"),
+        S((1, 2, 5, 4), constants={"size": (None, 3)}, label="none"),
+        S((2, 4, 5), constants={"size": 3}, label="unbatched"),
+        S((2, 3, 4, 4), constants={"size": 1}, label="one"),
+        S((0, 2, 4, 4), constants={"size": 2}, label="empty-batch"),
+        STEP((2, 2, 4, 5), constants={"size": (3, 2)}),
+        S((1, 2, 5, 4), constants={"size": (2, 3), "return_indices": True}, label="indices"),
+        # ties and -inf: torch keeps the first maximum, and the window's first element
+        K([[[[1.0, 3.0, 3.0], [3.0, 0.0, -1.0]]]], constants={"size": (1, 2)}, label="ties"),
+        K([[[[-np.inf, -np.inf], [-np.inf, 2.0]]]], constants={"size": (2, 1),
+                                                               "return_indices": True},
+          label="minus-inf"),
+    ), domain=DISTINCT, smooth=False, ops=("adaptive_max_pool2d",)),
+    OpRow("adaptive_max_pool1d", lambda lib, x, size, **options: F(lib).adaptive_max_pool1d(
+        x, size, **options), (
+        S((2, 3, 7), constants={"size": 3}),
+        S((3, 5), constants={"size": 4, "return_indices": True}, label="unbatched-indices"),
+        S((0, 3, 5), constants={"size": 2}, label="empty-batch"),
+    ), domain=DISTINCT, smooth=False, ops=("adaptive_max_pool1d",)),
+    # |x| + 0.5 keeps x^p real and the power smooth; p = inf is max pooling of |x|
+    OpRow("lp_pool2d", lambda lib, x, p, kernel, **options: F(lib).lp_pool2d(
+        x.abs() + 0.5, p, kernel, **options), (
+        S((2, 3, 4, 6), constants={"p": 2, "kernel": 2}, label="p2"),
+        S((1, 2, 5, 5), constants={"p": 3.0, "kernel": (2, 3), "stride": 1}, label="p3-stride"),
+        S((1, 2, 5, 4), constants={"p": 1.5, "kernel": 2, "ceil_mode": True}, label="ceil"),
+        S((2, 4, 4), constants={"p": -1, "kernel": 2}, label="unbatched-negative-p"),
+        S((0, 2, 4, 4), constants={"p": 2, "kernel": 2}, label="empty-batch"),
+        STEP((2, 2, 4, 4), constants={"p": 2, "kernel": 2}),
+    ), domain=DISTINCT, ops=("lp_pool2d",)),
+    OpRow("lp_pool_infinite", lambda lib, x, p, **options: F(lib).lp_pool2d(x, p, 2, **options)
+          + F(lib).lp_pool1d(x[0], p, 3, 1, **options).sum(), (
+        S((2, 3, 4, 6), constants={"p": float("inf")}, label="inf"),
+        S((2, 3, 4, 6), constants={"p": -float("inf"), "ceil_mode": True}, label="minus-inf"),
+    ), domain=DISTINCT, smooth=False, ops=("lp_pool1d", "lp_pool2d")),
+    OpRow("lp_pool1d", lambda lib, x, p, kernel, **options: F(lib).lp_pool1d(
+        x.abs() + 0.5, p, kernel, **options), (
+        S((2, 3, 7), constants={"p": 2, "kernel": 3}, label="p2"),
+        S((3, 8), constants={"p": 3.0, "kernel": 2, "stride": 3, "ceil_mode": True},
+          label="unbatched-ceil"),
+    ), domain=DISTINCT, ops=("lp_pool1d",)),
 )
 
 RESAMPLING = (

@@ -1,4 +1,5 @@
-"""op_db rows of the softmax and loss family (tapegrad/ops/loss.py)."""
+"""op_db rows of the softmax and loss family (tapegrad/ops/loss.py); the margin losses' rows
+are in op_db_margin_loss.py."""
 import warnings
 
 import numpy as np
@@ -13,8 +14,9 @@ def F(lib):
 
 
 def _quiet(fn):
-    """The row's call with warnings off: broadcast targets and kl_div's 'mean' warn on purpose
-    (tests/test_loss.py checks those warnings)."""
+    """The row's call with warnings off: broadcast targets, legacy flags, kl_div's 'mean' and
+    dropout2d's 3-d input warn on purpose (tests/test_loss.py and test_activation.py check
+    those warnings)."""
     def call(lib, *inputs, **constants):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -61,12 +63,6 @@ def _targets(classes, shape, ignored=None):
     if ignored is not None:
         target.flat[0] = ignored
     return target
-
-
-def _signs(shape):
-    signs = _constants_rng.choice([-1.0, 1.0], shape)
-    signs.flat[0], signs.flat[-1] = 1.0, -1.0
-    return signs
 
 
 _WEIGHT4 = np.array([0.5, 2.0, 1.5, 0.25])
@@ -257,55 +253,45 @@ _KL = (
     S((3, 4), (3, 4), constants={"reduce": False}, label="legacy-none"),
 )
 
-# ---- embedding and ranking losses ------------------------------------------------------------
+# ---- likelihood losses -----------------------------------------------------------------------
+
+def _poisson(lib, x, y, **options):
+    return F(lib).poisson_nll_loss(x, y, **options)
 
 
-def _cosine(lib, x1, x2, target, **options):
-    return F(lib).cosine_embedding_loss(x1, x2, target.to(x1.dtype), **options)
+def _gaussian(lib, x, y, var, **options):
+    return F(lib).gaussian_nll_loss(x, y, var, **options)
 
 
-def _ranking(lib, x1, x2, target, **options):
-    return F(lib).margin_ranking_loss(x1, x2, target.to(x1.dtype), **options)
+def _counts(rng, shape):
+    """Positive targets away from 1, where full=True switches Stirling's term on."""
+    values = rng.uniform(0.2, 3.0, shape)
+    return np.where(np.abs(values - 1.0) < 0.1, values + 0.3, values)
 
 
-def _triplet(lib, anchor, positive, negative, **options):
-    return F(lib).triplet_margin_loss(anchor, positive, negative, **options)
+def _positive(rng, shape):
+    return rng.uniform(0.5, 2.0, shape)
 
 
-_COSINE = (
-    S((3, 4), (3, 4), constants={"target": _signs(3)}, label="mean"),
-    S((3, 4), (3, 4), constants={"target": _signs(3), "margin": 0.2, "reduction": "none"},
-      label="margin-none"),
-    S((3, 4), (3, 4), constants={"target": _signs(3), "margin": -0.5, "reduction": "sum"},
-      label="negative-margin-sum"),
-    S((4,), (4,), constants={"target": np.array(-1.0), "margin": -0.9}, label="0d-target"),
-    S((4,), (4,), constants={"target": np.array(1.0)}, label="0d-target-similar"),
-    S((4, 3), (4, 3), constants={"target": _signs(4)}, layouts=("t", None), label="t"),
-    S((0, 4), (0, 4), constants={"target": np.zeros(0)}, label="empty-sum"),
-)
+_POISSON = _pairs(S((4,), (3, 4), label="broadcast-input"),
+                  S((3, 4), (3, 4), constants={"reduce": False}, label="legacy-none"))
 
-_RANKING = (
-    S((3,), (3,), constants={"target": _signs(3)}, label="mean"),
-    S((3,), (3,), constants={"target": _signs(3), "margin": 0.5, "reduction": "none"},
-      label="margin-none"),
-    S((3,), (1,), constants={"target": _signs(3), "reduction": "sum"}, label="broadcast"),
-    S((), (), constants={"target": np.array(1.0), "margin": 3.0}, label="0d"),
-    S((2, 3), (2, 3), constants={"target": _signs((2, 3))}, layouts=(None, "t"), label="t"),
-    S((0,), (0,), constants={"target": np.zeros(0)}, label="empty-mean"),
-)
-
-_TRIPLET = (
+_GAUSSIAN = (
     S((3, 4), (3, 4), (3, 4), label="mean"),
-    S((3, 4), (3, 4), (3, 4), constants={"reduction": "none", "margin": 2.0}, label="none"),
-    S((3, 4), (3, 4), (3, 4), constants={"swap": True, "reduction": "sum"}, label="swap"),
-    S((3, 4), (3, 4), (3, 4), constants={"p": 1}, label="p1"),
-    S((3, 4), (3, 4), (3, 4), constants={"p": 3, "eps": 0.0}, label="p3"),
-    S((4,), (4,), (4,), constants={"margin": 3.0}, label="1d"),
-    S((3, 4), (1, 4), (3, 4), constants={"margin": 3.0}, label="broadcast-positive"),
-    S((4, 3), (4, 3), (4, 3), layouts=("t", None, None), constants={"reduction": "none"},
-      label="t"),
+    S((3, 4), (3, 4), (3, 4), constants={"reduction": "sum"}, label="sum"),
+    S((3, 4), (3, 4), (3, 4), constants={"reduction": "none", "full": True}, label="full-none"),
+    S((3, 4), (3, 4), (3,), label="var-without-last-dim"),
+    S((3, 4), (3, 4), (3, 1), constants={"reduction": "none"}, label="var-one-column"),
+    S((2, 3, 4), (2, 3, 4), (1, 3, 4), label="var-one-batch"),
+    S((3, 4), (4,), (3, 4), label="broadcast-target"),
+    S((), (), (), label="0d"),
+    S((0, 3), (0, 3), (0, 3), constants={"reduction": "none"}, label="empty-none"),
+    S((4, 3), (4, 3), (4, 3), layouts=("t", None, None), label="t"),
+    S((3, 4), (3, 4), (3, 4), requires_grad=(False, False, True), label="var-only"),
+    # torch clamps var at eps without recording it: the gradient ignores the clamp
+    K([0.5, -1.0, 2.0], [0.25, 0.0, 1.0], [0.1, 1.0, 0.01], constants={"eps": 0.2},
+      label="eps-clamps"),
 )
-
 
 ROWS = (
     OpRow("softmax", lambda lib, x, dim: x.softmax(dim), _SOFTMAX, ops=("softmax",)),
@@ -377,11 +363,22 @@ ROWS = (
     OpRow("kl_div_log_target", lambda lib, x, y, **options: F(lib).kl_div(
         x, y, log_target=True, **options), _KL[:1] + _KL[2:8], ops=("kl_div",)),
 
-    OpRow("cosine_embedding_loss", _cosine, _COSINE, ops=("cosine_embedding_loss",)),
-    OpRow("margin_ranking_loss", _ranking, _RANKING, smooth=False,
-          ops=("margin_ranking_loss",)),
-    OpRow("margin_ranking_loss_target_grad", lambda lib, x1, x2, target: F(
-        lib).margin_ranking_loss(x1, x2, target, margin=0.5), (S((3,), (3,), (3,)),),
-          ops=("margin_ranking_loss",)),
-    OpRow("triplet_margin_loss", _triplet, _TRIPLET, ops=("triplet_margin_loss",)),
+    OpRow("poisson_nll_loss", _quiet(_poisson), _POISSON, each(_real, _counts),
+          ops=("poisson_nll_loss",)),
+    OpRow("poisson_nll_loss_rate", _quiet(lambda lib, x, y, **options: F(lib).poisson_nll_loss(
+        x, y, log_input=False, **options)), _pairs(
+        S((3, 4), (3, 4), constants={"eps": 0.5}, label="eps")), each(_positive),
+          ops=("poisson_nll_loss",)),
+    OpRow("poisson_nll_loss_full", _quiet(lambda lib, x, y, **options: F(lib).poisson_nll_loss(
+        x, y, full=True, **options)), _pairs(
+        # Stirling's term only counts for targets above 1; log(0) makes torch's gradient NaN
+        K([0.5, -1.0, 2.0, 0.1], [0.0, 0.5, 1.0, 2.5], requires_grad=(True, False),
+          constants={"reduction": "none"}, label="small-targets")), each(_real, _counts),
+          ops=("poisson_nll_loss",)),
+    OpRow("gaussian_nll_loss", _gaussian, _GAUSSIAN, each(_real, _real, _positive),
+          ops=("gaussian_nll_loss",)),
+    OpRow("gaussian_nll_loss_float_var", lambda lib, x, y, **options: F(lib).gaussian_nll_loss(
+        x, y, 0.75, **options), (S((3, 4), (3, 4)), S((3, 4), (3, 4), constants={
+            "full": True, "reduction": "none"}, label="full-none")),
+          ops=("gaussian_nll_loss",)),
 )

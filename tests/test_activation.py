@@ -1,13 +1,15 @@
-"""nn functions beyond op_db: error texts, integer inputs, in-place behaviour, dropout's random
-masks and embedding's max_norm, each compared with torch where torch is importable."""
+"""nn functions beyond op_db: error texts, integer inputs, in-place behaviour, the random masks
+of dropout and slopes of rrelu, and embedding's max_norm, each compared with torch where torch
+is importable."""
 import inspect
+import warnings
 
 import numpy as np
 import pytest
 
 import tapegrad
 import tapegrad.nn.functional as F
-from tapegrad.ops import activation
+from tapegrad.ops import activation, dropout
 from tapegrad.ops._define import Op
 from test_ops import assert_raises_like_torch
 
@@ -150,7 +152,59 @@ ERRORS = {
 ERRORS.update({
     f"{name}-int": (lambda name: lambda lib: getattr(_f(lib), name)(I(lib, [1, -2])))(name)
     for name in ("gelu elu selu celu silu mish leaky_relu softplus logsigmoid hardsigmoid "
-                 "hardswish glu hardshrink softshrink").split()})
+                 "hardswish glu hardshrink softshrink rrelu rrelu_").split()})
+ERRORS.update({
+    "prelu-dtypes": lambda lib: _f(lib).prelu(R(lib, 2, 3), R(lib, 3, dtype="float32")),
+    "prelu-channels": lambda lib: _f(lib).prelu(R(lib, 2, 3), R(lib, 4)),
+    "prelu-1d-channels": lambda lib: _f(lib).prelu(R(lib, 4), R(lib, 4)),
+    "prelu-0d-input": lambda lib: _f(lib).prelu(R(lib), R(lib, 3)),
+    "prelu-2d-weight": lambda lib: _f(lib).prelu(R(lib, 2, 3), R(lib, 1, 1)),
+    "prelu-int": lambda lib: _f(lib).prelu(I(lib, [1, -2]), I(lib, [1])),
+    "prelu-number-weight": lambda lib: _f(lib).prelu(R(lib, 2, 3), 0.25),
+    "prelu-number-input": lambda lib: lib.prelu(0.5, R(lib, 1)),
+    "rrelu-bounds": lambda lib: _f(lib).rrelu(R(lib, 3), 0.5, 0.1),
+    "rrelu-bounds-training": lambda lib: _f(lib).rrelu(R(lib, 3), 0.5, 0.1, True),
+    "rrelu-int-training": lambda lib: _f(lib).rrelu(I(lib, [1, -2]), training=True),
+    "rrelu-inplace-on-leaf": lambda lib: _f(lib).rrelu_(R(lib, 3, requires_grad=True)),
+    "rrelu-inplace-negative-slope": lambda lib: _f(lib).rrelu_(
+        R(lib, 3, requires_grad=True) * 1, -0.5, -0.1).sum().backward(),
+    "circular-too-wide": lambda lib: _f(lib).pad(R(lib, 1, 4), (5, 0), mode="circular"),
+    "circular-too-wide-right": lambda lib: _f(lib).pad(R(lib, 1, 4), (0, 5), "circular"),
+    "circular-crop-past-empty": lambda lib: _f(lib).pad(R(lib, 1, 4), (-3, -2), "circular"),
+    "circular-2d-too-high": lambda lib: _f(lib).pad(R(lib, 1, 2, 4), (1, 1, 3, 0), "circular"),
+    "circular-value": lambda lib: _f(lib).pad(R(lib, 1, 4), (1, 2), "circular", 1.0),
+    "circular-4d-input-1-dim": lambda lib: _f(lib).pad(R(lib, 1, 1, 2, 4), (1, 1), "circular"),
+    "circular-empty-dim": lambda lib: _f(lib).pad(R(lib, 2, 0), (1, 0), mode="circular"),
+})
+for _name, _dims in (("dropout1d", (3, 4)), ("dropout2d", (2, 3, 4, 5)),
+                     ("dropout3d", (1, 2, 3, 4, 5)), ("alpha_dropout", (3,)),
+                     ("feature_alpha_dropout", (2, 3))):
+    ERRORS.update({
+        f"{_name}-p": (lambda name: lambda lib: getattr(_f(lib), name)(R(lib, 3, 4), 1.5))(_name),
+        f"{_name}-int": (lambda name, dims: lambda lib: getattr(_f(lib), name)(
+            lib.ones(dims, dtype=lib.int64), 0.5, True))(_name, _dims),
+    })
+ERRORS.update({
+    "dropout1d-1d": lambda lib: _f(lib).dropout1d(R(lib, 3)),
+    "dropout1d-4d": lambda lib: _f(lib).dropout1d(R(lib, 1, 2, 3, 4)),
+    "dropout1d-0d": lambda lib: _f(lib).dropout1d(R(lib)),
+    "dropout2d-1d": lambda lib: _quiet(_f(lib).dropout2d)(R(lib, 3), 0.5),
+    "dropout3d-0d": lambda lib: _quiet(_f(lib).dropout3d)(R(lib), 0.5),
+    "feature_alpha_dropout-1d": lambda lib: _f(lib).feature_alpha_dropout(R(lib, 3), 0.5, True),
+    "dropout-bool": lambda lib: _f(lib).dropout(lib.ones(2, 3, dtype=lib.bool), 0.5),
+    "dropout1d-inplace-on-leaf": lambda lib: _f(lib).dropout1d(R(lib, 2, 2, 3,
+                                                                 requires_grad=True),
+                                                               0.5, inplace=True),
+})
+
+
+def _quiet(function):
+    """function with its warnings off (dropout2d and dropout3d warn about unusual dims)."""
+    def call(*args, **kwargs):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return function(*args, **kwargs)
+    return call
 
 
 @pytest.mark.parametrize("fn", [pytest.param(fn, id=label) for label, fn in ERRORS.items()])
@@ -195,6 +249,16 @@ RESULTS = {
         lib.tensor([-100.0, -20.0, 0.0, 20.0, 50.0])),
     "gelu-float32": lambda lib: _f(lib).gelu(lib.tensor([-6.0, -1.0, -0.25, 0.0, 0.5, 3.0])),
     "mish-float32-large": lambda lib: _f(lib).mish(lib.tensor([-100.0, 0.0, 100.0])),
+    "circular-int": lambda lib: _f(lib).pad(I(lib, [[1, 2, 3]]), (2, 1), mode="circular"),
+    "circular-empty-batch": lambda lib: _f(lib).pad(R(lib, 0, 4), (1, 2), mode="circular"),
+    "circular-empty-dim-no-pad": lambda lib: _f(lib).pad(R(lib, 2, 0), (0, 0), "circular"),
+    "rrelu-float32": lambda lib: _f(lib).rrelu(lib.tensor([-1.5, 0.0, 2.0]), 0.1, 0.4),
+    "dropout2d-int-p1": lambda lib: _f(lib).dropout2d(lib.ones(2, 3, 2, 2, dtype=lib.int64), 1.0),
+    "alpha_dropout-int-p1": lambda lib: _f(lib).alpha_dropout(I(lib, [1, -2]), 1.0, True),
+    "dropout2d-1d-eval": lambda lib: _quiet(_f(lib).dropout2d)(R(lib, 3), 0.5, False),
+    "dropout3d-0d-p1": lambda lib: _quiet(_f(lib).dropout3d)(R(lib), 1.0),
+    "feature_alpha_dropout-1d-p0": lambda lib: _f(lib).feature_alpha_dropout(R(lib, 3), 0.0,
+                                                                             True),
 }
 
 
@@ -255,6 +319,11 @@ IN_PLACE = {
     "threshold_": lambda lib, x: lib.threshold_(x, 0.5, 2.0),
     "silu": lambda lib, x: _f(lib).silu(x, inplace=True),
     "dropout-p1": lambda lib, x: _f(lib).dropout(x, 1.0, inplace=True),
+    "dropout1d-unbatched-p1": lambda lib, x: _f(lib).dropout1d(x, 1.0, inplace=True),
+    "dropout1d-unbatched-eval": lambda lib, x: _f(lib).dropout1d(x, 0.5, False, True),
+    "alpha_dropout-p1": lambda lib, x: _f(lib).alpha_dropout(x, 1.0, True, True),
+    "rrelu_": lambda lib, x: _f(lib).rrelu_(x, 0.1, 0.4),
+    "rrelu-training-one-slope": lambda lib, x: _f(lib).rrelu(x, 0.3, 0.3, True, True),
 }
 
 
@@ -343,6 +412,142 @@ def test_dropout_identities_return_the_input():
     assert F.dropout(empty, 0.5) is empty
 
 
+@pytest.mark.parametrize("name, shape, lead", [
+    ("dropout1d", (40, 50, 3), 2), ("dropout1d", (50, 3), 1), ("dropout2d", (40, 50, 2, 2), 2),
+    ("dropout3d", (40, 50, 2, 1, 2), 2), ("dropout3d", (50, 2, 1, 2), 1)])
+def test_channel_dropout_zeroes_whole_channels(name, shape, lead):
+    x = tapegrad.ones(shape, dtype=tapegrad.float64, requires_grad=True)
+    tapegrad.manual_seed(5)
+    y = getattr(F, name)(x, 0.3)
+    values = y.detach().numpy()
+    channels = values.reshape(values.shape[:lead] + (-1,))
+    # each channel is dropped or kept (scaled) as a whole
+    assert (channels == channels[..., :1]).all()
+    np.testing.assert_allclose(np.unique(channels), [0.0, 1 / 0.7])
+    kept = (channels[..., 0] != 0).mean()
+    assert abs(kept - 0.7) < (0.02 if channels[..., 0].size > 1000 else 0.15)
+    y.backward(tapegrad.ones(shape, dtype=tapegrad.float64))
+    np.testing.assert_array_equal(x.grad.numpy(), values)
+
+
+@pytest.mark.parametrize("name, shape", [("alpha_dropout", (400, 500)),
+                                         ("feature_alpha_dropout", (400, 500, 2))])
+def test_alpha_dropout_keeps_mean_and_variance(name, shape):
+    """Dropped units take -SELU_SCALE * SELU_ALPHA; the affine map after it restores a
+    standard normal input's mean 0 and variance 1."""
+    tapegrad.manual_seed(6)
+    x = tapegrad.randn(shape, dtype=tapegrad.float64)
+    y = getattr(F, name)(x, 0.2, True).numpy()
+    alpha = 1.7580993408473766
+    scale = 1 / np.sqrt((alpha ** 2 * 0.2 + 1) * 0.8)
+    dropped = np.isclose(y, scale * (alpha * 0.2 - alpha), rtol=1e-12)
+    assert abs(dropped.mean() - 0.2) < 0.01
+    np.testing.assert_allclose(y[~dropped], scale * (x.numpy()[~dropped] + alpha * 0.2),
+                               rtol=1e-12, atol=1e-15)
+    assert abs(y.mean()) < 0.01 and abs(y.std() - 1) < 0.01
+    if name == "feature_alpha_dropout":  # whole channels drop together
+        assert (dropped == dropped[..., :1]).all()
+
+
+@pytest.mark.parametrize("name, shape, args", [
+    ("dropout1d", (3, 4), ()), ("dropout1d", (2, 3, 4), ()), ("dropout2d", (2, 3, 2, 2), ()),
+    ("dropout3d", (3, 2, 2, 2), ()), ("alpha_dropout", (3, 4), (True,)),
+    ("feature_alpha_dropout", (2, 3, 4), (True,))])
+def test_random_dropout_graph_and_dtype_match_torch(name, shape, args):
+    torch = _torch()
+
+    def observe(lib):
+        x = R(lib, *shape, dtype="float32", requires_grad=True)
+        outputs = [getattr(_f(lib), name)(x, 0.4, *args),
+                   getattr(_f(lib), name)(x * 1, 0.4, *args, inplace=True)]
+        return [(type(t.grad_fn).__name__, str(t.dtype), tuple(t.shape),
+                 tuple((type(n).__name__ if n else None, i)
+                       for n, i in t.grad_fn.next_functions)) for t in outputs]
+    assert observe(tapegrad) == observe(torch)
+
+
+_DROPOUT_SHAPES = {"dropout": (4, 6), "dropout1d": (4, 6, 2), "dropout2d": (4, 6, 2, 2),
+                   "dropout3d": (4, 6, 2, 2, 2), "alpha_dropout": (4, 6),
+                   "feature_alpha_dropout": (4, 6, 2)}
+
+
+@pytest.mark.parametrize("name", dropout.NN_FUNCTIONS)
+def test_every_dropout_follows_the_global_seed(name):
+    x = tapegrad.ones(_DROPOUT_SHAPES[name])
+    function = getattr(F, name)
+    tapegrad.manual_seed(11)
+    first = function(x, 0.5, True).numpy()
+    tapegrad.manual_seed(11)
+    np.testing.assert_array_equal(function(x, 0.5, True).numpy(), first)
+    assert not np.array_equal(function(x, 0.5, True).numpy(), first)
+
+
+@pytest.mark.parametrize("name", ["Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout",
+                                  "FeatureAlphaDropout"])
+def test_dropout_layers_are_identities_in_eval(name):
+    x = tapegrad.ones(_DROPOUT_SHAPES[{"Dropout1d": "dropout1d", "Dropout2d": "dropout2d"}.get(
+        name, "dropout3d")])
+    assert getattr(tapegrad.nn, name)().eval()(x) is x
+
+
+# ---- rrelu's random slopes, prelu, hardsigmoid -------------------------------------------
+
+def test_rrelu_training_draws_one_slope_per_element():
+    tapegrad.manual_seed(2)
+    x = -tapegrad.rand(2000, dtype=tapegrad.float64) - 0.1
+    x.requires_grad_()
+    y = F.rrelu(x, 0.1, 0.3, training=True)
+    slopes = (y / x).detach().numpy()
+    assert 0.1 <= slopes.min() and slopes.max() <= 0.3
+    assert abs(slopes.mean() - 0.2) < 0.005 and abs(slopes.std() - 0.2 / np.sqrt(12)) < 0.005
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), slopes, rtol=1e-12)
+    positive = tapegrad.rand(5, dtype=tapegrad.float64)
+    assert F.rrelu(positive, 0.1, 0.3, training=True).tolist() == positive.tolist()
+
+
+def test_rrelu_follows_the_global_seed():
+    x = -tapegrad.ones(10)
+    tapegrad.manual_seed(3)
+    first = F.rrelu(x, training=True).numpy()
+    tapegrad.manual_seed(3)
+    np.testing.assert_array_equal(F.rrelu(x, training=True).numpy(), first)
+
+
+def test_rrelu_draws_from_a_given_generator():
+    x = -tapegrad.ones(8)
+    generator = tapegrad.Generator().manual_seed(4)
+    first = tapegrad.rrelu(x, 0.1, 0.3, True, generator)
+    generator.manual_seed(4)
+    tapegrad.manual_seed(0)  # the global generator plays no part
+    np.testing.assert_array_equal(F.rrelu_(x.clone(), 0.1, 0.3, True, generator).numpy(),
+                                  first.numpy())
+
+
+def test_rrelu_training_graph_matches_torch():
+    torch = _torch()
+
+    def observe(lib):
+        x = R(lib, 3, 4, requires_grad=True)
+        outputs = (_f(lib).rrelu(x, training=True), _f(lib).rrelu(x * 1, training=True,
+                                                                  inplace=True))
+        return [(type(t.grad_fn).__name__, tuple((type(n).__name__ if n else None, i)
+                                                 for n, i in t.grad_fn.next_functions))
+                for t in outputs]
+    assert observe(tapegrad) == observe(torch)
+
+
+def test_hardsigmoid_gradient_equals_torch_exactly():
+    # torch scales by 1/6 rounded to float32, in float64 too: the gradients agree to the bit
+    torch = _torch()
+
+    def grad(lib):
+        x = lib.tensor(np.linspace(-2.9, 2.9, 13), requires_grad=True)
+        _f(lib).hardsigmoid(x).backward(lib.tensor(np.linspace(-3.0, 4.0, 13)))
+        return x.grad.numpy()
+    np.testing.assert_array_equal(grad(tapegrad), grad(torch))
+
+
 # ---- embedding max_norm ------------------------------------------------------------------
 
 def test_embedding_max_norm_rescales_the_weight_in_place_as_torch():
@@ -364,16 +569,11 @@ def test_embedding_sparse_is_not_supported():
         F.embedding(tapegrad.tensor([0]), tapegrad.ones(3, 2), sparse=True)
 
 
-def test_circular_pad_is_not_supported():
-    with pytest.raises(NotImplementedError, match="circular"):
-        F.pad(tapegrad.ones(1, 2, 3), (1, 1), mode="circular")
-
-
 # ---- namespaces ----------------------------------------------------------------------------
 
 def test_functional_names_take_torch_parameters():
     torch = _torch()
-    for name in activation.NN_FUNCTIONS:
+    for name in activation.NN_FUNCTIONS + dropout.NN_FUNCTIONS:
         theirs = getattr(torch.nn.functional, name)
         try:
             expected = list(inspect.signature(theirs).parameters)
@@ -387,7 +587,7 @@ def test_functional_names_take_torch_parameters():
 
 def test_names_are_exported_where_torch_has_them():
     torch = _torch()
-    for name in activation.NN_FUNCTIONS:
+    for name in activation.NN_FUNCTIONS + dropout.NN_FUNCTIONS:
         assert hasattr(torch.nn.functional, name), name
     for name in activation.FUNCTIONS:
         assert hasattr(torch, name) and hasattr(tapegrad, name), name

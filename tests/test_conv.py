@@ -171,6 +171,33 @@ POOLING_ERRORS = {
     "adaptive1d-2-values": lambda lib: F(lib).adaptive_avg_pool1d(R(lib, 2, 3, 8), (2, 2)),
     "adaptive1d-negative": lambda lib: F(lib).adaptive_avg_pool1d(R(lib, 2, 3, 8), -1),
     "adaptive1d-input-1d": lambda lib: F(lib).adaptive_avg_pool1d(R(lib, 8), 2),
+    "adaptive-max-input-2d": lambda lib: F(lib).adaptive_max_pool2d(R(lib, 8, 8), 2),
+    "adaptive-max-input-5d": lambda lib: F(lib).adaptive_max_pool2d(R(lib, 1, 2, 3, 4, 5), 2),
+    "adaptive-max-negative": lambda lib: F(lib).adaptive_max_pool2d(_x(lib), (-1, 2)),
+    "adaptive-max-3-values": lambda lib: F(lib).adaptive_max_pool2d(_x(lib), (2, 3, 4)),
+    "adaptive-max-too-many-values": lambda lib: F(lib).adaptive_max_pool2d(R(lib, 3, 4),
+                                                                           (1, 2, 3)),
+    "adaptive-max-float-size": lambda lib: F(lib).adaptive_max_pool2d(_x(lib), 2.0),
+    "adaptive-max-empty-channels": lambda lib: F(lib).adaptive_max_pool2d(R(lib, 2, 0, 3, 4), 2),
+    "adaptive-max-empty-height": lambda lib: F(lib).adaptive_max_pool2d(R(lib, 2, 3, 0, 4), 2),
+    "adaptive-max-long": lambda lib: F(lib).adaptive_max_pool2d(I(lib, 1, 1, 4, 4), 2),
+    "adaptive-max1d-2-values": lambda lib: F(lib).adaptive_max_pool1d(R(lib, 2, 3, 8), (2, 2)),
+    "adaptive-max1d-none": lambda lib: F(lib).adaptive_max_pool1d(R(lib, 2, 3, 8), None),
+    "adaptive-max1d-negative": lambda lib: F(lib).adaptive_max_pool1d(R(lib, 2, 3, 8), -1),
+    "adaptive-max1d-input-1d": lambda lib: F(lib).adaptive_max_pool1d(R(lib, 8), 2),
+    "adaptive-max1d-input-4d": lambda lib: F(lib).adaptive_max_pool1d(R(lib, 1, 2, 3, 8), 2),
+    "adaptive-max1d-empty": lambda lib: F(lib).adaptive_max_pool1d(R(lib, 2, 0, 8), 2),
+    "adaptive-max1d-long": lambda lib: F(lib).adaptive_max_pool1d(I(lib, 2, 3, 8), 2),
+    "lp1d-kernel-tuple": pytest.param(
+        lambda lib: F(lib).lp_pool1d(R(lib, 2, 3, 8), 2, (2,)), id="lp1d-kernel-tuple",
+        marks=pytest.mark.xfail(strict=True, reason="bug: Tensor.mul takes a tuple as a "
+                                "float64 tensor (ops/pointwise.py); torch raises TypeError")),
+    "adaptive1d-none": lambda lib: F(lib).adaptive_avg_pool1d(R(lib, 2, 3, 8), None),
+    "avg1d-padding-none": lambda lib: F(lib).avg_pool1d(R(lib, 2, 3, 8), 2, 2, None),
+    "lp1d-input-1d": lambda lib: F(lib).lp_pool1d(R(lib, 8), 2, 2),
+    "lp2d-kernel-3-values": lambda lib: F(lib).lp_pool2d(_x(lib), 2, (2, 3, 1)),
+    "lp2d-p-0": lambda lib: F(lib).lp_pool2d(_x(lib), 0, 2),
+    "lp2d-output-too-small": lambda lib: F(lib).lp_pool2d(R(lib, 1, 2, 3, 3), 2, 4),
 }
 
 
@@ -382,6 +409,29 @@ def test_padding_same_with_even_kernel_warns():
         F(tapegrad).conv2d(R(tapegrad, 1, 2, 5, 5), R(tapegrad, 3, 2, 2, 2), padding="same")
 
 
+def test_adaptive_max_pool_ties_nan_and_minus_infinity_like_torch():
+    # overlapping windows: ties go to the first maximum, the last NaN wins, and a window of
+    # -inf keeps its first element
+    def scenario(lib):
+        nan, inf = float("nan"), float("inf")
+        x = lib.tensor([[[[1.0, 3.0, 3.0, 0.0, -inf], [3.0, 2.0, nan, nan, -inf],
+                          [5.0, 5.0, 1.0, 1.0, -inf]]]], dtype=lib.float64, requires_grad=True)
+        values, indices = F(lib).adaptive_max_pool2d(x, (2, 4), return_indices=True)
+        row, row_indices = F(lib).adaptive_max_pool1d(x[0, 0], 3, return_indices=True)
+        (values.nan_to_num(0.0, 0.0, 0.0).sum() + row.nan_to_num(0.0, 0.0, 0.0).sum()).backward()
+        return {"values": values, "indices": indices, "row": row, "row indices": row_indices,
+                "x.grad": x.grad}
+    compare_scenario(scenario)
+
+
+def test_integer_lp_pool_like_torch():
+    def scenario(lib):
+        x = I(lib, 1, 2, 4, 5) % 4
+        return {"lp_pool2d": F(lib).lp_pool2d(x, 2, 2), "lp_pool1d": F(lib).lp_pool1d(x[0], 3, 2),
+                "lp_pool2d inf": F(lib).lp_pool2d(x, float("inf"), 2)}
+    compare_scenario(scenario)
+
+
 # ---- graphs that create_graph records ------------------------------------------------------
 
 def _leaf(lib, *shape):
@@ -397,6 +447,8 @@ DOUBLE_BACKWARD = {
     "avg_pool2d": lambda lib: ([_leaf(lib, 1, 2, 4, 4)], lambda x: F(lib).avg_pool2d(x, 2)),
     "adaptive_avg_pool2d": lambda lib: ([_leaf(lib, 1, 2, 5, 4)],
                                         lambda x: F(lib).adaptive_avg_pool2d(x, 3)),
+    "adaptive_max_pool2d": lambda lib: ([_leaf(lib, 1, 2, 5, 4)],
+                                        lambda x: F(lib).adaptive_max_pool2d(x, 3)),
     "nearest": lambda lib: ([_leaf(lib, 1, 2, 3)],
                             lambda x: F(lib).interpolate(x, scale_factor=2)),
     "bilinear": lambda lib: ([_leaf(lib, 1, 2, 3, 3)], lambda x: F(lib).interpolate(

@@ -1,9 +1,10 @@
-"""Softmax and losses beyond op_db: torch's error texts and warnings, numerical stability,
-the -100 clamp of binary_cross_entropy, torch.softmax's signature.
+"""Softmax and losses beyond op_db: torch's error texts and warnings, integer and mixed-dtype
+results, numerical stability, the -100 clamp of binary_cross_entropy, torch.softmax's signature.
 
 Values, gradients (also with respect to targets) and graphs are checked by the rows of
-tests/op_db_loss.py through tests/test_ops.py.
+tests/op_db_loss.py and tests/op_db_margin_loss.py through tests/test_ops.py.
 """
+import inspect
 import warnings
 
 import numpy as np
@@ -201,6 +202,85 @@ ERRORS = {
         Z(lib, 3, 4), Z(lib, 3, 4), Z(lib, 3, 4), reduction="x"),
     "triplet-shapes": lambda lib: F(lib).triplet_margin_loss(Z(lib, 3, 4), Z(lib, 3, 5),
                                                              Z(lib, 3, 4)),
+    "triplet-distance-margin": lambda lib: F(lib).triplet_margin_with_distance_loss(
+        Z(lib, 3, 4), Z(lib, 3, 4), Z(lib, 3, 4), margin=0),
+    "triplet-distance-dims": lambda lib: F(lib).triplet_margin_with_distance_loss(
+        Z(lib, 3, 4), Z(lib, 4), Z(lib, 3, 4)),
+    "triplet-distance-reduction": lambda lib: F(lib).triplet_margin_with_distance_loss(
+        Z(lib, 3, 4), Z(lib, 3, 4), Z(lib, 3, 4), reduction="x"),
+    "triplet-distance-positional": lambda lib: F(lib).triplet_margin_with_distance_loss(
+        Z(lib, 3, 4), Z(lib, 3, 4), Z(lib, 3, 4), None),
+    # hinge and soft margin
+    "hinge-reduction": lambda lib: F(lib).hinge_embedding_loss(Z(lib, 3), Z(lib, 3),
+                                                               reduction="x"),
+    "hinge-int": lambda lib: F(lib).hinge_embedding_loss(L(lib, 1, 2), L(lib, 1, -1)),
+    "hinge-shapes": lambda lib: F(lib).hinge_embedding_loss(Z(lib, 3), Z(lib, 4)),
+    "soft-margin-reduction": lambda lib: F(lib).soft_margin_loss(Z(lib, 3), Z(lib, 3),
+                                                                 reduction="x"),
+    "soft-margin-target-larger": lambda lib: F(lib).soft_margin_loss(Z(lib, 4), Z(lib, 3, 4)),
+    "soft-margin-shapes": lambda lib: F(lib).soft_margin_loss(Z(lib, 3, 4), Z(lib, 3)),
+    "soft-margin-int": lambda lib: F(lib).soft_margin_loss(L(lib, 1, 2), L(lib, 1, -1)),
+    "soft-margin-target-requires-grad": lambda lib: F(lib).soft_margin_loss(Z(lib, 4),
+                                                                            leaf(lib, 4)),
+    "multilabel-soft-reduction": lambda lib: F(lib).multilabel_soft_margin_loss(
+        Z(lib, 3, 4), Z(lib, 3, 4), reduction="x"),
+    # multi-class margin losses
+    "multi-margin-p": lambda lib: F(lib).multi_margin_loss(Z(lib, 3, 4), I(lib, 3), p=3),
+    "multi-margin-weight-2d": lambda lib: F(lib).multi_margin_loss(Z(lib, 3, 4), I(lib, 3),
+                                                                   weight=Z(lib, 1, 4)),
+    "multi-margin-weight-size": lambda lib: F(lib).multi_margin_loss(Z(lib, 3, 4), I(lib, 3),
+                                                                     weight=Z(lib, 5)),
+    "multi-margin-weight-dtype": lambda lib: F(lib).multi_margin_loss(
+        Z(lib, 3, 4), I(lib, 3), weight=Z(lib, 4, dtype="float64")),
+    "multi-margin-weight-requires-grad": lambda lib: F(lib).multi_margin_loss(
+        Z(lib, 3, 4), I(lib, 3), weight=leaf(lib, 4)),
+    "multi-margin-3d": lambda lib: F(lib).multi_margin_loss(Z(lib, 2, 3, 4), I(lib, 2)),
+    "multi-margin-no-classes": lambda lib: F(lib).multi_margin_loss(Z(lib, 2, 0), I(lib, 2)),
+    "multi-margin-empty-1d": lambda lib: F(lib).multi_margin_loss(Z(lib, 0), I(lib, 1)),
+    "multi-margin-target-size": lambda lib: F(lib).multi_margin_loss(Z(lib, 3, 4), I(lib, 2)),
+    "multi-margin-target-2d": lambda lib: F(lib).multi_margin_loss(Z(lib, 3, 4), I(lib, 3, 1)),
+    "multi-margin-target-out-of-range": lambda lib: F(lib).multi_margin_loss(
+        Z(lib, 2, 4), L(lib, 1, 4)),
+    "multi-margin-target-negative": lambda lib: F(lib).multi_margin_loss(Z(lib, 2, 4),
+                                                                         L(lib, 1, -1)),
+    "multi-margin-float-target": lambda lib: F(lib).multi_margin_loss(Z(lib, 3, 4), Z(lib, 3)),
+    "multi-margin-int": lambda lib: F(lib).multi_margin_loss(I(lib, 3, 4), I(lib, 3)),
+    "multi-margin-reduction": lambda lib: F(lib).multi_margin_loss(Z(lib, 3, 4), I(lib, 3),
+                                                                   reduction="x"),
+    "multilabel-margin-3d": lambda lib: F(lib).multilabel_margin_loss(Z(lib, 2, 3, 4),
+                                                                      I(lib, 2, 3, 4)),
+    "multilabel-margin-no-classes": lambda lib: F(lib).multilabel_margin_loss(Z(lib, 2, 0),
+                                                                              I(lib, 2, 0)),
+    "multilabel-margin-target-shape": lambda lib: F(lib).multilabel_margin_loss(
+        Z(lib, 2, 3), I(lib, 2, 2)),
+    "multilabel-margin-1d-target-2d": lambda lib: F(lib).multilabel_margin_loss(
+        Z(lib, 3), I(lib, 1, 3)),
+    "multilabel-margin-out-of-range": lambda lib: F(lib).multilabel_margin_loss(
+        Z(lib, 2, 3), lib.tensor([[1, 3, -1], [0, 2, -1]])),
+    "multilabel-margin-below-minus-1": lambda lib: F(lib).multilabel_margin_loss(
+        Z(lib, 2, 3), lib.tensor([[1, -2, 0], [0, 2, -1]])),
+    "multilabel-margin-after-end-out-of-range": lambda lib: F(lib).multilabel_margin_loss(
+        Z(lib, 2, 3), lib.tensor([[-1, 5, 7], [0, -1, 9]])),
+    "multilabel-margin-float-target": lambda lib: F(lib).multilabel_margin_loss(
+        Z(lib, 2, 3), Z(lib, 2, 3)),
+    "multilabel-margin-int": lambda lib: F(lib).multilabel_margin_loss(L(lib, 1, 2, 3),
+                                                                       L(lib, 1, -1, 0)),
+    "multilabel-margin-reduction": lambda lib: F(lib).multilabel_margin_loss(
+        Z(lib, 2, 3), I(lib, 2, 3), reduction="x"),
+    # likelihood losses
+    "poisson-reduction": lambda lib: F(lib).poisson_nll_loss(Z(lib, 3), Z(lib, 3),
+                                                             reduction="x"),
+    "poisson-shapes": lambda lib: F(lib).poisson_nll_loss(Z(lib, 3), Z(lib, 4)),
+    "gaussian-reduction": lambda lib: F(lib).gaussian_nll_loss(Z(lib, 3), Z(lib, 3),
+                                                               Z(lib, 3), reduction="x"),
+    "gaussian-negative-var": lambda lib: F(lib).gaussian_nll_loss(Z(lib, 3), Z(lib, 3),
+                                                                  lib.tensor([1.0, -1.0, 2.0])),
+    "gaussian-negative-float-var": lambda lib: F(lib).gaussian_nll_loss(Z(lib, 3), Z(lib, 3),
+                                                                        -1.0),
+    "gaussian-var-size": lambda lib: F(lib).gaussian_nll_loss(Z(lib, 3, 2), Z(lib, 3, 2),
+                                                              Z(lib, 4)),
+    "gaussian-var-two-dims-differ": lambda lib: F(lib).gaussian_nll_loss(
+        Z(lib, 3, 2, 4), Z(lib, 3, 2, 4), Z(lib, 1, 2, 1)),
 }
 
 
@@ -222,6 +302,36 @@ def test_loss_error_matches_torch(fn):
     assert raised(fn, tapegrad) == theirs
 
 
+# ---- results without gradients: integers, mixed dtypes, empty batches -----------------------
+
+RESULTS = {
+    "hinge-int-margin": lambda lib: F(lib).hinge_embedding_loss(
+        L(lib, 1, 2, -3), L(lib, -1, -1, 1), margin=2.7, reduction="none"),
+    "soft-margin-float32-float64-target": lambda lib: F(lib).soft_margin_loss(
+        lib.tensor([0.5, -1.0]), lib.tensor([1.0, -1.0], dtype=lib.float64)),
+    "soft-margin-int-target": lambda lib: F(lib).soft_margin_loss(lib.tensor([0.5, -1.0]),
+                                                                  L(lib, 1, -1)),
+    "poisson-int": lambda lib: F(lib).poisson_nll_loss(L(lib, 1, 2), L(lib, 3, 1)),
+    "multi-margin-empty-none": lambda lib: F(lib).multi_margin_loss(Z(lib, 0, 3), I(lib, 0),
+                                                                    reduction="none"),
+    "multilabel-margin-empty-none": lambda lib: F(lib).multilabel_margin_loss(
+        Z(lib, 0, 3), I(lib, 0, 3), reduction="none"),
+    "multilabel-margin-repeated-target": lambda lib: F(lib).multilabel_margin_loss(
+        lib.tensor([0.1, 0.5, 0.3, 0.2]), L(lib, 1, 1, -1, 0)),
+    "multi-margin-float32-sum": lambda lib: F(lib).multi_margin_loss(
+        lib.tensor([[0.1, 0.5, 0.3], [1.0, -2.0, 0.25]]), L(lib, 2, 1), p=2, reduction="sum"),
+}
+
+
+@pytest.mark.parametrize("fn", [pytest.param(fn, id=label) for label, fn in RESULTS.items()])
+def test_loss_result_matches_torch(fn):
+    torch = pytest.importorskip("torch")
+    ours, theirs = fn(tapegrad), fn(torch)
+    assert str(ours.dtype) == str(theirs.dtype)
+    assert tuple(ours.shape) == tuple(theirs.shape)
+    np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-6)
+
+
 # ---- warnings ------------------------------------------------------------------------------
 
 WARNINGS = {
@@ -240,6 +350,15 @@ WARNINGS = {
                                                            size_average=True, reduce=True),
     "elementwise-mean": lambda lib: F(lib).l1_loss(Z(lib, 3), Z(lib, 3),
                                                    reduction="elementwise_mean"),
+    "legacy-poisson": lambda lib: F(lib).poisson_nll_loss(Z(lib, 3), Z(lib, 3), reduce=False),
+    "legacy-hinge": lambda lib: F(lib).hinge_embedding_loss(Z(lib, 3), Z(lib, 3),
+                                                            size_average=False),
+    "legacy-multilabel-soft": lambda lib: F(lib).multilabel_soft_margin_loss(
+        Z(lib, 2, 3), Z(lib, 2, 3), reduce=False),
+    "legacy-multi-margin": lambda lib: F(lib).multi_margin_loss(Z(lib, 3, 4), I(lib, 3),
+                                                                size_average=False),
+    "elementwise-mean-soft-margin": lambda lib: F(lib).soft_margin_loss(
+        Z(lib, 3), Z(lib, 3), reduction="elementwise_mean"),
 }
 
 
@@ -330,3 +449,31 @@ def test_loss_warning_points_at_the_caller(label):
         warnings.simplefilter("always")
         WARNINGS[label](tapegrad)
     assert [w.filename for w in caught] == [__file__]
+
+
+@pytest.mark.parametrize("label", ["legacy-size-average", "legacy-hinge",
+                                   "legacy-multi-margin", "elementwise-mean-soft-margin"])
+def test_legacy_reduction_warning_points_at_the_caller(label):
+    test_loss_warning_points_at_the_caller(label)
+
+
+def test_loss_functions_take_torch_parameters():
+    torch = pytest.importorskip("torch")
+    from tapegrad.ops import loss, margin_loss
+    for name in loss.NN_FUNCTIONS + margin_loss.NN_FUNCTIONS:
+        theirs = getattr(torch.nn.functional, name)
+        ours = getattr(tapegrad.nn.functional, name)
+        expected = inspect.signature(theirs).parameters
+        actual = inspect.signature(ours).parameters
+        assert [(p.name, p.kind, p.default) for p in actual.values()] == [
+            (p.name, p.kind, p.default) for p in expected.values()], name
+
+
+def test_gaussian_nll_loss_of_a_float_variance_matches_a_tensor_one():
+    x, target = tapegrad.randn(3, 4, dtype=tapegrad.float64), tapegrad.zeros(3, 4)
+    constant = F(tapegrad).gaussian_nll_loss(x, target, 0.5)
+    tensor = F(tapegrad).gaussian_nll_loss(x, target, tapegrad.full((3, 4), 0.5))
+    # 0.5 * (log(var) + (x - target)^2 / var) by hand
+    expected = 0.5 * (np.log(0.5) + x.numpy() ** 2 / 0.5)
+    np.testing.assert_allclose(constant.item(), expected.mean(), rtol=1e-12)
+    np.testing.assert_allclose(tensor.item(), expected.mean(), rtol=1e-6)

@@ -1,4 +1,4 @@
-"""Neural-network functions: activations, dropout, linear layers, embedding, padding, distances.
+"""Neural-network functions: activations, linear layers, embedding, padding, distances.
 
 Where torch composes a function from other ops (softsign, tanhshrink, linear, normalize, ...),
 it is composed here the same way, so the graph shows torch's nodes.
@@ -13,12 +13,13 @@ from ..autograd import grad_mode
 from . import unary
 from ._checks import broadcast_shapes, wrap_dim
 from ._define import defop
+from ._inplace import copy_
 from ._inplace import inplace as _in_place
 from .indexing import scatter_add_into_zeros
 from .linalg import addmm, matmul
-from .pointwise import add, add_scalar, clamp_min, mul, where
+from .pointwise import add, add_scalar, clamp_min, where
 from .reduction import aten_norm, norm, vector_norm
-from .shape import expand, reshape, t
+from .shape import expand, reshape, slice_view, t
 from .unary import abs, erf, exp, sigmoid, tanh
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
@@ -65,15 +66,16 @@ def _leaky_relu_result(xp, input: Tensor, negative_slope=0.01):
     return _leaky_relu.forward(xp, input, negative_slope)
 
 
-def _leaky_relu_result_backward(ctx):
-    if ctx.negative_slope < 0:
+def _leaky_relu_grad_from_result(grad, result, negative_slope):
+    if negative_slope < 0:
         raise RuntimeError(_NEGATIVE_SLOPE_INPLACE.format("leakyReLu") + " File an issue at "
                            "https://github.com/pytorch/pytorch if you do require supporting "
                            "in-place leakRelu backward calculation with negative slope")
-    return where(ctx.result > 0, ctx.grad, ctx.grad * ctx.negative_slope)
+    return where(result > 0, grad, grad * negative_slope)
 
 
-_leaky_relu_result.derivatives(input=_leaky_relu_result_backward)
+_leaky_relu_result.derivatives(input=lambda ctx: _leaky_relu_grad_from_result(
+    ctx.grad, ctx.result, ctx.negative_slope))
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
@@ -85,6 +87,113 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
 
 def leaky_relu_(input, negative_slope=0.01):
     return leaky_relu(input, negative_slope, inplace=True)
+
+
+# ---- learned and random slopes: prelu, rrelu ------------------------------------------------
+
+@defop("PreluKernelBackward0", save=("input", "weight"))
+def _prelu_kernel(xp, input: Tensor, weight: Tensor):
+    return xp.where(input > 0, input, weight * input)
+
+
+_prelu_kernel.derivatives(input=lambda ctx: where(ctx.input > 0, ctx.grad, ctx.grad * ctx.weight),
+                          weight=lambda ctx: where(ctx.input > 0, 0.0, ctx.grad * ctx.input))
+
+
+def prelu(input, weight):
+    """Leaky ReLU with learned slopes: a single one, or one per channel (dim 1)."""
+    for position, (name, value) in enumerate((("input", input), ("weight", weight)), 1):
+        if not isinstance(value, Tensor):
+            raise TypeError(f"prelu(): argument '{name}' (position {position}) must be Tensor, "
+                            f"not {type(value).__name__}")
+    if input.dtype is not weight.dtype:
+        raise RuntimeError(f"prelu: Type promoting not supported. Got {input.dtype.legacy_name} "
+                           f"and {weight.dtype.legacy_name}")
+    _check_prelu_shapes(input, weight)
+    _check_floating(input, "prelu_cpu")
+    if input.ndim != weight.ndim:  # slopes along dim 1, broadcast over the others
+        shape = [1] * input.ndim
+        if input.ndim > 1:
+            shape[1] = weight.numel()
+        weight = reshape(weight, shape)
+    return _prelu_kernel(input, weight)
+
+
+def _check_prelu_shapes(input, weight):
+    if weight.numel() != 1:
+        if input.ndim == 0:
+            raise RuntimeError("Not allow zero-dim input tensor.")
+        channels = input.shape[1] if input.ndim > 1 else 1
+        if weight.numel() != channels:
+            raise RuntimeError("Mismatch of parameter numbers and input channel size. Found "
+                               f"parameter numbers = {weight.numel()} and channel size = "
+                               f"{channels}.")
+    if weight.ndim > 1:
+        raise RuntimeError("prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = "
+                           f"{weight.ndim}")
+
+
+def _rrelu_forward(xp, input, noise, lower, upper, training):
+    """noise: in training, each element's factor (1 where the input is positive); in eval
+    the slope is fixed at the mean of the bounds."""
+    if training:
+        return input * noise
+    return xp.where(input > 0, input, input * ((lower + upper) / 2))
+
+
+def _rrelu_grad(ctx, from_result):
+    """torch's rrelu_with_noise_backward: the drawn factors, unless the bounds (nearly)
+    coincide, then leaky ReLU's gradient at their mean."""
+    if ctx.training and ctx.upper - ctx.lower > 1e-6:
+        return ctx.grad * Tensor._make(ctx.noise)
+    slope = (ctx.lower + ctx.upper) / 2
+    if from_result:
+        return _leaky_relu_grad_from_result(ctx.grad, ctx.result, slope)
+    return where(ctx.input > 0, ctx.grad, ctx.grad * slope)
+
+
+@defop("RreluWithNoiseBackward0", save=("input", "noise", "lower", "upper", "training"))
+def _rrelu_with_noise(xp, input: Tensor, noise, lower, upper, training):
+    return _rrelu_forward(xp, input, noise, lower, upper, training)
+
+
+@defop("RreluWithNoiseBackward1", save=("result", "noise", "lower", "upper", "training"))
+def _rrelu_with_noise_result(xp, input: Tensor, noise, lower, upper, training):
+    return _rrelu_forward(xp, input, noise, lower, upper, training)
+
+
+_rrelu_with_noise.derivatives(input=lambda ctx: _rrelu_grad(ctx, from_result=False))
+_rrelu_with_noise_result.derivatives(input=lambda ctx: _rrelu_grad(ctx, from_result=True))
+
+
+def _rrelu_noise(input, lower, upper, training, generator):
+    """Slopes drawn uniformly from [lower, upper] for the elements that are not positive."""
+    if lower > upper:
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
+    _check_floating(input, "rrelu_with_noise_out_cpu" if training else "leaky_relu_cpu")
+    if not training:
+        return None
+    slopes = lower + (upper - lower) * _random.numpy_generator(generator).random(input.shape)
+    return np.where(input._data <= 0, slopes, 1).astype(input.dtype.numpy)
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    """Leaky ReLU whose negative slope is drawn per element in training, fixed at the mean of
+    [lower, upper] in eval. The slopes come from tapegrad's generator, not torch's."""
+    if inplace:
+        return rrelu_(input, lower, upper, training)
+    return _torch_rrelu(input, lower, upper, training)
+
+
+def _torch_rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
+    """torch.rrelu: F.rrelu with a generator argument where F's has inplace."""
+    noise = _rrelu_noise(input, lower, upper, training, generator)
+    return _rrelu_with_noise(input, noise, lower, upper, training)
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
+    noise = _rrelu_noise(input, lower, upper, training, generator)
+    return _in_place(_rrelu_with_noise_result, input, noise, lower, upper, training)
 
 
 @defop("HardtanhBackward0", save=("input", "min_val", "max_val"))
@@ -330,8 +439,11 @@ def _hardsigmoid(xp, input: Tensor):
     return xp.clip(input + 3, 0, 6) / 6
 
 
+# torch's kernel multiplies by 1/6 rounded to float32, whatever the dtype: copied on purpose
+_ONE_SIXTH_FLOAT32 = float(np.float32(1 / 6))
+
 _hardsigmoid.derivatives(input=lambda ctx: where((ctx.input > -3) & (ctx.input < 3),
-                                                 ctx.grad / 6, 0.0))
+                                                 ctx.grad * _ONE_SIXTH_FLOAT32, 0.0))
 
 
 @defop("HardswishBackward0", save=("input",))
@@ -407,27 +519,6 @@ def glu(input, dim=-1):
                            f"{input.shape[dim]}")
     _check_floating(input, "glu_cpu")
     return _glu(input, dim)
-
-
-# ---- dropout -------------------------------------------------------------------------------
-
-def dropout(input, p=0.5, training=True, inplace=False):
-    """Zero each element with probability p and scale the rest by 1 / (1 - p), as torch's
-    CPU dropout (input * mask). The mask comes from tapegrad's generator: for the same seed
-    it differs from torch's."""
-    if p < 0.0 or p > 1.0:
-        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-    if p == 0 or not training or input.numel() == 0:
-        return input
-    if p == 1:
-        mask = Tensor._make(np.zeros((), input.dtype.numpy))
-    elif not input.dtype.is_floating_point:
-        raise RuntimeError("result type Float can't be cast to the desired output type "
-                           f"{input.dtype.legacy_name}")
-    else:
-        kept = _random.numpy_generator().random(input.shape) < 1 - p
-        mask = Tensor._make((kept / input.dtype.numpy.type(1 - p)).astype(input.dtype.numpy))
-    return _in_place(mul, input, mask) if inplace else mul(input, mask)
 
 
 # ---- linear layers -------------------------------------------------------------------------
@@ -628,7 +719,7 @@ _GATHERING_PADS = {(mode, n): _gathering_pad(f"{mode.title()}Pad{n}DBackward0",
 
 def pad(input, pad, mode="constant", value=None):
     """Pad (or crop, with negative sizes) the last len(pad) // 2 dims: pad lists (before,
-    after) from the last dim backwards. Modes constant, reflect and replicate."""
+    after) from the last dim backwards. Modes constant, reflect, replicate and circular."""
     _check_ints(pad)
     if len(pad) % 2:
         raise RuntimeError("Padding length must be divisible by 2")
@@ -651,7 +742,7 @@ def pad(input, pad, mode="constant", value=None):
             "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
             "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
     if mode == "circular":
-        raise NotImplementedError("pad(mode='circular') is not supported by tapegrad")
+        return _circular_pad(input, pad)
     _check_gathering_pad(input, pad, mode)
     sources = tuple((-1 - k, _pad_sources(input.shape[-1 - k], *pad[2 * k:2 * k + 2], mode))
                     for k in range(n))
@@ -678,6 +769,37 @@ def _pad_sources(size, before, after, mode):
         return np.clip(positions, 0, size - 1)
     positions = np.abs(positions)
     return np.where(positions >= size, 2 * (size - 1) - positions, positions)
+
+
+def _circular_pad(input, pad):
+    """ATen's _pad_circular, composed as torch composes it (so the graph is its chain of
+    CopySlices): the input copied into the middle of a new tensor, then the ends of each
+    padded dim, last dim first, copied from the other side of that dim."""
+    ndim, n = input.ndim, len(pad) // 2
+    pairs = {dim: tuple(pad[2 * (ndim - 1 - dim):2 * (ndim - dim)])
+             for dim in range(ndim - n, ndim)}  # torch checks the outermost dim first
+    shape = list(input.shape)
+    for dim, (before, after) in pairs.items():
+        if before > shape[dim] or after > shape[dim]:
+            raise RuntimeError("Padding value causes wrapping around more than once.")
+        shape[dim] += before + after
+        if shape[dim] < 0:
+            raise RuntimeError("Negative padding value is resulting in an empty dimension")
+    out = Tensor._make(np.empty(shape, input.dtype.numpy))
+    target, source = out, input
+    for dim, (before, after) in reversed(pairs.items()):
+        target = slice_view(target, dim, max(before, 0), shape[dim] - max(after, 0), 1)
+        source = slice_view(source, dim, max(-before, 0), input.shape[dim] - max(-after, 0), 1)
+    copy_(target, source)
+    for dim, (before, after) in reversed(pairs.items()):
+        end = shape[dim] - max(after, 0)  # where the copied input ends along dim
+        if before > 0:
+            copy_(slice_view(out, dim, 0, before, 1), slice_view(out, dim, end - before, end, 1))
+        if after > 0:
+            start = max(before, 0)
+            copy_(slice_view(out, dim, shape[dim] - after, shape[dim], 1),
+                  slice_view(out, dim, start, start + after, 1))
+    return out
 
 
 def _constant_pad(input, pad, value):
@@ -756,12 +878,14 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
 
 
 # Public names: tapegrad.X, Tensor.X and tapegrad.nn.functional.X, bound by ops/__init__.py.
-# torch.dropout and torch.embedding take other arguments than F's: not exported as torch.X.
-FUNCTIONS = ("bilinear celu celu_ cosine_similarity hardshrink pairwise_distance relu_ selu "
-             "selu_ threshold threshold_").split()
-METHODS = ["hardshrink", "relu_"]
+# torch.embedding takes other arguments than F's: not exported as torch.X.
+FUNCTIONS = {name: globals()[name] for name in (
+    "bilinear celu celu_ cosine_similarity hardshrink pairwise_distance prelu relu_ rrelu_ selu "
+    "selu_ threshold threshold_").split()}
+FUNCTIONS["rrelu"] = _torch_rrelu
+METHODS = ["hardshrink", "prelu", "relu_"]
 NN_FUNCTIONS = (
-    "bilinear celu celu_ cosine_similarity dropout elu elu_ embedding gelu glu hardshrink "
+    "bilinear celu celu_ cosine_similarity elu elu_ embedding gelu glu hardshrink "
     "hardsigmoid hardswish hardtanh hardtanh_ leaky_relu leaky_relu_ linear logsigmoid mish "
-    "normalize one_hot pad pairwise_distance relu relu6 relu_ selu selu_ sigmoid silu "
-    "softplus softshrink softsign tanh tanhshrink threshold threshold_").split()
+    "normalize one_hot pad pairwise_distance prelu relu relu6 relu_ rrelu rrelu_ selu selu_ "
+    "sigmoid silu softplus softshrink softsign tanh tanhshrink threshold threshold_").split()

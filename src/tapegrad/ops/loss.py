@@ -4,6 +4,7 @@ Where torch has a kernel of its own (softmax, nll_loss, mse_loss, binary_cross_e
 loss is one op with torch's node name; elsewhere (cross_entropy, l1_loss, kl_div, the margin
 losses) it is composed of ops exactly as ATen composes it, so the graph shows torch's nodes.
 """
+import builtins
 import math
 import warnings
 
@@ -15,15 +16,16 @@ from ..autograd import grad_mode
 from ._checks import broadcast_shapes, numel, wrap_dim
 from ._define import defop
 from ._inplace import fill_
+from ._inplace import inplace as _in_place
 from ._summation import full_sum
 from .indexing import masked_fill, scatter_add_into_zeros
-from .pointwise import (add_scalar, clamp, clamp_min, div_scalar, minimum, mul_scalar, pow, sub,
-                        sub_scalar, where, xlogy)
+from .pointwise import add, add_scalar, clamp, clamp_min, div_scalar, mul_scalar, pow, xlogy
 from .reduction import mean, sum
-from .shape import expand, unsqueeze, zeros_of
-from .unary import abs, exp, log, sigmoid, sqrt
+from .shape import expand, unsqueeze
+from .unary import abs, exp, log, sigmoid
 
-def _constant(array):
+
+def as_constant(array):
     """A tensor of a constant array (weights, coefficients) for a derivative formula."""
     return Tensor._make(np.asarray(array))
 
@@ -105,20 +107,21 @@ def _with_required_dim(name, op):
 
 # ---- reduction arguments ---------------------------------------------------------------------
 
-def _legacy_reduction(size_average, reduce):
-    """The reduction the deprecated size_average/reduce flags stand for."""
+def legacy_reduction(size_average, reduce, stacklevel=3):
+    """The reduction the deprecated size_average/reduce flags stand for; the warning points
+    at the caller of the loss function."""
     size_average = True if size_average is None else size_average
     reduce = True if reduce is None else reduce
     name = "mean" if size_average and reduce else "sum" if reduce else "none"
     warnings.warn("size_average and reduce args will be deprecated, please use "
-                  f"reduction='{name}' instead.", stacklevel=3)
+                  f"reduction='{name}' instead.", stacklevel=stacklevel)
     return name
 
 
-def _reduction(reduction, size_average=None, reduce=None):
+def checked_reduction(reduction, size_average=None, reduce=None):
     """The checked reduction name ('none', 'mean' or 'sum')."""
     if size_average is not None or reduce is not None:
-        return _legacy_reduction(size_average, reduce)
+        return legacy_reduction(size_average, reduce, stacklevel=4)
     if reduction == "elementwise_mean":
         warnings.warn("reduction='elementwise_mean' is deprecated. Please use reduction='mean' "
                       "instead.", stacklevel=3)
@@ -128,7 +131,7 @@ def _reduction(reduction, size_average=None, reduce=None):
     return reduction
 
 
-def _reduce(loss, reduction):
+def reduce_loss(loss, reduction):
     """ATen's apply_loss_reduction, with ops: the loss, its mean or its sum."""
     if reduction == "mean":
         return mean(loss)
@@ -137,7 +140,7 @@ def _reduce(loss, reduction):
     return loss
 
 
-def _reduced(xp, loss, reduction):
+def reduced_loss(xp, loss, reduction):
     """apply_loss_reduction inside a forward, on arrays (the mean of nothing is NaN)."""
     if reduction == "none":
         return loss
@@ -145,15 +148,16 @@ def _reduced(xp, loss, reduction):
     return total if reduction == "sum" else total / loss.dtype.type(loss.size)
 
 
-def _loss_grad(ctx, slope):
+def loss_grad(ctx, slope):
     """The gradient of an elementwise loss with d(loss)/d(input) = slope, after reduction."""
     if ctx.reduction == "mean":
         return slope * (ctx.grad / numel(ctx.input_shape))
     return slope * ctx.grad
 
 
-def _check_weight_without_grad(function, name, weight):
-    if weight is not None and weight.requires_grad and grad_mode.is_recording():
+def check_not_differentiable(function, name, value):
+    """torch's error for a tensor argument its kernel has no derivative for."""
+    if value is not None and value.requires_grad and grad_mode.is_recording():
         raise RuntimeError(f"The function '{function}' is not differentiable with respect to "
                            f"argument '{name}'. This input cannot have requires_grad True.")
 
@@ -197,7 +201,7 @@ def _nll_backward(ctx):
     total = weights.sum() if ctx.reduction == "mean" else 1
     # ignored targets get nothing, even when every target is ignored (total is then 0)
     coefficients = np.divide(-weights, total, out=np.zeros_like(weights), where=kept)
-    scaled = unsqueeze(ctx.grad * _constant(coefficients), class_dim)
+    scaled = unsqueeze(ctx.grad * as_constant(coefficients), class_dim)
     return scatter_add_into_zeros(scaled, ctx.input_shape, class_dim,
                                   np.expand_dims(index, class_dim))
 
@@ -263,7 +267,7 @@ def _check_nll_values(kernel, input, target, weight, ignore_index):
 def _apply_nll(input, target, weight, reduction, ignore_index):
     """nll_loss on (N, C) or (C,) inputs, nll_loss2d on (N, C, H, W) inputs."""
     planar = input.ndim == 4
-    _check_weight_without_grad("nll_loss2d_forward" if planar else "nll_loss_forward", "weight",
+    check_not_differentiable("nll_loss2d_forward" if planar else "nll_loss_forward", "weight",
                                weight)
     (_check_nll2d_shapes if planar else _check_nll_shapes)(input, target, weight)
     _check_nll_values("nll_loss2d_forward_out_frame" if planar else "nll_loss_out_frame",
@@ -294,7 +298,7 @@ def _nll_loss_nd(input, target, weight, reduction, ignore_index):
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
              reduction="mean"):
-    reduction = _reduction(reduction, size_average, reduce)
+    reduction = checked_reduction(reduction, size_average, reduce)
     return _nll_loss_nd(input, target, weight, reduction, ignore_index)
 
 
@@ -370,7 +374,7 @@ def _cross_entropy_smoothed(input, target, weight, reduction, ignore_index, labe
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
                   reduction="mean", label_smoothing=0.0):
     """Class indices of any shape, or class probabilities when target has input's shape."""
-    reduction = _reduction(reduction, size_average, reduce)
+    reduction = checked_reduction(reduction, size_average, reduce)
     label_smoothing = float(label_smoothing)
     if input.shape == target.shape:
         return _cross_entropy_probabilities(input, target, weight, reduction, ignore_index,
@@ -420,20 +424,20 @@ def _weighted(loss, weight, input, reduction, mean_over_weight):
 @defop("MseLossBackward0", save=("input", "target", "reduction"), promote="common")
 def _mse_loss(xp, input: Tensor, target: Tensor, reduction):
     difference = input - target
-    return _reduced(xp, difference * difference, reduction)
+    return reduced_loss(xp, difference * difference, reduction)
 
 
-_mse_loss.derivatives(input=lambda ctx: _loss_grad(ctx, 2 * (ctx.input - ctx.target)),
-                      target=lambda ctx: _loss_grad(ctx, 2 * (ctx.target - ctx.input)))
+_mse_loss.derivatives(input=lambda ctx: loss_grad(ctx, 2 * (ctx.input - ctx.target)),
+                      target=lambda ctx: loss_grad(ctx, 2 * (ctx.target - ctx.input)))
 
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     if size_average is not None or reduce is not None:
-        reduction = _legacy_reduction(size_average, reduce)
+        reduction = legacy_reduction(size_average, reduce)
     input, target = _broadcast_pair(input, target)
     if weight is not None:
         return _weighted(pow(input - target, 2), weight, input, reduction, True)
-    reduction = _reduction(reduction)
+    reduction = checked_reduction(reduction)
     _check_floating_result("mse_cpu", input, target)
     return _mse_loss(input, target, reduction)
 
@@ -441,33 +445,33 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """|input - target| reduced, composed as ATen composes it (AbsBackward0 of a difference)."""
     if size_average is not None or reduce is not None:
-        reduction = _legacy_reduction(size_average, reduce)
+        reduction = legacy_reduction(size_average, reduce)
     input, target = _broadcast_pair(input, target)
     if weight is not None:
         return _weighted(abs(input - target), weight, input, reduction, True)
-    return _reduce(abs(input - target), _reduction(reduction))
+    return reduce_loss(abs(input - target), checked_reduction(reduction))
 
 
 @defop("SmoothL1LossBackward0", save=("input", "target", "reduction", "beta"), promote="common")
 def _smooth_l1_loss(xp, input: Tensor, target: Tensor, reduction, beta):
     distance = xp.abs(input - target)
     loss = xp.where(distance < beta, 0.5 * distance * distance / beta, distance - 0.5 * beta)
-    return _reduced(xp, loss.astype(distance.dtype, copy=False), reduction)
+    return reduced_loss(xp, loss.astype(distance.dtype, copy=False), reduction)
 
 
 # The slope is (input - target) / beta inside the quadratic zone, +-1 outside: a clamp.
 _smooth_l1_loss.derivatives(
-    input=lambda ctx: _loss_grad(ctx, clamp((ctx.input - ctx.target) / ctx.beta, -1, 1)),
-    target=lambda ctx: _loss_grad(ctx, clamp((ctx.target - ctx.input) / ctx.beta, -1, 1)))
+    input=lambda ctx: loss_grad(ctx, clamp((ctx.input - ctx.target) / ctx.beta, -1, 1)),
+    target=lambda ctx: loss_grad(ctx, clamp((ctx.target - ctx.input) / ctx.beta, -1, 1)))
 
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     if size_average is not None or reduce is not None:
-        reduction = _legacy_reduction(size_average, reduce)
+        reduction = legacy_reduction(size_average, reduce)
     input, target = _broadcast_pair(input, target)
-    reduction = _reduction(reduction)
+    reduction = checked_reduction(reduction)
     if beta == 0.0:
-        return _reduce(abs(input - target), reduction)
+        return reduce_loss(abs(input - target), reduction)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     _check_floating_result("smooth_l1_cpu", input, target)
@@ -480,12 +484,12 @@ def _huber_loss(xp, input: Tensor, target: Tensor, reduction, delta):
     distance = xp.abs(input - target).astype(input.dtype, copy=False)
     loss = xp.where(distance < delta, 0.5 * distance * distance,
                     delta * (distance - 0.5 * delta))
-    return _reduced(xp, loss.astype(input.dtype, copy=False), reduction)
+    return reduced_loss(xp, loss.astype(input.dtype, copy=False), reduction)
 
 
 _huber_loss.derivatives(
-    input=lambda ctx: _loss_grad(ctx, clamp(ctx.input - ctx.target, -ctx.delta, ctx.delta)),
-    target=lambda ctx: _loss_grad(ctx, clamp(ctx.target - ctx.input, -ctx.delta, ctx.delta)))
+    input=lambda ctx: loss_grad(ctx, clamp(ctx.input - ctx.target, -ctx.delta, ctx.delta)),
+    target=lambda ctx: loss_grad(ctx, clamp(ctx.target - ctx.input, -ctx.delta, ctx.delta)))
 
 
 def _check_huber(input, target, delta):
@@ -502,7 +506,7 @@ def _check_huber(input, target, delta):
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     input, target = _broadcast_pair(input, target)
     if weight is None:
-        reduction = _reduction(reduction)
+        reduction = checked_reduction(reduction)
         _check_huber(input, target, delta)
         return _huber_loss(input, target, reduction, float(delta))
     if weight.shape != input.shape:
@@ -515,7 +519,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
 # ---- binary cross entropy --------------------------------------------------------------------
 
 def _weighted_slope(ctx, slope):
-    return slope if ctx.weight is None else slope * _constant(ctx.weight)
+    return slope if ctx.weight is None else slope * as_constant(ctx.weight)
 
 
 @defop("BinaryCrossEntropyBackward0", save=("input", "target", "weight", "reduction"))
@@ -528,7 +532,7 @@ def _binary_cross_entropy(xp, input: Tensor, target: Tensor, weight, reduction):
             - target * xp.maximum(xp.log(input), -100))
     if weight is not None:
         loss = loss * weight
-    return _reduced(xp, loss, reduction)
+    return reduced_loss(xp, loss, reduction)
 
 
 def _bce_input_slope(ctx):
@@ -537,21 +541,21 @@ def _bce_input_slope(ctx):
 
 
 _binary_cross_entropy.derivatives(
-    input=lambda ctx: _loss_grad(ctx, _bce_input_slope(ctx)),
-    target=lambda ctx: _loss_grad(ctx, _weighted_slope(ctx, -log(ctx.input / (1 - ctx.input)))))
+    input=lambda ctx: loss_grad(ctx, _bce_input_slope(ctx)),
+    target=lambda ctx: loss_grad(ctx, _weighted_slope(ctx, -log(ctx.input / (1 - ctx.input)))))
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
                          reduction="mean"):
     """Mean/sum of -w (t log x + (1 - t) log(1 - x)), each log clamped at -100 as torch."""
-    reduction = _reduction(reduction, size_average, reduce)
+    reduction = checked_reduction(reduction, size_average, reduce)
     if target.shape != input.shape:
         raise ValueError(f"Using a target size ({target.shape}) that is different to the input "
                          f"size ({input.shape}) is deprecated. Please ensure they have the same "
                          "size.")
     if weight is not None:
         weight = expand(weight, _broadcast_to(target.shape, weight.shape))
-    _check_weight_without_grad("binary_cross_entropy", "weight", weight)
+    check_not_differentiable("binary_cross_entropy", "weight", weight)
     if not input.dtype.is_floating_point:
         raise NotImplementedError("\"binary_cross_entropy\" not implemented for "
                                   f"'{input.dtype.legacy_name}'")
@@ -586,13 +590,13 @@ def _bce_with_logits(xp, input: Tensor, target: Tensor, weight, pos_weight, redu
     if weight is not None:
         loss = loss * weight
     # torch accumulates in place into (1 - target): the result has the target's dtype
-    return _reduced(xp, loss.astype(target.dtype, copy=False), reduction)
+    return reduced_loss(xp, loss.astype(target.dtype, copy=False), reduction)
 
 
 def _bce_with_logits_input_slope(ctx):
     if ctx.pos_weight is None:
         return _weighted_slope(ctx, sigmoid(ctx.input) - ctx.target)
-    positive = _constant(ctx.pos_weight) * ctx.target
+    positive = as_constant(ctx.pos_weight) * ctx.target
     return _weighted_slope(ctx, (positive + 1 - ctx.target) * sigmoid(ctx.input) - positive)
 
 
@@ -601,23 +605,23 @@ def _bce_with_logits_target_slope(ctx):
     if ctx.pos_weight is None:
         return _weighted_slope(ctx, -ctx.input)
     return _weighted_slope(ctx, logsigmoid(-ctx.input)
-                           - logsigmoid(ctx.input) * _constant(ctx.pos_weight))
+                           - logsigmoid(ctx.input) * as_constant(ctx.pos_weight))
 
 
 _bce_with_logits.derivatives(
-    input=lambda ctx: _loss_grad(ctx, _bce_with_logits_input_slope(ctx)),
-    target=lambda ctx: _loss_grad(ctx, _bce_with_logits_target_slope(ctx)))
+    input=lambda ctx: loss_grad(ctx, _bce_with_logits_input_slope(ctx)),
+    target=lambda ctx: loss_grad(ctx, _bce_with_logits_target_slope(ctx)))
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
                                      reduction="mean", pos_weight=None):
     """binary_cross_entropy(sigmoid(input), target), computed stably from the logits."""
-    reduction = _reduction(reduction, size_average, reduce)
+    reduction = checked_reduction(reduction, size_average, reduce)
     if target.shape != input.shape:
         raise ValueError(f"Target size ({target.shape}) must be the same as input size "
                          f"({input.shape})")
-    _check_weight_without_grad("binary_cross_entropy_with_logits", "weight", weight)
-    _check_weight_without_grad("binary_cross_entropy_with_logits", "pos_weight", pos_weight)
+    check_not_differentiable("binary_cross_entropy_with_logits", "weight", weight)
+    check_not_differentiable("binary_cross_entropy_with_logits", "pos_weight", pos_weight)
     if not input.dtype.is_floating_point:
         raise NotImplementedError(f"\"log_sigmoid_cpu\" not implemented for "
                                   f"'{input.dtype.legacy_name}'")
@@ -643,7 +647,7 @@ def _check_fits(shape, into):
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
     """KL divergence of target from input (log-probabilities), composed as ATen's kl_div."""
     if size_average is not None or reduce is not None:
-        mode = _legacy_reduction(size_average, reduce)
+        mode = legacy_reduction(size_average, reduce)
     else:
         if reduction == "mean":
             warnings.warn("reduction: 'mean' divides the total loss by both the batch size and "
@@ -651,80 +655,71 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
                           "aligns with the KL div math definition.'mean' will be changed to "
                           "behave the same as 'batchmean' in the next major release.",
                           stacklevel=2)
-        mode = "sum" if reduction == "batchmean" else _reduction(reduction)
+        mode = "sum" if reduction == "batchmean" else checked_reduction(reduction)
     if not (input.dtype.is_floating_point and target.dtype.is_floating_point):
         raise RuntimeError("kl_div: Integral inputs not supported.")
     if log_target:
         loss = exp(target) * (target - input)
     else:
         loss = xlogy(target, target) - target * input
-    loss = _reduce(loss, mode)
+    loss = reduce_loss(loss, mode)
     if reduction == "batchmean" and input.ndim != 0:
         return loss / input.shape[0]
     return loss
 
 
-# ---- embedding and ranking losses ------------------------------------------------------------
+# ---- likelihood losses: Poisson and Gaussian -------------------------------------------------
 
-_EPSILON = 1e-12  # keeps cosine_embedding_loss's norms away from 0
-
-
-def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
-                          reduction="mean"):
-    """1 - cos(x1, x2) where target is 1, max(0, cos(x1, x2) - margin) where it is -1."""
-    reduction = _reduction(reduction, size_average, reduce)
-    dim = target.ndim
-    if dim > 1:
-        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
-    if input1.ndim != dim + 1 or input2.ndim != dim + 1:
-        raise RuntimeError(f"{dim}D target tensor expects {dim + 1}D input tensors, but found "
-                           f"inputs with sizes {list(input1.shape)} and {list(input2.shape)}.")
-    products = sum(input1 * input2, dim)
-    squares1 = add_scalar(sum(input1 * input1, dim), _EPSILON)
-    squares2 = add_scalar(sum(input2 * input2, dim), _EPSILON)
-    cos = products / sqrt(squares1 * squares2)
-    zeros = zeros_of(cos)
-    similar = where(target == 1, sub(1, cos), zeros)
-    dissimilar = where(target == -1, clamp_min(sub_scalar(cos, float(margin)), 0), zeros)
-    return _reduce(similar + dissimilar, reduction)
+def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8,
+                     reduce=None, reduction="mean"):
+    """Negative log likelihood of target under Poisson(exp(input)) (or Poisson(input) when
+    log_input is False), composed as ATen composes it; full adds Stirling's term."""
+    if size_average is not None or reduce is not None:
+        reduction = legacy_reduction(size_average, reduce)
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if log_input:
+        loss = exp(input) - target * input
+    else:
+        loss = input - target * log(add_scalar(input, eps))
+    if full:
+        # log(target!) ~ target log(target) - target + log(2 pi target) / 2, for targets > 1
+        stirling = (target * log(target) - target
+                    + mul_scalar(log(mul_scalar(target, 2 * math.pi)), 0.5))
+        loss = _in_place(add, loss, masked_fill(stirling, target <= 1, 0))
+    return reduce_loss(loss, reduction)
 
 
-def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
-                        reduction="mean"):
-    """max(0, -target * (input1 - input2) + margin)."""
-    reduction = _reduction(reduction, size_average, reduce)
-    if input1.ndim != input2.ndim or input1.ndim != target.ndim:
-        raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension "
-                           f"but got sizes: input1: {input1.shape}, input2: {input2.shape}, "
-                           f"target: {target.shape} ")
-    unclamped = add_scalar(-target * (input1 - input2), float(margin))
-    return _reduce(clamp_min(unclamped, 0), reduction)
-
-
-def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False,
-                        size_average=None, reduce=None, reduction="mean"):
-    """max(0, margin + d(anchor, positive) - d(anchor, negative)) with p-norm distances."""
-    from .activation import pairwise_distance  # activation builds on this module
-    reduction = _reduction(reduction, size_average, reduce)
-    if margin <= 0:
-        raise ValueError(f"margin must be greater than 0, got {margin}")
-    if not anchor.ndim == positive.ndim == negative.ndim:
-        raise RuntimeError("The anchor, positive, and negative tensors are expected to have the "
-                           f"same number of dimensions, but got: anchor {anchor.ndim}D, positive "
-                           f"{positive.ndim}D, and negative {negative.ndim}D inputs")
-    distance_positive = pairwise_distance(anchor, positive, p, eps)
-    distance_negative = pairwise_distance(anchor, negative, p, eps)
-    if swap:
-        distance_negative = minimum(distance_negative,
-                                    pairwise_distance(positive, negative, p, eps))
-    unclamped = add_scalar(distance_positive, float(margin)) - distance_negative
-    return _reduce(clamp_min(unclamped, 0), reduction)
-
+def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
+    """Negative log likelihood of target under Normal(input, var), up to a constant unless
+    full. var may have input's shape, lack its last dim, or have one dim of size 1."""
+    if isinstance(var, float):
+        if var < 0:
+            raise ValueError("var has negative entry/entries")
+        var = var * Tensor._make(np.ones(input.shape, input.dtype.numpy))
+    elif (var < 0).any():
+        raise ValueError("var has negative entry/entries")
+    if var.shape != input.shape:
+        if input.shape[:-1] == var.shape:
+            var = unsqueeze(var, -1)
+        elif not (input.ndim == var.ndim and builtins.sum(
+                size for given, size in zip(input.shape, var.shape) if given != size) == 1):
+            raise ValueError("var is of incorrect size")
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"{reduction} is not valid")
+    # clamped for stability on a copy, without recording: the gradient ignores eps (as torch)
+    var = var.clone()
+    with grad_mode.no_grad():
+        _in_place(clamp_min, var, eps)
+    loss = 0.5 * (log(var) + (input - target) ** 2 / var)
+    if full:
+        loss += 0.5 * math.log(2 * math.pi)
+    return reduce_loss(loss, reduction)
 
 # torch.softmax(input, dim, dtype) requires dim; F.softmax(input, dim=None, _stacklevel, dtype)
 FUNCTIONS = METHODS = {"softmax": _with_required_dim("softmax", _softmax),
                        "log_softmax": _with_required_dim("log_softmax", _log_softmax)}
 NN_FUNCTIONS = (
-    "binary_cross_entropy binary_cross_entropy_with_logits cosine_embedding_loss cross_entropy "
-    "huber_loss kl_div l1_loss log_softmax margin_ranking_loss mse_loss nll_loss smooth_l1_loss "
-    "softmax softmin triplet_margin_loss").split()
+    "binary_cross_entropy binary_cross_entropy_with_logits cross_entropy gaussian_nll_loss "
+    "huber_loss kl_div l1_loss log_softmax mse_loss nll_loss poisson_nll_loss smooth_l1_loss "
+    "softmax softmin").split()

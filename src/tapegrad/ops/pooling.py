@@ -17,6 +17,7 @@ from .conv import check_float, int_tuple, sliding_windows
 from .indexing import gather
 from .pointwise import div
 from .shape import reshape, squeeze, unsqueeze
+from .unary import relu
 
 
 # ---- max pooling ---------------------------------------------------------------------------
@@ -133,35 +134,39 @@ def _window_max(xp, windows, first, lowest):
     return best, position
 
 
-_max_pool2d.derivatives(input=lambda ctx: _max_pool2d_backward(
-    ctx.grad, ctx.input_shape, ctx.result1._data, ctx.kernel_size, ctx.stride, ctx.dilation))
+def _scatter_to_indices(node_name, name):
+    """The gradient op of a max pooling: each output's grad goes to the input element its
+    index names (summed where windows overlap, unless they are disjoint)."""
+    @defop(node_name, save=("indices",), name=name)
+    def scatter(xp, grad: Tensor, input_shape, indices, disjoint):
+        planes = numel(grad.shape[:-2])
+        result = xp.zeros((planes, input_shape[-2] * input_shape[-1]), grad.dtype)
+        rows = xp.arange(planes)[:, None]
+        blocks = numel(grad.shape[-2:])
+        grad, indices = grad.reshape(planes, blocks), indices.reshape(planes, blocks)
+        if disjoint:
+            result[rows, indices] = grad  # every index is distinct
+        else:
+            xp.add.at(result, (rows, indices), grad)
+        return result.reshape(input_shape)
+
+    scatter.derivatives(grad=_gather_at_indices)
+    return scatter
 
 
-@defop("MaxPool2DWithIndicesBackwardBackward0", save=("indices",))
-def _max_pool2d_backward(xp, grad: Tensor, input_shape, indices, kernel_size, stride, dilation):
-    """Each output's grad goes to the input element its index names (summed where windows
-    overlap)."""
-    planes = numel(grad.shape[:-2])
-    result = xp.zeros((planes, input_shape[-2] * input_shape[-1]), grad.dtype)
-    rows = xp.arange(planes)[:, None]
-    blocks = numel(grad.shape[-2:])
-    grad, indices = grad.reshape(planes, blocks), indices.reshape(planes, blocks)
-    if all(s >= d * (k - 1) + 1 for k, s, d in zip(kernel_size, stride, dilation)):
-        result[rows, indices] = grad  # disjoint windows: every index is distinct
-    else:
-        xp.add.at(result, (rows, indices), grad)
-    return result.reshape(input_shape)
-
-
-def _max_pool2d_backward_grad(ctx):
+def _gather_at_indices(ctx):
     """The max pooling of the incoming gradient: the element each index names."""
     lead = ctx.grad.shape[:-2]
     flat = reshape(ctx.grad, lead + (ctx.grad.shape[-2] * ctx.grad.shape[-1],))
-    indices = Tensor._make(ctx.indices.reshape(lead + (-1,)))
+    indices = Tensor._make(ctx.indices.reshape(lead + (numel(ctx.indices.shape[-2:]),)))
     return reshape(gather(flat, -1, indices), ctx.indices.shape)
 
 
-_max_pool2d_backward.derivatives(grad=_max_pool2d_backward_grad)
+_max_pool2d_backward = _scatter_to_indices("MaxPool2DWithIndicesBackwardBackward0",
+                                           "_max_pool2d_backward")
+_max_pool2d.derivatives(input=lambda ctx: _max_pool2d_backward(
+    ctx.grad, ctx.input_shape, ctx.result1._data,
+    all(s >= d * (k - 1) + 1 for k, s, d in zip(ctx.kernel_size, ctx.stride, ctx.dilation))))
 
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
@@ -179,10 +184,17 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     return (values, indices) if return_indices else values
 
 
+# where each argument of the 1-d pooling functions sits, for torch's argument errors
+_POOL1D_POSITIONS = {"kernel_size": 2, "output_size": 2, "stride": 3, "padding": 4}
+
+
 def _pool1d_arguments(function, **arguments):
     """Each argument as one int (an omitted stride stays None), or torch's error."""
     ints = []
     for name, value in arguments.items():
+        if value is None and name != "stride":
+            raise TypeError(f"{function}(): argument '{name}' (position "
+                            f"{_POOL1D_POSITIONS[name]}) must be tuple of ints, not NoneType")
         value = () if value is None else int_tuple(value, 1)
         if len(value) != 1 and not (name == "stride" and not value):
             raise RuntimeError(f"{function}() argument '{name}' should contain one int (got "
@@ -425,5 +437,108 @@ def adaptive_avg_pool1d(input, output_size):
     return squeeze(adaptive_avg_pool2d(unsqueeze(input, -2), (1, output_size)), -2)
 
 
+# ---- adaptive max pooling and power-average pooling ---------------------------------------
+
+def _adaptive_windows(size, out):
+    """(positions, used) of the adaptive windows along one axis, each padded to the widest
+    window's width (unused slots repeat a valid position)."""
+    outputs = np.arange(out)
+    starts, ends = outputs * size // out, -(-(outputs + 1) * size // out)
+    positions = starts[:, None] + np.arange((ends - starts).max(initial=0))
+    used = positions < ends[:, None]
+    return np.minimum(positions, size - 1), used
+
+
+@defop("AdaptiveMaxPool2DBackward0", save=("result1",))
+def _adaptive_max_pool2d(xp, input: Tensor, output_size):
+    (rows, rows_used), (columns, columns_used) = (
+        _adaptive_windows(size, out) for size, out in zip(input.shape[-2:], output_size))
+    # windows (..., out_h, out_w, window_h, window_w); unused slots never win
+    windows = input[..., rows[:, None, :, None], columns[None, :, None, :]]
+    used = rows_used[:, None, :, None] & columns_used[None, :, None, :]
+    windows = xp.where(used, windows, -xp.inf).astype(input.dtype, copy=False)
+    values, position = _window_max(xp, windows, xp.zeros((), xp.int32), -xp.inf)
+    row, column = xp.divmod(position, columns.shape[1])
+    out_rows, out_columns = xp.arange(len(rows))[:, None], xp.arange(len(columns))
+    return values, rows[out_rows, row] * input.shape[-1] + columns[out_columns, column]
+
+
+_adaptive_max_pool2d_backward = _scatter_to_indices("AdaptiveMaxPool2DBackwardBackward0",
+                                                    "_adaptive_max_pool2d_backward")
+_adaptive_max_pool2d.derivatives(input=lambda ctx: _adaptive_max_pool2d_backward(
+    ctx.grad, ctx.input_shape, ctx.result1._data, False))
+
+
+def _check_adaptive_input(function, input):
+    for dim in range(1, input.ndim):
+        if input.shape[dim] == 0:
+            raise RuntimeError(f"{function}(): Expected input to have non-zero size for non-batch "
+                               f"dimensions, but input has sizes {list(input.shape)} with "
+                               f"dimension {dim} being empty")
+
+
+def _sizes_or_input_sizes(output_size, shape):
+    """F's _list_with_default: the sizes, None meaning the input's size there."""
+    if isinstance(output_size, int):
+        return (output_size, output_size)
+    if len(shape) <= len(output_size):
+        raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
+    return tuple(size if wanted is None else wanted
+                 for wanted, size in zip(output_size, shape[-len(output_size):]))
+
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):
+    """Max pooling to a given output size (None keeps that input size), over the windows of
+    adaptive_avg_pool2d; indices are flat positions in H*W."""
+    output_size = _sizes_or_input_sizes(output_size, input.shape)
+    if input.ndim not in (3, 4):
+        raise RuntimeError(f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: "
+                           f"{list(input.shape)}")
+    _check_adaptive_input("adaptive_max_pool2d", input)
+    if len(output_size) != 2:
+        raise RuntimeError("adaptive_max_pool2d(): internal error: output_size.size() must be 2")
+    if min(output_size) < 0:
+        shape = list(input.shape[:-2]) + list(output_size)
+        raise RuntimeError(f"Trying to create tensor with negative dimension {min(output_size)}: "
+                           f"{shape}")
+    check_float("adaptive_max_pool2d", input)
+    values, indices = _adaptive_max_pool2d(input, output_size)
+    return (values, indices) if return_indices else values
+
+
+def adaptive_max_pool1d(input, output_size, return_indices=False):
+    """Adaptive max pooling of (N, C, L) or (C, L) input, run as 2-d pooling of height 1."""
+    _check_1d_input("adaptive_max_pool1d", input)
+    (output_size,) = _pool1d_arguments("adaptive_max_pool1d", output_size=output_size)
+    _check_adaptive_input("adaptive_max_pool1d", input)
+    values, indices = adaptive_max_pool2d(unsqueeze(input, -2), (1, output_size), True)
+    values = squeeze(values, -2)
+    return (values, squeeze(indices, -2)) if return_indices else values
+
+
+def _lp_pool(max_pool, avg_pool, input, norm_type, kernel_size, stride, ceil_mode, window):
+    """(sum over the window of x^p)^(1/p), composed as torch's F.lp_pool (the mean times the
+    window size, its sign kept through a relu); p = +-inf is max pooling of |x|."""
+    if norm_type == float("inf"):
+        return max_pool(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    if norm_type == -float("inf"):
+        return -max_pool(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    out = avg_pool(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    return (out.sign() * relu(out.abs())).mul(window).pow(1.0 / norm_type)
+
+
+def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    return _lp_pool(max_pool1d, avg_pool1d, input, norm_type, kernel_size, stride, ceil_mode,
+                    kernel_size)
+
+
+def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    height, width = int_tuple(kernel_size, 2)
+    return _lp_pool(max_pool2d, avg_pool2d, input, norm_type, kernel_size, stride, ceil_mode,
+                    height * width)
+
+
+# torch.adaptive_max_pool1d always returns the indices too: only F's is exported.
 FUNCTIONS = "adaptive_avg_pool1d avg_pool1d max_pool1d max_pool2d".split()
-NN_FUNCTIONS = FUNCTIONS + "adaptive_avg_pool2d avg_pool2d".split()
+NN_FUNCTIONS = FUNCTIONS + ("adaptive_avg_pool2d adaptive_max_pool1d adaptive_max_pool2d "
+                            "avg_pool2d lp_pool1d lp_pool2d").split()

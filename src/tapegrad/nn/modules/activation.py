@@ -1,8 +1,4 @@
-"""Activation layers, each a thin module around its nn.functional function, as torch.nn.
-
-PReLU and RReLU are composed from tapegrad ops (nn.functional has no prelu or rrelu), so
-their values and gradients are torch's but the output's grad_fn names differ.
-"""
+"""Activation layers, each a thin module around its nn.functional function, as torch.nn."""
 import warnings
 
 import tapegrad
@@ -188,12 +184,7 @@ class RReLU(Module):
         self.inplace = inplace
 
     def forward(self, input):
-        if not self.training:
-            return F.leaky_relu(input, (self.lower + self.upper) / 2, self.inplace)
-        slopes = self.lower + (self.upper - self.lower) * tapegrad.rand_like(input)
-        # torch's "noise": the factor each element is multiplied by (1 where positive)
-        noise = tapegrad.where(input > 0, tapegrad.ones_like(input), slopes)
-        return input.mul_(noise) if self.inplace else input * noise
+        return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
 
     def extra_repr(self):
         return f"lower={self.lower}, upper={self.upper}{_inplace_suffix(self.inplace)}"
@@ -213,17 +204,7 @@ class PReLU(Module):
         init.constant_(self.weight, self.init)
 
     def forward(self, input):
-        channels = input.shape[1] if input.dim() >= 2 else 1
-        if self.weight.numel() not in (1, channels):
-            raise RuntimeError("Mismatch of parameter numbers and input channel size. Found "
-                               f"parameter numbers = {self.weight.numel()} and channel size = "
-                               f"{channels}.")
-        if self.weight.numel() == 1:
-            slope = self.weight.reshape(())
-        else:
-            # one slope per channel, on dim 1
-            slope = self.weight.reshape((-1,) + (1,) * (input.dim() - 2))
-        return tapegrad.where(input > 0, input, input * slope)
+        return F.prelu(input, self.weight)
 
     def extra_repr(self):
         return f"num_parameters={self.num_parameters}"

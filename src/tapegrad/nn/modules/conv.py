@@ -1,8 +1,4 @@
-"""Convolution layers: Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d, as torch.nn.
-
-padding_mode 'circular' is accepted but its forward raises, as tapegrad's F.pad has no
-circular mode.
-"""
+"""Convolution layers: Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d, as torch.nn."""
 from collections.abc import Iterable
 
 import tapegrad

@@ -1,8 +1,9 @@
-"""Dropout, as torch.nn."""
+"""Dropout layers, as torch.nn: elementwise, channel-wise and alpha dropout."""
 from .. import functional as F
 from .module import Module
 
-__all__ = ["Dropout"]
+__all__ = ["AlphaDropout", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d",
+           "FeatureAlphaDropout"]
 
 
 class _DropoutNd(Module):
@@ -24,3 +25,39 @@ class Dropout(_DropoutNd):
 
     def forward(self, input):
         return F.dropout(input, self.p, self.training, self.inplace)
+
+
+class Dropout1d(_DropoutNd):
+    """Zero whole channels of (N, C, L) or (C, L) input in training."""
+
+    def forward(self, input):
+        return F.dropout1d(input, self.p, self.training, self.inplace)
+
+
+class Dropout2d(_DropoutNd):
+    """Zero whole channels of (N, C, H, W) input in training."""
+
+    def forward(self, input):
+        return F.dropout2d(input, self.p, self.training, self.inplace)
+
+
+class Dropout3d(_DropoutNd):
+    """Zero whole channels of (N, C, D, H, W) or (C, D, H, W) input in training."""
+
+    def forward(self, input):
+        return F.dropout3d(input, self.p, self.training, self.inplace)
+
+
+class AlphaDropout(_DropoutNd):
+    """Dropout that keeps SELU activations' mean and variance; `inplace` is ignored, as in
+    torch."""
+
+    def forward(self, input):
+        return F.alpha_dropout(input, self.p, self.training)
+
+
+class FeatureAlphaDropout(_DropoutNd):
+    """Alpha dropout of whole channels; `inplace` is ignored, as in torch."""
+
+    def forward(self, input):
+        return F.feature_alpha_dropout(input, self.p, self.training)

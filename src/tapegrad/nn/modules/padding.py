@@ -1,12 +1,10 @@
-"""Padding layers: constant, zero, reflection and replication padding, as torch.nn.
-
-Circular padding layers are absent: tapegrad's F.pad has no circular mode.
-"""
+"""Padding layers: constant, zero, reflection, replication and circular padding, as torch.nn."""
 from .. import functional as F
 from .conv import expand_size
 from .module import Module
 
-__all__ = ["ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "ReflectionPad1d",
+__all__ = ["CircularPad1d", "CircularPad2d", "CircularPad3d", "ConstantPad1d", "ConstantPad2d",
+           "ConstantPad3d", "ReflectionPad1d",
            "ReflectionPad2d", "ReplicationPad1d", "ReplicationPad2d", "ZeroPad1d", "ZeroPad2d",
            "ZeroPad3d"]
 
@@ -104,3 +102,32 @@ class ReplicationPad2d(_PadNd):
 
     mode = "replicate"
     padding_dims = 2
+
+
+class _CircularPadNd(_PadNd):
+    """Wrap-around padding; the input must have padding_dims + 1 or + 2 dims (torch's
+    ValueError otherwise)."""
+
+    mode = "circular"
+
+    def forward(self, input):
+        low = self.padding_dims + 1
+        if input.dim() not in (low, low + 1):
+            raise ValueError(f"expected {low}D or {low + 1}D input (got {input.dim()}D input)")
+        return super().forward(input)
+
+
+class CircularPad1d(_CircularPadNd):
+    """Circular padding of the last dim."""
+
+
+class CircularPad2d(_CircularPadNd):
+    """Circular padding of the last 2 dims."""
+
+    padding_dims = 2
+
+
+class CircularPad3d(_CircularPadNd):
+    """Circular padding of the last 3 dims."""
+
+    padding_dims = 3

@@ -1,0 +1,130 @@
+"""Dropout: elementwise, channel-wise (dropout1d/2d/3d) and alpha dropout.
+
+Each is composed as ATen's _dropout_impl composes it: the input times a random mask
+(MulBackward0), plus a constant shift for alpha dropout (AddBackward0). The masks come from
+tapegrad's generator: for the same seed they differ from torch's.
+"""
+import math
+import warnings
+
+import numpy as np
+
+from .. import _random
+from .._tensor import Tensor
+from ._inplace import inplace as _in_place
+from .pointwise import add, mul
+from .shape import squeeze, unsqueeze
+
+# Alpha dropout sets dropped units to -SELU_SCALE * SELU_ALPHA, SELU's limit at -infinity.
+_ALPHA = 1.7580993408473766
+
+
+def _check_probability(p):
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def _dropout_impl(input, p, training, inplace, feature=False, alpha=False):
+    """ATen's _dropout_impl. feature: one mask entry per (sample, channel), shared over the
+    remaining dims. alpha: the result keeps the input's mean and variance for SELU nets."""
+    _check_probability(p)
+    if p == 0 or not training or input.numel() == 0:
+        return input
+    if p == 1:
+        return _multiply(input, Tensor._make(np.zeros((), input.dtype.numpy)), inplace)
+    if feature and input.ndim < 2:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+    if not input.dtype.is_floating_point:
+        raise RuntimeError("result type Float can't be cast to the desired output type "
+                           f"{input.dtype.legacy_name}")
+    shape = input.shape[:2] + (1,) * (input.ndim - 2) if feature else input.shape
+    dtype = input.dtype.numpy.type
+    kept = (_random.numpy_generator().random(shape) < 1 - p).astype(dtype)
+    if not alpha:
+        return _multiply(input, Tensor._make(kept / dtype(1 - p)), inplace)
+    # scale and shift so that mean and variance survive; the steps round as torch's do
+    scale = 1.0 / math.sqrt((_ALPHA * _ALPHA * p + 1) * (1 - p))
+    shift = (kept - 1) * dtype(_ALPHA * scale) + dtype(_ALPHA * scale * p)
+    product = _multiply(input, Tensor._make(kept * dtype(scale)), inplace)
+    return _in_place(add, product, Tensor._make(shift))
+
+
+def _multiply(input, noise, inplace):
+    return _in_place(mul, input, noise) if inplace else mul(input, noise)
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    """Zero each element with probability p and scale the rest by 1 / (1 - p)."""
+    return _dropout_impl(input, p, training, inplace)
+
+
+def alpha_dropout(input, p=0.5, training=False, inplace=False):
+    """Dropout for SELU networks: dropped units take SELU's negative limit, then an affine map
+    restores the input's mean and variance."""
+    return _dropout_impl(input, p, training, inplace, alpha=True)
+
+
+def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
+    """alpha_dropout of whole channels."""
+    return _dropout_impl(input, p, training, inplace, feature=True, alpha=True)
+
+
+def _channel_dropout(input, p, training, inplace, batched):
+    """Channel-wise dropout, run on a batch of one when the input has no batch dim."""
+    if batched:
+        return _dropout_impl(input, p, training, inplace, feature=True)
+    if inplace:
+        input.unsqueeze_(0)
+        return _dropout_impl(input, p, training, True, feature=True).squeeze_(0)
+    return squeeze(_dropout_impl(unsqueeze(input, 0), p, training, False, feature=True), 0)
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    """Zero whole channels of (N, C, L) or (C, L) input."""
+    _check_probability(p)
+    if input.ndim not in (2, 3):
+        raise RuntimeError(
+            f"dropout1d: Expected 2D or 3D input, but received a {input.ndim}D input. Note that "
+            "dropout1d exists to provide channel-wise dropout on inputs with 1 spatial "
+            "dimension, a channel dimension, and an optional batch dimension (i.e. 2D or 3D "
+            "inputs).")
+    return _channel_dropout(input, p, training, inplace, batched=input.ndim == 3)
+
+
+def _warn_unusual_dims(name, input, spatial):
+    if input.ndim not in (spatial + 1, spatial + 2):
+        warnings.warn(
+            f"{name}: Received a {input.ndim}-D input to {name}, which is deprecated and will "
+            "result in an error in a future release. To retain the behavior and silence this "
+            f"warning, please use dropout instead. Note that {name} exists to provide "
+            f"channel-wise dropout on inputs with {spatial} spatial dimensions, a channel "
+            f"dimension, and an optional batch dimension (i.e. {spatial + 1}D or {spatial + 2}D "
+            "inputs).", stacklevel=3)
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False):
+    """Zero whole channels of (N, C, H, W) input. A 3-D input is taken as (N, C, L), as torch
+    still does, with its warning."""
+    _check_probability(p)
+    _warn_unusual_dims("dropout2d", input, 2)
+    if input.ndim == 3:
+        warnings.warn(
+            "dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D "
+            "dropout behavior is desired - input is interpreted as shape (N, C, L), where C is "
+            "the channel dim. This behavior will change in a future release to interpret the "
+            "input as one without a batch dimension, i.e. shape (C, H, W). To maintain the 1D "
+            "channel-wise dropout behavior, please switch to using dropout1d instead.",
+            stacklevel=2)
+    return _dropout_impl(input, p, training, inplace, feature=True)
+
+
+def dropout3d(input, p=0.5, training=True, inplace=False):
+    """Zero whole channels of (N, C, D, H, W) or (C, D, H, W) input."""
+    _check_probability(p)
+    _warn_unusual_dims("dropout3d", input, 3)
+    return _channel_dropout(input, p, training, inplace, batched=input.ndim == 5)
+
+
+# torch.dropout and torch.alpha_dropout take (input, p, train): only F's names are exported.
+NN_FUNCTIONS = ("alpha_dropout dropout dropout1d dropout2d dropout3d "
+                "feature_alpha_dropout").split()
