@@ -2,8 +2,8 @@
 
 A class weight is registered as a buffer (so it is in state_dict and follows .to()), as in torch.
 """
-import warnings
 
+from ...ops.loss import legacy_reduction
 from .. import functional as F
 from .distance import PairwiseDistance
 from .module import Module
@@ -15,23 +15,13 @@ __all__ = ["BCELoss", "BCEWithLogitsLoss", "CosineEmbeddingLoss", "CrossEntropyL
            "TripletMarginLoss", "TripletMarginWithDistanceLoss"]
 
 
-def _legacy_reduction(size_average, reduce):
-    """The reduction named by the deprecated size_average/reduce flags, with torch's warning."""
-    size_average = True if size_average is None else size_average
-    reduce = True if reduce is None else reduce
-    name = "mean" if size_average and reduce else "sum" if reduce else "none"
-    warnings.warn("size_average and reduce args will be deprecated, please use "
-                  f"reduction='{name}' instead.", stacklevel=3)
-    return name
-
-
 class _Loss(Module):
     """Holds `reduction`; the legacy size_average/reduce flags override it when given."""
 
     def __init__(self, size_average=None, reduce=None, reduction="mean"):
         super().__init__()
         if size_average is not None or reduce is not None:
-            reduction = _legacy_reduction(size_average, reduce)
+            reduction = legacy_reduction(size_average, reduce, stacklevel=3)
         self.reduction = reduction
 
 
