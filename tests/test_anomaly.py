@@ -5,10 +5,7 @@ import warnings
 import pytest
 
 import tapegrad
-
-
-def _torch():
-    return pytest.importorskip("torch")
+from compare import torch_or_skip
 
 
 def _messages(caught):
@@ -60,14 +57,14 @@ def test_the_forward_trace_drops_tapegrads_own_frames():
     assert os.path.dirname(tapegrad.__file__) not in trace
 
 
-def test_nan_report_matches_torch():
-    assert nan_in_backward(tapegrad) == nan_in_backward(_torch())
+def test_nan_report_matchestorch_or_skip():
+    assert nan_in_backward(tapegrad) == nan_in_backward(torch_or_skip())
 
 
 def test_any_backward_error_is_reported_with_the_forward_trace():
     ours = modified_saved_tensor(tapegrad)
     assert "b = a.exp()" in ours[0]
-    assert ours == modified_saved_tensor(_torch())
+    assert ours == modified_saved_tensor(torch_or_skip())
 
 
 def test_nan_check_can_be_switched_off():

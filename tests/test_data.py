@@ -13,7 +13,7 @@ import pytest
 
 import tapegrad
 import tapegrad.utils.data as data
-from nn_compare import same_error, torch_or_skip
+from compare import same_error, torch_or_skip
 
 Point = collections.namedtuple("Point", "x y")
 

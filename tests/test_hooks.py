@@ -4,13 +4,9 @@ Each scenario is written once as a function of the library, so the same code run
 tapegrad and torch and the logs are compared.
 """
 import numpy as np
-import pytest
 
 import tapegrad
-
-
-def _torch():
-    return pytest.importorskip("torch")
+from compare import error_of, torch_or_skip
 
 
 def _plain(value):
@@ -20,12 +16,6 @@ def _plain(value):
     if hasattr(value, "detach"):
         return value.detach().numpy().tolist()
     return value
-
-
-def _error(fn):
-    with pytest.raises(Exception) as info:
-        fn()
-    return type(info.value).__name__, str(info.value)
 
 
 def hook_order(lib):
@@ -55,8 +45,8 @@ def replaced_gradients(lib):
     return x.grad
 
 
-def test_hook_order_and_arguments_match_torch():
-    torch = _torch()
+def test_hook_order_and_arguments_matchtorch_or_skip():
+    torch = torch_or_skip()
     assert _plain(hook_order(tapegrad)) == _plain(hook_order(torch))
 
 
@@ -69,7 +59,7 @@ def test_hook_order_analytic():
 def test_node_hooks_replace_gradients():
     # the pre-hook scales the incoming gradient by 10, the post-hook adds 1 to d/dx
     assert replaced_gradients(tapegrad).tolist() == [21.0, 21.0]
-    torch = _torch()
+    torch = torch_or_skip()
     assert replaced_gradients(torch).tolist() == replaced_gradients(tapegrad).tolist()
 
 
@@ -128,11 +118,11 @@ def bad_hook_errors(lib):
         y.sum().backward()
     constant = lib.tensor(1.)
     return [
-        _error(lambda: backward_with(lambda n: n.register_hook(lambda gi, go: (gi[0],)))),
-        _error(lambda: backward_with(lambda n: n.register_prehook(lambda go: (go[0], go[0])))),
-        _error(lambda: backward_with(lambda n: n.register_prehook(lambda go: 3))),
-        _error(lambda: (x * 2).register_post_accumulate_grad_hook(lambda t: None)),
-        _error(lambda: constant.register_post_accumulate_grad_hook(lambda t: None)),
+        error_of(lambda: backward_with(lambda n: n.register_hook(lambda gi, go: (gi[0],)))),
+        error_of(lambda: backward_with(lambda n: n.register_prehook(lambda go: (go[0], go[0])))),
+        error_of(lambda: backward_with(lambda n: n.register_prehook(lambda go: 3))),
+        error_of(lambda: (x * 2).register_post_accumulate_grad_hook(lambda t: None)),
+        error_of(lambda: constant.register_post_accumulate_grad_hook(lambda t: None)),
     ]
 
 
@@ -140,7 +130,7 @@ def test_bad_hooks_raise_torchs_errors():
     ours = bad_hook_errors(tapegrad)
     assert ours[0] == ("RuntimeError", "hook '<lambda>' has returned an incorrect number of "
                        "values (got 1, but expected 2)")
-    torch = _torch()
+    torch = torch_or_skip()
     assert ours == bad_hook_errors(torch)
 
 
@@ -173,12 +163,12 @@ def packing_scenario(lib):
     return sorted(log), x.grad.tolist()
 
 
-def test_saved_tensors_hooks_pack_and_unpack_as_torch():
+def test_saved_tensors_hooks_pack_and_unpack_astorch_or_skip():
     log, grad = packing_scenario(tapegrad)
     assert [entry[0] for entry in log].count("pack") == 4
     assert [entry[0] for entry in log].count("unpack") == 3
     assert np.allclose(grad, np.exp([1., 2.]) * np.array([2., 3.]))  # d(x e^x) = (x+1) e^x
-    assert (log, grad) == packing_scenario(_torch())
+    assert (log, grad) == packing_scenario(torch_or_skip())
 
 
 def test_saved_tensors_hooks_skip_the_version_check():
@@ -226,14 +216,14 @@ def saved_hook_errors(lib):
         with graph.disable_saved_tensors_hooks("no hooks here"):
             with graph.saved_tensors_hooks(lambda t: t, lambda t: t):
                 pass
-    return [_error(lambda: b.sum().backward()), _error(enter_while_disabled)]
+    return [error_of(lambda: b.sum().backward()), error_of(enter_while_disabled)]
 
 
-def test_saved_tensors_hooks_errors_match_torch():
+def test_saved_tensors_hooks_errors_matchtorch_or_skip():
     ours = saved_hook_errors(tapegrad)
     assert ours[0] == ("TypeError", "Output of saved tensor unpack_hook expected to be a Tensor "
                        "but got result of type int")
-    assert ours == saved_hook_errors(_torch())
+    assert ours == saved_hook_errors(torch_or_skip())
 
 
 def test_save_on_cpu_gives_the_same_gradients():

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import tapegrad
-from nn_compare import error_of, torch_or_skip
+from compare import error_of, torch_or_skip
 from tapegrad.interop import from_dlpack, from_torch
 
 DTYPES = ["float64", "float32", "float16", "int64", "int32", "int16", "int8", "uint8", "bool",

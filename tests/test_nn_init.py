@@ -10,7 +10,7 @@ import pytest
 import tapegrad
 from tapegrad import nn
 from tapegrad.nn import init
-from nn_compare import same_error, torch_or_skip
+from compare import same_error, torch_or_skip
 
 
 def _sample(fill, shape=(1000, 1000), dtype=tapegrad.float64):

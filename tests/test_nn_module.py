@@ -14,7 +14,7 @@ import pytest
 
 import tapegrad
 from tapegrad import nn
-from nn_compare import error_of, same, same_error, torch_or_skip
+from compare import error_of, same, same_error, torch_or_skip
 
 
 def layers(lib):

@@ -9,7 +9,7 @@ import pytest
 import tapegrad
 from tapegrad import nn
 from tapegrad.nn import utils
-from nn_compare import error_of, torch_or_skip
+from compare import error_of, torch_or_skip
 
 
 SHAPES = [(3, 4), (4,), (), (2, 2, 2)]

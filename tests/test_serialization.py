@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import tapegrad
-from nn_compare import torch_or_skip
+from compare import torch_or_skip
 from tapegrad.serialization import load, save
 
 FORMATS = ["safetensors", "torch"]

@@ -1,4 +1,4 @@
-"""Helpers shared by the nn tests: run one scenario on tapegrad and on torch, compare."""
+"""Helpers shared by the tests: run one scenario on tapegrad and on torch, compare."""
 import pytest
 
 import tapegrad
