@@ -411,3 +411,18 @@ def test_node_titles_number_repeated_names_in_tree_order():
     titles = list(viz.node_titles(y).values())
     assert titles[:4] == ["CopySlices #1", "CopySlices #2", "CopySlices #3", "MulBackward0 #1"]
     assert len(titles) == len(set(titles)) == 12
+
+
+def test_saved_tensors_are_exposed_under_torchs_names():
+    def saved(lib):
+        a = lib.tensor([1., 2.], requires_grad=True)
+        b = lib.tensor([3., 4.], requires_grad=True)
+        y = (a * b).exp()
+        mul = y.grad_fn.next_functions[0][0]
+        before = {name: value.tolist() for name, value in viz.saved_values(mul).items()}
+        names = sorted(viz.saved_values(y.grad_fn))
+        y.sum().backward()
+        return before, names, viz.saved_values(y.grad_fn)
+    ours = saved(tapegrad)
+    assert ours == ({"self": [1., 2.], "other": [3., 4.]}, ["result"], {"result": "(freed)"})
+    assert ours == saved(pytest.importorskip("torch"))

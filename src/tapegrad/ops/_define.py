@@ -84,6 +84,23 @@ class OpNode(Node):
         if self.op.saves_tensors:
             self._saved = None
 
+    def __getattr__(self, name):
+        """torch's `_saved_<name>` views of what backward kept (torch calls `input` self)."""
+        key = "input" if name == "_saved_self" else name[len("_saved_"):]
+        if not name.startswith("_saved_") or key not in self._kept_names():
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+        if self._saved is None:
+            raise RuntimeError(FREED_GRAPH)
+        value = self._saved.get(key)
+        return value.unpack(self, Tensor) if type(value) is SavedTensor else value
+
+    def __dir__(self):
+        names = ("_saved_self" if n == "input" else "_saved_" + n for n in self._kept_names())
+        return [*super().__dir__(), *names]
+
+    def _kept_names(self):
+        return [name for name, _, _ in self.op.save_plan]
+
 
 class Op:
     """A declared op: call it with tensors (or numbers) and attributes, as torch's function."""
