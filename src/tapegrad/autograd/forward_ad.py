@@ -84,10 +84,6 @@ def set_tangent(tensor, tangent):
     _duals[id(tensor)] = tensor
 
 
-def is_active():
-    return _level is not None
-
-
 def propagate(op, args, input_positions, outputs):
     """Give op's floating outputs the tangent J t, where t are its inputs' tangents."""
     from .._creation import zeros_like
