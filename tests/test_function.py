@@ -10,22 +10,8 @@ import numpy as np
 import pytest
 
 import tapegrad
+from compare import same_error, torch_or_skip
 from tapegrad.autograd.function import Function, once_differentiable
-
-
-def _torch():
-    return pytest.importorskip("torch")
-
-
-def _error(fn):
-    with pytest.raises(Exception) as info:
-        fn()
-    return type(info.value).__name__, str(info.value)
-
-
-def _same_error(make):
-    torch = _torch()
-    assert _error(lambda: make(tapegrad)) == _error(lambda: make(torch))
 
 
 def _np(t):
@@ -83,7 +69,7 @@ def test_public_names():
 
 
 def test_exp_values_grads_and_node():
-    torch = _torch()
+    torch = torch_or_skip()
     data = np.array([0.5, -1.0, 2.0])
     results = {}
     for lib in (tapegrad, torch):
@@ -102,7 +88,7 @@ def test_exp_values_grads_and_node():
 
 
 def test_non_tensor_input_has_no_edge_and_needs_input_grad():
-    torch = _torch()
+    torch = torch_or_skip()
     seen = {}
     for lib in (tapegrad, torch):
         x = lib.tensor([1.0, 2.0], requires_grad=True)
@@ -127,7 +113,7 @@ def test_no_graph_without_grad():
 
 
 def test_double_backward_through_saved_input():
-    torch = _torch()
+    torch = torch_or_skip()
     seen = {}
     for lib in (tapegrad, torch):
         x = lib.tensor([1.5, -2.0], dtype=lib.float64, requires_grad=True)
@@ -145,14 +131,14 @@ def test_saved_tensors_freed_after_backward():
         y = exp_function(lib).apply(x)
         y.sum().backward()
         return y.grad_fn.saved_tensors
-    _same_error(make)
+    same_error(make)
 
     def twice(lib):
         x = lib.tensor([1.0], requires_grad=True)
         y = exp_function(lib).apply(x).sum()
         y.backward()
         y.backward()
-    _same_error(twice)
+    same_error(twice)
 
 
 def test_retain_graph_keeps_saved_tensors():
@@ -170,7 +156,7 @@ def test_saved_tensor_modified_in_place():
         s = cube_function(lib).apply(w)
         w.add_(1)
         s.sum().backward()
-    _same_error(make)
+    same_error(make)
 
 
 def dirty_function(lib):
@@ -188,7 +174,7 @@ def dirty_function(lib):
 
 
 def test_mark_dirty():
-    torch = _torch()
+    torch = torch_or_skip()
     seen = {}
     for lib in (tapegrad, torch):
         x = lib.tensor([1.0, 3.0], requires_grad=True)
@@ -205,11 +191,11 @@ def test_mark_dirty():
 
 
 def test_mark_dirty_on_leaf():
-    _same_error(lambda lib: dirty_function(lib).apply(lib.tensor([1.0], requires_grad=True)))
+    same_error(lambda lib: dirty_function(lib).apply(lib.tensor([1.0], requires_grad=True)))
 
 
 def test_mark_non_differentiable():
-    torch = _torch()
+    torch = torch_or_skip()
     seen = {}
     for lib in (tapegrad, torch):
         class MaxArg(lib.autograd.Function):
@@ -253,7 +239,7 @@ def two_output_function(lib, materialize):
 
 @pytest.mark.parametrize("materialize", [True, False])
 def test_set_materialize_grads(materialize):
-    torch = _torch()
+    torch = torch_or_skip()
     seen = {}
     for lib in (tapegrad, torch):
         x = lib.tensor([1.0, 2.0], requires_grad=True)
@@ -294,11 +280,11 @@ def test_once_differentiable():
         assert type(g.grad_fn).__name__ == "Error"
         assert g.grad_fn.name() == "torch::autograd::Error"
         g.sum().backward()
-    _same_error(make)
+    same_error(make)
 
 
 def test_once_differentiable_first_order():
-    torch = _torch()
+    torch = torch_or_skip()
     grads = []
     for lib in (tapegrad, torch):
         x = lib.tensor([1.0, 2.0], requires_grad=True)
@@ -319,7 +305,7 @@ def test_wrong_number_of_gradients():
                 return (grad,)
         x = lib.tensor([1.0, 2.0], requires_grad=True)
         BadCount.apply(x, x).sum().backward()
-    _same_error(make)
+    same_error(make)
 
 
 def test_wrong_gradient_shape():
@@ -333,11 +319,11 @@ def test_wrong_gradient_shape():
             def backward(ctx, grad):
                 return lib.ones(3)
         BadShape.apply(lib.tensor([1.0, 2.0], requires_grad=True)).sum().backward()
-    _same_error(make)
+    same_error(make)
 
 
 def test_broadcast_gradient_is_summed_back():
-    torch = _torch()
+    torch = torch_or_skip()
     grads = []
     for lib in (tapegrad, torch):
         class Wide(lib.autograd.Function):
@@ -355,7 +341,7 @@ def test_broadcast_gradient_is_summed_back():
 
 
 def test_setup_context_style():
-    torch = _torch()
+    torch = torch_or_skip()
     seen = {}
     for lib in (tapegrad, torch):
         class Scale(lib.autograd.Function):
@@ -390,11 +376,11 @@ def test_legacy_non_static_forward():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DeprecationWarning)
             Old()(lib.tensor([1.0], requires_grad=True))
-    _same_error(make)
+    same_error(make)
 
 
 def test_returned_input_is_a_new_tensor():
-    torch = _torch()
+    torch = torch_or_skip()
     for lib in (tapegrad, torch):
         class Same(lib.autograd.Function):
             @staticmethod
@@ -417,7 +403,7 @@ def test_returned_input_is_a_new_tensor():
 
 
 def test_integer_output_does_not_require_grad():
-    torch = _torch()
+    torch = torch_or_skip()
     for lib in (tapegrad, torch):
         class ToLong(lib.autograd.Function):
             @staticmethod
@@ -451,11 +437,11 @@ def test_gradient_for_non_tensor_input():
         a, k = R.apply(lib.tensor([1.0, 2.0], requires_grad=True), 2.0)
         assert k == 2.0
         a.sum().backward()
-    _same_error(make)
+    same_error(make)
 
 
 def test_double_backward_through_saved_output():
-    torch = _torch()
+    torch = torch_or_skip()
     seen = []
     for lib in (tapegrad, torch):
         x = lib.tensor([0.5, -1.0], dtype=lib.float64, requires_grad=True)
@@ -471,7 +457,7 @@ def test_double_backward_through_saved_output():
 
 
 def test_hooks_and_retain_grad_on_outputs():
-    torch = _torch()
+    torch = torch_or_skip()
     seen = []
     for lib in (tapegrad, torch):
         x = lib.tensor([1.0, 2.0], requires_grad=True)
@@ -500,7 +486,7 @@ def test_graph_is_freed_without_garbage_collection():
 
 
 def test_saved_dirty_output_double_backward():
-    torch = _torch()
+    torch = torch_or_skip()
     seen = []
     for lib in (tapegrad, torch):
         class SquareInPlace(lib.autograd.Function):
@@ -540,7 +526,7 @@ def test_vjp_is_an_alias_of_backward():
 
 
 def test_mark_dirty_on_a_view():
-    torch = _torch()
+    torch = torch_or_skip()
     seen = []
     for lib in (tapegrad, torch):
         class Triple(lib.autograd.Function):
@@ -566,7 +552,7 @@ def test_mark_dirty_on_a_view():
 
 
 def test_mark_dirty_on_a_view_of_a_leaf():
-    _same_error(lambda lib: dirty_function(lib).apply(
+    same_error(lambda lib: dirty_function(lib).apply(
         lib.tensor([1.0, 2.0], requires_grad=True)[1:]))
 
 
@@ -582,7 +568,7 @@ def test_save_for_backward_only_saves_tensors():
             def backward(ctx, grad):
                 return grad
         SaveNumber.apply(lib.tensor([1.0], requires_grad=True))
-    _same_error(make)
+    same_error(make)
 
 
 # ---- mark_dirty on several inputs, views among them ------------------------------------------
@@ -633,7 +619,7 @@ def _scale_three_run(lib, constant_c=False):
 
 @pytest.mark.parametrize("constant_c", [False, True])
 def test_mark_dirty_several_inputs_returned_in_any_order(constant_c):
-    torch = _torch()
+    torch = torch_or_skip()
     assert _scale_three_run(tapegrad, constant_c) == _scale_three_run(torch, constant_c)
 
 
@@ -649,7 +635,7 @@ def test_mark_dirty_several_inputs_gradients_by_hand():
 
 
 def test_mark_dirty_bumps_version_once_per_mention():
-    torch = _torch()
+    torch = torch_or_skip()
     seen = []
     for lib in (tapegrad, torch):
         class Twice(lib.autograd.Function):
@@ -696,7 +682,7 @@ def _dirty_view_and(lib, second_output):
 @pytest.mark.parametrize("second_output", [lambda other: other * 2, lambda other: 3,
                                            lambda other: None])
 def test_mark_dirty_view_with_several_outputs_raises(second_output):
-    _same_error(lambda lib: _dirty_view_and(lib, second_output))
+    same_error(lambda lib: _dirty_view_and(lib, second_output))
 
 
 def test_mark_dirty_view_with_several_outputs_message():
@@ -741,13 +727,13 @@ def _mul_into_view_run(lib, view_first, base_requires_grad=True):
 
 @pytest.mark.parametrize("base_requires_grad", [True, False])
 def test_mark_dirty_view_first_input_matches_torch(base_requires_grad):
-    torch = _torch()
+    torch = torch_or_skip()
     assert (_mul_into_view_run(tapegrad, True, base_requires_grad)
             == _mul_into_view_run(torch, True, base_requires_grad))
 
 
 def test_mark_dirty_view_second_input_graph_matches_torch():
-    torch = _torch()
+    torch = torch_or_skip()
     ours, theirs = _mul_into_view_run(tapegrad, False), _mul_into_view_run(torch, False)
     ours.pop("grads"), theirs.pop("grads")
     assert ours == theirs
@@ -790,7 +776,7 @@ def _dirty_case(lib, case):
 @pytest.mark.parametrize("case", ["not returned", "not returned, no grad",
                                   "view not an input"])
 def test_mark_dirty_misuse_errors_match_torch(case):
-    _same_error(lambda lib: _dirty_case(lib, case))
+    same_error(lambda lib: _dirty_case(lib, case))
 
 
 def test_mark_dirty_not_returned_message():
@@ -800,7 +786,7 @@ def test_mark_dirty_not_returned_message():
 
 
 def test_mark_dirty_non_input_warns():
-    torch = _torch()
+    torch = torch_or_skip()
     messages = []
     for lib in (tapegrad, torch):
         class MarksNew(lib.autograd.Function):
@@ -826,7 +812,7 @@ def test_mark_dirty_non_input_warns():
 
 
 def test_mark_dirty_non_differentiable_returns_a_detached_alias():
-    torch = _torch()
+    torch = torch_or_skip()
     seen = []
     for lib in (tapegrad, torch):
         class Hidden(lib.autograd.Function):

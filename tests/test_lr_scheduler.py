@@ -12,25 +12,11 @@ import numpy as np
 import pytest
 
 import tapegrad
+from compare import same_error, torch_or_skip
 import tapegrad.optim as optim
 from tapegrad.optim import lr_scheduler
 
 EPOCHS = 40
-
-
-def _torch():
-    return pytest.importorskip("torch")
-
-
-def _error(fn):
-    with pytest.raises(Exception) as info:
-        fn()
-    return type(info.value).__name__, str(info.value)
-
-
-def _same_error(make):
-    torch = _torch()
-    assert _error(lambda: make(tapegrad)) == _error(lambda: make(torch))
 
 
 def _optimizer(lib, name="SGD"):
@@ -112,7 +98,7 @@ def _comparable(state):
 
 @pytest.mark.parametrize("key", sorted(SCHEDULERS))
 def test_scheduler_lr_sequence_matches_torch(key):
-    torch = _torch()
+    torch = torch_or_skip()
     ours, our_scheduler = _lr_sequence(tapegrad, key)
     theirs, their_scheduler = _lr_sequence(torch, key)
     assert ours == theirs  # exact: both sides do the same float arithmetic
@@ -124,7 +110,7 @@ def test_scheduler_lr_sequence_matches_torch(key):
 
 @pytest.mark.parametrize("key", ADAM_SCHEDULERS)
 def test_one_cycle_cycles_adam_beta1_like_torch(key):
-    torch = _torch()
+    torch = torch_or_skip()
     ours, _ = _lr_sequence(tapegrad, key, "Adam")
     theirs, _ = _lr_sequence(torch, key, "Adam")
     assert ours == theirs
@@ -186,7 +172,7 @@ def _metrics():
 
 @pytest.mark.parametrize("key", sorted(PLATEAU_CASES))
 def test_reduce_lr_on_plateau_matches_torch(key):
-    torch = _torch()
+    torch = torch_or_skip()
     runs = []
     for lib in (tapegrad, torch):
         opt = _optimizer(lib)
@@ -245,7 +231,7 @@ def test_scheduler_sets_initial_lr_and_base_lrs():
 
 
 def test_closed_form_step_with_epoch_matches_torch():
-    torch = _torch()
+    torch = torch_or_skip()
     runs = []
     for lib in (tapegrad, torch):
         opt = _optimizer(lib)
@@ -284,7 +270,7 @@ WARNING_CASES = {
 
 @pytest.mark.parametrize("case", sorted(WARNING_CASES))
 def test_scheduler_warnings_match_torch(case):
-    torch = _torch()
+    torch = torch_or_skip()
     assert _warnings_of(tapegrad, WARNING_CASES[case]) == _warnings_of(torch, WARNING_CASES[case])
 
 
@@ -334,14 +320,14 @@ def test_scheduler_errors_match_torch(case):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             return ERROR_CASES[case](lib.optim.lr_scheduler, _two_group(lib))
-    _same_error(make)
+    same_error(make)
 
 
 def test_one_cycle_momentum_error_matches_torch():
     def make(lib):
         opt = lib.optim.Adagrad([lib.ones(1, requires_grad=True)])
         return lib.optim.lr_scheduler.OneCycleLR(opt, max_lr=1.0, total_steps=5)
-    _same_error(make)
+    same_error(make)
 
 
 def test_sequential_other_optimizer_error_matches_torch():
@@ -349,11 +335,11 @@ def test_sequential_other_optimizer_error_matches_torch():
         opt, other = _optimizer(lib), _optimizer(lib)
         L = lib.optim.lr_scheduler
         return L.SequentialLR(opt, [L.StepLR(opt, 2), L.StepLR(other, 2)], milestones=[3])
-    _same_error(make)
+    same_error(make)
 
 
 def test_tensor_lr_is_updated_in_place_like_torch():
-    torch = _torch()
+    torch = torch_or_skip()
     runs = []
     for lib in (tapegrad, torch):
         param = lib.ones(2, dtype=lib.float64, requires_grad=True)

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import tapegrad
+from compare import same_error, torch_or_skip
 import tapegrad.optim as optim
 
 SHAPES = [(3, 4), (5,)]
@@ -60,24 +61,9 @@ CASES = [
 NAMES = sorted({name for name, _ in CASES})
 
 
-def _torch():
-    return pytest.importorskip("torch")
-
-
 def _case_id(case):
     name, options = case
     return name + "-" + "-".join(f"{k}={v}" for k, v in options.items())
-
-
-def _error(fn):
-    with pytest.raises(Exception) as info:
-        fn()
-    return type(info.value).__name__, str(info.value)
-
-
-def _same_error(make):
-    torch = _torch()
-    assert _error(lambda: make(tapegrad)) == _error(lambda: make(torch))
 
 
 def _problem(seed=0):
@@ -140,7 +126,7 @@ def _assert_same_state_dict(ours, theirs, rtol=1e-12):
 
 @pytest.mark.parametrize("case", CASES, ids=_case_id)
 def test_optimizer_trajectory_matches_torch(case):
-    torch = _torch()
+    torch = torch_or_skip()
     name, options = case
     ours = _run(tapegrad, name, options)
     theirs = _run(torch, name, options)
@@ -156,7 +142,7 @@ def test_optimizer_trajectory_matches_torch(case):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_optimizer_param_groups_with_different_lr_match_torch(name):
-    torch = _torch()
+    torch = torch_or_skip()
     options = dict(next(o for n, o in CASES if n == name))
     options.pop("lr", None)
     groups = [{"lr": 0.03}, {"lr": 0.2, "weight_decay": 0.1}]
@@ -170,7 +156,7 @@ def test_optimizer_param_groups_with_different_lr_match_torch(name):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_optimizer_defaults_and_repr_match_torch(name):
-    torch = _torch()
+    torch = torch_or_skip()
     ours = getattr(optim, name)([tapegrad.zeros(2, requires_grad=True)])
     theirs = getattr(torch.optim, name)([torch.zeros(2, requires_grad=True)])
     assert list(ours.defaults.items()) == list(theirs.defaults.items())
@@ -179,7 +165,7 @@ def test_optimizer_defaults_and_repr_match_torch(name):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_optimizer_load_state_dict_resumes_like_torch(name):
-    torch = _torch()
+    torch = torch_or_skip()
     options = next(o for n, o in CASES if n == name)
     results = []
     for lib in (tapegrad, torch):
@@ -206,7 +192,7 @@ def test_optimizer_load_state_dict_resumes_like_torch(name):
 
 
 def test_optimizer_load_state_dict_casts_to_param_dtype_like_torch():
-    torch = _torch()
+    torch = torch_or_skip()
     described = []
     for lib in (tapegrad, torch):
         source = lib.zeros(3, dtype=lib.float64, requires_grad=True)
@@ -303,7 +289,7 @@ def test_optimizer_groups_fill_defaults_and_add_param_group():
 
 
 def test_optimizer_named_params_match_torch():
-    torch = _torch()
+    torch = torch_or_skip()
     dicts = []
     for lib in (tapegrad, torch):
         named = [("w", lib.ones(2, requires_grad=True)), ("b", lib.ones(1, requires_grad=True))]
@@ -361,11 +347,11 @@ ERROR_CASES = {
 
 @pytest.mark.parametrize("case", sorted(ERROR_CASES))
 def test_optimizer_errors_match_torch(case):
-    _same_error(ERROR_CASES[case])
+    same_error(ERROR_CASES[case])
 
 
 def test_duplicate_params_in_group_warn_like_torch():
-    torch = _torch()
+    torch = torch_or_skip()
     messages = []
     for lib in (tapegrad, torch):
         param = lib.ones(1, requires_grad=True)
@@ -377,7 +363,7 @@ def test_duplicate_params_in_group_warn_like_torch():
 
 
 def test_adagrad_creates_state_eagerly_like_torch():
-    torch = _torch()
+    torch = torch_or_skip()
     states = []
     for lib in (tapegrad, torch):
         opt = lib.optim.Adagrad([lib.ones(2, requires_grad=True)], initial_accumulator_value=0.5)
@@ -387,7 +373,7 @@ def test_adagrad_creates_state_eagerly_like_torch():
 
 
 def test_float32_adam_matches_torch():
-    torch = _torch()
+    torch = torch_or_skip()
     results = []
     for lib in (tapegrad, torch):
         param = lib.tensor([0.5, -1.5, 2.0], requires_grad=True)
