@@ -107,11 +107,7 @@ _VMAP_PREFIX = "vmap(vjp, in_dims=0, ...)(<inputs>): "
 def _batched_seeds(outputs, grad_outputs):
     """Batched grad_outputs in their outputs' dtypes, checked in torch's order: its shape test
     per output, then vmap's (a Tensor with a first dimension, one batch size for all)."""
-    from .._tensor import Tensor
-    if grad_outputs is None:
-        grad_outputs = (None,) * len(outputs)
-    elif isinstance(grad_outputs, Tensor):
-        grad_outputs = (grad_outputs,)
+    grad_outputs = _per_output(grad_outputs, outputs)
     seeds = [_batched_seed(i, output, seed)
              for i, (output, seed) in enumerate(zip(outputs, grad_outputs))]
     for seed in seeds:
@@ -138,11 +134,7 @@ def _batched_seed(i, output, seed):
     """torch's test of one batched grad_output; None becomes the (unbatched) implicit seed."""
     from .._tensor import Tensor
     if seed is None:
-        if not output._requires_grad:
-            return None
-        if output.numel() != 1:
-            raise RuntimeError("grad can be implicitly created only for scalar outputs")
-        return Tensor._make(np.ones_like(output._data))
+        return _implicit_seed(output) if output._requires_grad else None
     if not isinstance(seed, Tensor):
         raise TypeError("gradients can be either Tensors or None, but got "
                         f"{type(seed).__name__}")
@@ -153,12 +145,25 @@ def _batched_seed(i, output, seed):
     return seed
 
 
-def _roots_and_seeds(tensors, grad_tensors):
+def _per_output(grad_tensors, tensors):
+    """grad_outputs as one entry per output: None for all, or a lone Tensor wrapped."""
     from .._tensor import Tensor
     if grad_tensors is None:
-        grad_tensors = (None,) * len(tensors)
-    elif isinstance(grad_tensors, Tensor):
-        grad_tensors = (grad_tensors,)
+        return (None,) * len(tensors)
+    return (grad_tensors,) if isinstance(grad_tensors, Tensor) else grad_tensors
+
+
+def _implicit_seed(tensor):
+    """The gradient backward() assumes for a one-element output: ones."""
+    from .._tensor import Tensor
+    if tensor.numel() != 1:
+        raise RuntimeError("grad can be implicitly created only for scalar outputs")
+    return Tensor._make(np.ones_like(tensor._data))
+
+
+def _roots_and_seeds(tensors, grad_tensors):
+    from .._tensor import Tensor
+    grad_tensors = _per_output(grad_tensors, tensors)
     if len(grad_tensors) != len(tensors):
         raise RuntimeError(f"got {len(tensors)} tensors and {len(grad_tensors)} gradients")
     roots, seeds = [], []
@@ -167,9 +172,7 @@ def _roots_and_seeds(tensors, grad_tensors):
             raise RuntimeError(f"element {i} of tensors does not require grad and does not "
                                "have a grad_fn")
         if grad is None:
-            if tensor.numel() != 1:
-                raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            grad = Tensor._make(np.ones_like(tensor._data))
+            grad = _implicit_seed(tensor)
         else:
             if not isinstance(grad, Tensor):
                 grad = Tensor._make(np.asarray(grad, dtype=tensor._data.dtype))
