@@ -78,6 +78,13 @@ def tangent_of(tensor):
     return tensor.__dict__.get("_tangent")
 
 
+def copy_tangent(source, destination):
+    """destination takes source's tangent, if source has one (in-place ops on duals)."""
+    tangent = tangent_of(source)
+    if tangent is not None:
+        set_tangent(destination, tangent)
+
+
 def set_tangent(tensor, tangent):
     """Attach a tangent of the open level to tensor (in place: tensor becomes dual)."""
     tensor.__dict__["_tangent"] = tangent

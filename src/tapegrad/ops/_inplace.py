@@ -11,8 +11,7 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor
-from ..autograd import grad_mode
-from ..autograd import forward_ad
+from ..autograd import forward_ad, grad_mode
 from ..autograd.graph import Node
 from ._checks import broadcast_shapes
 from ._define import edge_of, defop
@@ -41,8 +40,7 @@ def inplace(op, target, *args, **kwargs):
     snapshot._requires_grad = target._requires_grad
     snapshot.grad_fn, snapshot._output_nr = target.grad_fn, target._output_nr
     snapshot._accumulator = target._accumulator
-    if forward_ad.tangent_of(target) is not None:
-        forward_ad.set_tangent(snapshot, forward_ad.tangent_of(target))
+    forward_ad.copy_tangent(target, snapshot)
     result = op(snapshot, *args, **kwargs)
     _write(target, result)
     if target._base is not None:
@@ -65,8 +63,7 @@ def _write(target, result):
                            "tensor before performing the operation.")
     np.copyto(target._data, result._data, casting="unsafe")
     target._bump_version()
-    if forward_ad.tangent_of(result) is not None:  # an in-place op on a dual tensor
-        forward_ad.set_tangent(target, forward_ad.tangent_of(result))
+    forward_ad.copy_tangent(result, target)  # an in-place op on a dual tensor
 
 
 def _shape_mismatch(shape, broadcast_shape):

@@ -213,8 +213,7 @@ def _reshape_in_place(op, input, *args):
         input._view_fn = result._view_fn
     if tracked:
         input.grad_fn, input._output_nr = result.grad_fn, result._output_nr
-    if forward_ad.tangent_of(result) is not None:  # a dual tensor's tangent takes the shape too
-        forward_ad.set_tangent(input, forward_ad.tangent_of(result))
+    forward_ad.copy_tangent(result, input)  # a dual tensor's tangent takes the shape too
     input._bump_version()
     return input
 
