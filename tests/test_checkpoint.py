@@ -132,3 +132,16 @@ def test_checkpoint_sequential_gives_the_plain_gradients(use_reentrant):
             value = function(value)
     value.sum().backward()
     np.testing.assert_allclose(expected.numpy(), x.grad.numpy(), rtol=1e-15)
+
+
+def test_checkpoint_sequential_takes_a_sequential_module():
+    tapegrad.manual_seed(0)
+    model = tapegrad.nn.Sequential(tapegrad.nn.Linear(3, 4), tapegrad.nn.Tanh(),
+                                   tapegrad.nn.Linear(4, 2))
+    x = tapegrad.randn(5, 3)
+    checkpoint_sequential(model, 2, x, use_reentrant=False).sum().backward()
+    expected = [p.grad.clone() for p in model.parameters()]
+    model.zero_grad()
+    model(x).sum().backward()
+    for grad, parameter in zip(expected, model.parameters()):
+        np.testing.assert_array_equal(grad.numpy(), parameter.grad.numpy())

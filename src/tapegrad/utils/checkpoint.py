@@ -10,7 +10,7 @@ Two strategies, as in torch:
 """
 import warnings
 
-from .. import _random
+from .. import _random, nn
 from .._tensor import Tensor
 from ..autograd import enable_grad, engine, no_grad
 from ..autograd.function import Function
@@ -48,7 +48,8 @@ def checkpoint_sequential(functions, segments, input, use_reentrant=None, **kwar
     if use_reentrant is None:
         warnings.warn(USE_REENTRANT_WARNING, UserWarning, stacklevel=2)
         use_reentrant = True
-    functions = list(functions.children()) if hasattr(functions, "children") else functions
+    if isinstance(functions, nn.Sequential):
+        functions = list(functions.children())
     size = len(functions) // segments
     end = -1
     for start in range(0, size * (segments - 1), size):
