@@ -317,14 +317,13 @@ def _drain(ready, pending, dependencies, needed, targets, captured, retain_graph
 def _apply(node, grads, retain_graph):
     if grads[0] is None and all(grad is None for grad in grads):
         outputs = (None,) * len(node.next_functions)
-    elif anomaly_mode._enabled:
-        outputs = anomaly_mode.checked_apply(node, lambda: node.apply(grads))
     else:
-        outputs = node.apply(grads)
-    if len(outputs) != len(node.next_functions):
-        raise RuntimeError(f"function {node.name()} returned an incorrect number of "
-                           f"gradients (expected {len(node.next_functions)}, got "
-                           f"{len(outputs)})")
+        outputs = (anomaly_mode.checked_apply(node, lambda: node.apply(grads))
+                   if anomaly_mode._enabled else node.apply(grads))
+        if len(outputs) != len(node.next_functions):
+            raise RuntimeError(f"function {node.name()} returned an incorrect number of "
+                               f"gradients (expected {len(node.next_functions)}, got "
+                               f"{len(outputs)})")
     if not retain_graph:
         node.release_saved()
     return outputs
