@@ -200,18 +200,20 @@ class SavedTensor:
             return self.tensor
         result = tensor_type._make(self.array, self.dtype)
         result._version_counter = self.version_counter
-        if node is not None and self.dtype.is_differentiable:
-            result._requires_grad = True
-            result.grad_fn, result._output_nr = node, self.output_nr
-        return result
+        return self._as_output_of(node, result)
 
     def _unpack_with_hook(self, node, tensor_type):
         result = self.unpack_hook(self.packed)
         if not isinstance(result, tensor_type):
             raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but got "
                             f"result of type {type(result).__name__}")
-        if node is not None and self.output_nr is not None and result.dtype.is_differentiable:
-            result = result.detach()  # rejoins the graph as the node's output, for create_graph
+        if self.output_nr is None:  # a saved input comes back as the hook gives it
+            return result
+        return self._as_output_of(node, result.detach())
+
+    def _as_output_of(self, node, result):
+        """An unpacked output rejoins the graph as node's output, so create_graph works."""
+        if node is not None and result.dtype.is_differentiable:
             result._requires_grad = True
             result.grad_fn, result._output_nr = node, self.output_nr
         return result
