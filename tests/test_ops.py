@@ -401,7 +401,8 @@ def test_matches_torch_float32(row, sample):
 # Public functions of tapegrad.ops that need no op_db row, and why.
 NOT_DIFFERENTIABLE = {"eq", "ne", "lt", "le", "gt", "ge",
                       "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not"}
-IN_PLACE = {"copy_", "fill_", "zero_", "inplace", "setitem"}  # the in-place tests below
+IN_PLACE = {"copy_", "fill_", "zero_", "inplace", "setitem", "in_place_variant",
+            *(name + "_" for name in tapegrad.ops.IN_PLACE_FUNCTIONS)}  # the in-place tests
 # Registered ops whose nodes only in-place writes create (the in-place tests below).
 IN_PLACE_NODES = {"_view_of_base", "_view_put", "_copy", "_fill", "_fill_with_tensor", "_zero"}
 # number % tensor: like torch, its backward raises (tested in ERRORS, rremainder-backward)

@@ -12,6 +12,9 @@ pytest.importorskip("expecttest")  # torch.testing's op database imports it
 import torch_op_db  # noqa: E402  (needs torch)
 from torch_op_db_xfails import XFAILS  # noqa: E402
 
+# torch's deprecation and beta warnings about the ops under test are not ours to fix
+pytestmark = pytest.mark.filterwarnings("ignore")
+
 COUNTS = collections.Counter()  # (dtype, outcome) -> OpInfos; printed by conftest.py
 
 

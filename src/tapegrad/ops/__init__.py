@@ -8,7 +8,8 @@ import pkgutil
 
 from .._tensor import Tensor
 from ._define import REGISTRY
-from ._inplace import copy_, fill_, inplace, setitem, zero_
+from ._inplace import (IN_PLACE_FUNCTIONS, IN_PLACE_METHODS, copy_, fill_, in_place_variant,
+                       inplace, setitem, zero_)
 from .indexing import getitem
 from .pointwise import to_copy
 from .reduction import sum_to_size, vector_norm
@@ -39,4 +40,9 @@ for _family in FAMILIES:
         globals().setdefault(_name, _method)
     for _name, _attribute in getattr(_family, "TENSOR_ONLY", {}).items():
         setattr(Tensor, _name, _attribute)
+for _name in IN_PLACE_METHODS:  # Tensor.exp_, torch.exp_, ... unless declared by hand
+    if hasattr(Tensor, _name) and _name + "_" not in vars(Tensor):
+        setattr(Tensor, _name + "_", in_place_variant(_name))
+    if _name in IN_PLACE_FUNCTIONS and hasattr(Tensor, _name):
+        TORCH_FUNCTIONS.setdefault(_name + "_", getattr(Tensor, _name + "_"))
 globals().update(TORCH_FUNCTIONS)

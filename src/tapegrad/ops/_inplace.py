@@ -51,6 +51,38 @@ def inplace(op, target, *args, **kwargs):
     return target
 
 
+# torch's in-place variants that overwrite the data with the out-of-place op's result:
+# Tensor.X_ for each X here, and torch.X_ for those in IN_PLACE_FUNCTIONS. (The in-place
+# ops that change metadata, t_/squeeze_/transpose_/resize_, are declared with their views.)
+IN_PLACE_METHODS = frozenset("""
+    abs absolute acos acosh add addbmm addcdiv addcmul addmm addmv addr arccos arccosh arcsin
+    arcsinh arctan arctan2 arctanh asin asinh atan atan2 atanh baddbmm bitwise_and
+    bitwise_left_shift bitwise_not bitwise_or bitwise_right_shift bitwise_xor ceil clamp
+    clamp_max clamp_min clip conj_physical copysign cos cosh cumprod cumsum deg2rad digamma div
+    divide eq erf erfc erfinv exp exp2 expm1 fix float_power floor floor_divide fmod frac gcd ge
+    greater greater_equal gt heaviside hypot i0 igamma igammac index_add index_copy index_fill
+    index_put index_reduce lcm ldexp le lerp less less_equal lgamma log log10 log1p log2
+    logical_and logical_not logical_or logical_xor logit lt masked_fill masked_scatter mul
+    multiply mvlgamma nan_to_num ne neg negative nextafter not_equal polygamma pow put rad2deg
+    reciprocal relu remainder renorm round rsqrt scatter scatter_add scatter_reduce sgn sigmoid
+    sign sin sinc sinh sqrt square sub subtract tan tanh tril triu true_divide trunc xlogy
+""".split())
+IN_PLACE_FUNCTIONS = frozenset("""
+    abs acos acosh addmv arccos arccosh arcsin arcsinh arctan arctanh asin asinh atan atanh ceil
+    clamp clamp_max clamp_min clip conj_physical cos cosh deg2rad erf erfc exp exp2 expm1 fix
+    floor frac gcd i0 index_put lcm ldexp log log10 log1p log2 logit nan_to_num neg negative
+    rad2deg reciprocal relu round rsqrt sigmoid sin sinc sinh sqrt square tan tanh trunc xlogy
+""".split())
+
+
+def in_place_variant(name):
+    """X_ for the method X: X computed out of place, then written into the tensor."""
+    def variant(self, *args, **kwargs):
+        return inplace(getattr(Tensor, name), self, *args, **kwargs)
+    variant.__name__ = variant.__qualname__ = name + "_"
+    return variant
+
+
 def _write(target, result):
     if result._data.shape != target._data.shape:
         raise _shape_mismatch(target.shape, result.shape)
