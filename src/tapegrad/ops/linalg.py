@@ -3,6 +3,7 @@ shape ops the way torch does, so the graph shows torch's nodes."""
 import collections
 import string
 
+from .. import _dtype
 from .._tensor import Tensor
 from . import reduction
 from ._checks import broadcast_shapes, numel, wrap_dim
@@ -295,6 +296,88 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     _check_batches(batch1, batch2)
     expand(input.detach(), size)
     return _baddbmm(input, batch1, batch2, beta, alpha)
+
+
+@defop("AddbmmBackward0", save=("batch1", "batch2", "beta", "alpha"))
+def _addbmm(xp, input: Tensor, batch1: Tensor, batch2: Tensor, beta=1, alpha=1):
+    return _combine(input, xp.matmul(batch1, batch2).sum(0), beta, alpha)
+
+
+def _batches_of(ctx):
+    """The gradient of addbmm's sum over the batch: the incoming gradient for every batch."""
+    return expand(unsqueeze(ctx.grad, 0), (ctx.batch1_shape[0],) + tuple(ctx.grad.shape))
+
+
+_addbmm.derivatives(
+    input=lambda ctx: _scaled(ctx.grad, ctx.beta),
+    batch1=lambda ctx: _scaled(_bmm(_batches_of(ctx), transpose(ctx.batch2, 1, 2)), ctx.alpha),
+    batch2=lambda ctx: _scaled(_bmm(transpose(ctx.batch1, 1, 2), _batches_of(ctx)), ctx.alpha))
+
+
+def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    """beta * input + alpha * (the sum over the batch of batch1 @ batch2)."""
+    _check_tensors("addbmm", input=input, batch1=batch1, batch2=batch2)
+    size = (batch1.shape[wrap_dim(1, batch1.ndim)], batch2.shape[wrap_dim(2, batch2.ndim)])
+    expand(input.detach(), size)  # torch's broadcast check and text come first
+    for name, batch in (("batch1", batch1), ("batch2", batch2)):
+        if batch.ndim != 3:
+            raise RuntimeError(f"{name} must be a 3D tensor")
+    if batch1.shape[0] != batch2.shape[0]:
+        raise RuntimeError(f"batch1 and batch2 must have same number of batches, got "
+                           f"{batch1.shape[0]} and {batch2.shape[0]}")
+    if batch1.shape[2] != batch2.shape[1]:
+        raise RuntimeError(f"Incompatible matrix sizes for bmm ({batch1.shape[1]}x"
+                           f"{batch1.shape[2]} and {batch2.shape[1]}x{batch2.shape[2]})")
+    for first, name, second in ((input, "self", batch2), (batch1, "mat1", batch2)):
+        if first.dtype is not second.dtype:
+            raise RuntimeError(f"{name} and mat2 must have the same dtype, but got "
+                               f"{first.dtype.legacy_name} and {second.dtype.legacy_name}")
+    _check_blas_dtype(input)
+    return _addbmm(input, batch1, batch2, *_integral_scales(input, beta, alpha))
+
+
+def _check_blas_dtype(input):
+    if input.dtype.name == "bool":
+        raise NotImplementedError("\"addmm_impl_cpu_\" not implemented for 'Bool'")
+
+
+def _integral_scales(input, beta, alpha):
+    """torch truncates addbmm's scales to integers for an integer result."""
+    if input.dtype.is_floating_point or input.dtype.is_complex:
+        return beta, alpha
+    return int(beta), int(alpha)
+
+
+@defop("AddrBackward0", save=("vec1", "vec2", "beta", "alpha"), promote="common")
+def _addr(xp, input: Tensor, vec1: Tensor, vec2: Tensor, beta=1, alpha=1):
+    product = xp.multiply.outer(vec1, vec2)
+    if product.dtype == xp.bool_:  # scales are booleans too: and, then or
+        return (product & bool(alpha)) | (xp.asarray(input) & bool(beta))
+    return _combine(input, product, beta, alpha)
+
+
+_addr.derivatives(input=lambda ctx: _scaled(ctx.grad, ctx.beta),
+                  vec1=lambda ctx: _scaled(_mv(ctx.grad, ctx.vec2), ctx.alpha),
+                  vec2=lambda ctx: _scaled(_mv(t(ctx.grad), ctx.vec1), ctx.alpha))
+
+
+def addr(input, vec1, vec2, *, beta=1, alpha=1):
+    """beta * input + alpha * outer(vec1, vec2), in the three tensors' common dtype."""
+    _check_tensors("addr", input=input, vec1=vec1, vec2=vec2)
+    for name, vector in (("vec1", vec1), ("vec2", vec2)):
+        if vector.ndim != 1:
+            raise RuntimeError(f"addr: Expected 1-D argument {name}, but got {vector.ndim}-D")
+    expand(input.detach(), (vec1.shape[0], vec2.shape[0]))
+    result_dtype = _dtype.result_type([t.dtype for t in (input, vec1, vec2) if t.ndim],
+                                      [t.dtype for t in (input, vec1, vec2) if not t.ndim], [])
+    for name, scale in (("beta", beta), ("alpha", alpha)):
+        if isinstance(scale, bool) and result_dtype.name != "bool":
+            raise RuntimeError(f"Boolean {name} only supported for Boolean results.")
+        if isinstance(scale, float) and not (result_dtype.is_floating_point
+                                             or result_dtype.is_complex):
+            raise RuntimeError(f"For integral input tensors, argument {name} must not be a "
+                               "floating point number.")
+    return _addr(input, vec1, vec2, beta, alpha)
 
 
 def _check_tensors(function, **arguments):
@@ -714,7 +797,7 @@ def _sumproduct_pair(left, right, sum_dims):
     return permute(view(bmm(left, right), shape), inverse_order)
 
 
-FUNCTIONS = ("addmm addmv baddbmm bmm dot einsum ger inner kron matmul mm mv outer tensordot "
-             "vdot").split()
+FUNCTIONS = ("addbmm addmm addmv addr baddbmm bmm dot einsum ger inner kron matmul mm mv outer "
+             "tensordot vdot").split()
 METHODS = [name for name in FUNCTIONS if name not in ("einsum", "tensordot")]
 LINALG_FUNCTIONS = ["matmul"]
