@@ -228,6 +228,12 @@ DROPOUT = (
     *_dropout_rows("alpha_dropout", UNARY),
     *_dropout_rows("feature_alpha_dropout", (S((2, 3, 4)), S((2, 3), label="2d"),
                                              S((0, 3), label="empty"))),
+    # torch.dropout(input, p, train) and its siblings, in place too
+    *(OpRow(f"torch_{name}", _quiet(lambda lib, x, name=name: getattr(lib, name)(x, 1.0, True)
+                                    + getattr(lib, name)(x, 0.5, False)
+                                    + getattr(lib, name + "_")(x * 1, 1.0, True)),
+            _CHANNELS_1D[:2], ops=(name, name + "_"))
+      for name in ("dropout", "alpha_dropout", "feature_dropout", "feature_alpha_dropout")),
 )
 
 # ---- linear layers -------------------------------------------------------------------------

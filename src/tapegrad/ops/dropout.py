@@ -125,6 +125,18 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
     return _channel_dropout(input, p, training, inplace, batched=input.ndim == 5)
 
 
-# torch.dropout and torch.alpha_dropout take (input, p, train): only F's names are exported.
+def _torch_variant(feature, alpha, inplace):
+    """torch.dropout and its siblings: (input, p, train), positional as torch's."""
+    def variant(input, p, train):
+        return _dropout_impl(input, p, train, inplace, feature=feature, alpha=alpha)
+    return variant
+
+
 NN_FUNCTIONS = ("alpha_dropout dropout dropout1d dropout2d dropout3d "
                 "feature_alpha_dropout").split()
+FUNCTIONS = {f"{name}{'_' if inplace else ''}": _torch_variant(feature, alpha, inplace)
+             for name, feature, alpha in (("dropout", False, False),
+                                          ("alpha_dropout", False, True),
+                                          ("feature_dropout", True, False),
+                                          ("feature_alpha_dropout", True, True))
+             for inplace in (False, True)}
