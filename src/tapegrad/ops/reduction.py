@@ -3,6 +3,8 @@ reductions and counts, running sums and products, norms, and the engine's broadc
 sum_to_size."""
 import builtins
 import collections
+import functools
+import inspect
 import math
 import warnings
 
@@ -19,7 +21,34 @@ from .shape import expand, reshape, transpose, unsqueeze
 from .unary import abs, exp, sign
 
 
-def _dims(dim, ndim):
+def numpy_keywords(function):
+    """Also accept NumPy's axis= for dim= and keepdims= for keepdim=, as torch does."""
+    parameters = list(inspect.signature(function).parameters)
+    # NumPy name -> (torch name, its position), for the parameters this function has
+    aliases = {numpy: (torch, parameters.index(torch)) for numpy, torch in
+               (("axis", "dim"), ("keepdims", "keepdim")) if torch in parameters}
+
+    @functools.wraps(function)
+    def accepting(*args, **kwargs):
+        if "axis" in kwargs or "keepdims" in kwargs:
+            kwargs = _torch_keywords(function.__name__, aliases, len(args), kwargs)
+        return function(*args, **kwargs)
+    return accepting
+
+
+def _torch_keywords(name, aliases, n_positional, kwargs):
+    renamed = dict(kwargs)
+    for key in ("axis", "keepdims"):
+        if key not in kwargs:
+            continue
+        torch_key, position = aliases.get(key, (None, None))
+        if torch_key is None or torch_key in kwargs or n_positional > position:
+            raise TypeError(f"{name}() got an unexpected keyword argument '{key}'")
+        renamed[torch_key] = renamed.pop(key)
+    return renamed
+
+
+def reduced_dims(dim, ndim):
     """dim=None means all dims; () too, as torch's sum(dim=[]). A 0-d tensor accepts dim 0 or
     -1 and has nothing to reduce."""
     if dim is None or dim == () or dim == []:
@@ -28,16 +57,16 @@ def _dims(dim, ndim):
     return dims if ndim else ()
 
 
-def _restore_dims(reduced, shape, dims, keepdim):
+def restore_dims(reduced, shape, dims, keepdim):
     """A reduced tensor with its reduced dims back as size 1, so it broadcasts over `shape`."""
     if keepdim:
         return reduced
     return reshape(reduced, [1 if d in dims else size for d, size in enumerate(shape)])
 
 
-def _unreduce(grad, shape, dims, keepdim):
+def unreduce(grad, shape, dims, keepdim):
     """Broadcast a reduced gradient back over the input shape (dims: the reduced ones)."""
-    return expand(_restore_dims(grad, shape, dims, keepdim), shape)
+    return expand(restore_dims(grad, shape, dims, keepdim), shape)
 
 
 RETURN_TYPES = {}  # name -> class, published as tapegrad.return_types
@@ -65,7 +94,7 @@ def _check_grad_dtype(input, dtype):
         raise RuntimeError(f"Autograd not support dtype: {dtype.legacy_name}")
 
 
-def _take(input, index, dim):
+def take_along(input, index, dim):
     """input[..., index, ...] with the integer array `index` along dim (differentiable)."""
     return getitem(input, (slice(None),) * dim + (index,))
 
@@ -92,7 +121,7 @@ def _sum_dim(xp, input: Tensor, dim, keepdim=False, dtype=None):
     return xp.sum(input, axis=dim, keepdims=keepdim, dtype=_sum_dtype(input, dtype))
 
 
-_sum_dim.derivatives(input=lambda ctx: _unreduce(ctx.grad, ctx.input_shape, ctx.dim,
+_sum_dim.derivatives(input=lambda ctx: unreduce(ctx.grad, ctx.input_shape, ctx.dim,
                                                  ctx.keepdim))
 
 
@@ -108,11 +137,50 @@ def _sum_dtype(array, dtype):
 _NO_DIM = object()
 
 
+@numpy_keywords
 def sum(input, dim=_NO_DIM, keepdim=False, *, dtype=None):
     _check_grad_dtype(input, dtype)
     if dim is _NO_DIM:
         return _sum_all(input, dtype)
-    return _sum_dim(input, _dims(dim, input.ndim), keepdim, dtype)
+    return _sum_dim(input, reduced_dims(dim, input.ndim), keepdim, dtype)
+
+
+@defop("NansumBackward0", save=("input", "dim", "keepdim"))
+def _nansum(xp, input: Tensor, dim, keepdim=False, dtype=None):
+    return xp.nansum(input, axis=dim, keepdims=keepdim, dtype=_sum_dtype(input, dtype))
+
+
+_nansum.derivatives(input=lambda ctx: where(ctx.input != ctx.input, 0.0, unreduce(
+    ctx.grad, ctx.input_shape, ctx.dim, ctx.keepdim)))
+
+
+@numpy_keywords
+def nansum(input, dim=None, keepdim=False, *, dtype=None):
+    """sum, with NaN counting as zero."""
+    _check_grad_dtype(input, dtype)
+    return _nansum(input, reduced_dims(dim, input.ndim), keepdim, dtype)
+
+
+@defop("TraceBackward0")
+def _trace(xp, input: Tensor):
+    return xp.trace(input, dtype=_sum_dtype(input, None))
+
+
+def _trace_backward(ctx):
+    rows, columns = ctx.input_shape
+    return where(Tensor._make(np.eye(rows, columns, dtype=bool)), ctx.grad, 0.0)
+
+
+_trace.derivatives(input=_trace_backward)
+
+
+def trace(input):
+    """The sum of the main diagonal of a matrix."""
+    if input.ndim != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.ndim}")
+    if input.dtype.name == "bool":
+        raise NotImplementedError("\"trace\" not implemented for 'Bool'")
+    return _trace(input)
 
 
 def sum_to_size(input, *size):
@@ -122,6 +190,8 @@ def sum_to_size(input, *size):
     from its input's, so no derivative formula undoes broadcasting itself.
     """
     size = tuple(size[0]) if len(size) == 1 and isinstance(size[0], (tuple, list)) else size
+    if not size:  # torch sums everything for an empty size, even a 0-d input
+        return _sum_all(input)
     if size == input.shape:
         return input
     lead = input.ndim - len(size)
@@ -163,16 +233,17 @@ def _mean_dim(xp, input: Tensor, dim, keepdim=False, dtype=None):
     return total / numel([input.shape[d] for d in dim])  # 0/0 is nan for empty dims
 
 
-_mean_dim.derivatives(input=lambda ctx: _unreduce(
+_mean_dim.derivatives(input=lambda ctx: unreduce(
     ctx.grad / numel([ctx.input_shape[d] for d in ctx.dim]), ctx.input_shape, ctx.dim,
     ctx.keepdim))
 
 
+@numpy_keywords
 def mean(input, dim=_NO_DIM, keepdim=False, *, dtype=None):
     _check_mean_dtype(input, dtype)
     if dim is _NO_DIM:
         return _mean_all(input, dtype)
-    return _mean_dim(input, _dims(dim, input.ndim), keepdim, dtype)
+    return _mean_dim(input, reduced_dims(dim, input.ndim), keepdim, dtype)
 
 
 @defop("ProdBackward0", save=("input", "result"))
@@ -199,9 +270,9 @@ def _prod_backward(grad, input, result, dim, keepdim):
     if input.ndim == 0:
         return grad
     dims = tuple(range(input.ndim)) if dim is None else dim
-    grad = _restore_dims(grad, input.shape, dims, keepdim)
+    grad = restore_dims(grad, input.shape, dims, keepdim)
     if not (input == 0).any():
-        return grad * (_restore_dims(result, input.shape, dims, keepdim) / input)
+        return grad * (restore_dims(result, input.shape, dims, keepdim) / input)
     if dim is None:
         return grad * reshape(_product_of_others(reshape(input, (-1,)), 0), input.shape)
     return grad * _product_of_others(input, dim[0])
@@ -214,19 +285,20 @@ def _product_of_others(input, dim):
     size = input.shape[dim]
     positions = np.arange(size)
     before = where(_along(positions == 0, dim, input.ndim), 1.0,
-                   _take(cumprod(input, dim), np.maximum(positions - 1, 0), dim))
-    from_the_end = cumprod(_take(input, positions[::-1], dim), dim)
+                   take_along(cumprod(input, dim), np.maximum(positions - 1, 0), dim))
+    from_the_end = cumprod(take_along(input, positions[::-1], dim), dim)
     after = where(_along(positions == size - 1, dim, input.ndim), 1.0,
-                  _take(from_the_end, np.maximum(size - 2 - positions, 0), dim))
+                  take_along(from_the_end, np.maximum(size - 2 - positions, 0), dim))
     return before * after
 
 
+@numpy_keywords
 def prod(input, dim=None, keepdim=False, *, dtype=None):
     """Product of all elements, or along one dim."""
     _check_grad_dtype(input, dtype)
     if dim is None:
         return _prod_all(input, dtype)
-    return _prod_dim(input, _dims(wrap_dim(dim, input.ndim), input.ndim), keepdim, dtype)
+    return _prod_dim(input, reduced_dims(wrap_dim(dim, input.ndim), input.ndim), keepdim, dtype)
 
 
 # ---- variance and standard deviation -------------------------------------------------------
@@ -236,7 +308,7 @@ DEGREES_OF_FREEDOM_WARNING = (
     "factor (input numel divided by output numel).")
 
 
-def _variance(xp, input, dim, correction, keepdim):
+def variance_of(xp, input, dim, correction, keepdim):
     """Squared deviations summed in double, over max(0, n - correction), as torch's CPU
     kernels; dim None reduces everything."""
     work = input.astype(xp.complex128 if input.dtype.kind == "c" else xp.float64)
@@ -248,15 +320,15 @@ def _variance(xp, input, dim, correction, keepdim):
 
 @defop("VarBackward0", save=("input", "dim", "correction", "keepdim"))
 def _var(xp, input: Tensor, dim, correction, keepdim):
-    return _variance(xp, input, dim, correction, keepdim)
+    return variance_of(xp, input, dim, correction, keepdim)
 
 
 @defop("StdBackward0", save=("input", "dim", "correction", "keepdim", "result"))
 def _std(xp, input: Tensor, dim, correction, keepdim):
-    return xp.sqrt(_variance(xp, input, dim, correction, keepdim))
+    return xp.sqrt(variance_of(xp, input, dim, correction, keepdim))
 
 
-def _var_backward(grad, input, dim, correction, keepdim):
+def var_backward(grad, input, dim, correction, keepdim):
     """2 (x - mean) / (n - correction). Reducing everything (dim None) with no degrees of
     freedom left, torch gives inf, or NaN where x equals the mean."""
     if dim is None or input.ndim == 0:
@@ -266,22 +338,22 @@ def _var_backward(grad, input, dim, correction, keepdim):
         return (2.0 / freedom) * grad * (input - mean(input))
     freedom = numel([input.shape[d] for d in dim]) - correction
     scale = 2.0 / freedom if freedom else math.inf
-    return scale * _restore_dims(grad, input.shape, dim, keepdim) * (input - mean(input, dim,
+    return scale * restore_dims(grad, input.shape, dim, keepdim) * (input - mean(input, dim,
                                                                                  True))
 
 
 def _std_backward(ctx):
     zero = ctx.result == 0  # torch gives 0 there; the safe divisor keeps 0/0 out of the
     grad = where(zero, 0.0, ctx.grad / where(zero, 1.0, ctx.result * 2))  # double backward
-    return _var_backward(grad, ctx.input, ctx.dim, ctx.correction, ctx.keepdim)
+    return var_backward(grad, ctx.input, ctx.dim, ctx.correction, ctx.keepdim)
 
 
-_var.derivatives(input=lambda ctx: _var_backward(ctx.grad, ctx.input, ctx.dim, ctx.correction,
+_var.derivatives(input=lambda ctx: var_backward(ctx.grad, ctx.input, ctx.dim, ctx.correction,
                                                  ctx.keepdim))
 _std.derivatives(input=_std_backward)
 
 
-def _variance_arguments(name, input, dim, unbiased, correction):
+def variance_arguments(name, input, dim, unbiased, correction):
     """(dims or None, correction) from torch's var/std overloads: (dim, unbiased, keepdim),
     (dim, *, correction, keepdim) and (unbiased); warns as torch with no degrees of freedom."""
     if isinstance(dim, bool):
@@ -292,7 +364,7 @@ def _variance_arguments(name, input, dim, unbiased, correction):
         raise RuntimeError("std and var only support floating point and complex dtypes")
     if correction is None:
         correction = 0 if unbiased is False else 1
-    dims = None if dim is None or dim == () or dim == [] else _dims(dim, input.ndim)
+    dims = None if dim is None or dim == () or dim == [] else reduced_dims(dim, input.ndim)
     kept = 1 if dims is None else numel([n for d, n in enumerate(input.shape) if d not in dims])
     count = input.numel() // kept if kept else 0
     if count - correction <= 0:
@@ -300,14 +372,16 @@ def _variance_arguments(name, input, dim, unbiased, correction):
     return dims, correction
 
 
+@numpy_keywords
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """Variance; torch's default correction is 1 (Bessel's)."""
-    dims, correction = _variance_arguments("var", input, dim, unbiased, correction)
+    dims, correction = variance_arguments("var", input, dim, unbiased, correction)
     return _var(input, dims, correction, keepdim)
 
 
+@numpy_keywords
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    dims, correction = _variance_arguments("std", input, dim, unbiased, correction)
+    dims, correction = variance_arguments("std", input, dim, unbiased, correction)
     return _std(input, dims, correction, keepdim)
 
 
@@ -324,13 +398,14 @@ def _logsumexp(xp, input: Tensor, dim, keepdim=False):
 
 def _logsumexp_backward(ctx):
     shape, dim, keepdim = ctx.input_shape, ctx.dim, ctx.keepdim
-    result = _restore_dims(ctx.result, shape, dim, keepdim)
-    return _restore_dims(ctx.grad, shape, dim, keepdim) * exp(ctx.input - result)
+    result = restore_dims(ctx.result, shape, dim, keepdim)
+    return restore_dims(ctx.grad, shape, dim, keepdim) * exp(ctx.input - result)
 
 
 _logsumexp.derivatives(input=_logsumexp_backward)
 
 
+@numpy_keywords
 def logsumexp(input, dim, keepdim=False):
     """log(sum(exp(input))) along dim, shifted by the maximum so it neither overflows nor
     underflows."""
@@ -338,7 +413,7 @@ def logsumexp(input, dim, keepdim=False):
         # torch reduces everything for dim=(), then fails to add the unsqueezed maximum back
         raise RuntimeError(f"output with shape [] doesn't match the broadcast shape "
                            f"{[1] * input.ndim}")
-    return _logsumexp(input, _dims(dim, input.ndim), keepdim)
+    return _logsumexp(input, reduced_dims(dim, input.ndim), keepdim)
 
 
 # ---- max, min, amax, amin, argmax, argmin --------------------------------------------------
@@ -433,12 +508,14 @@ def _extremum(name, input, dim, keepdim, other, reduce_all, reduce_dim, elementw
     return reduce_dim(input, dim, keepdim)
 
 
+@numpy_keywords
 def max(input, dim=None, keepdim=False, *, other=None):
     """max of all elements; with dim, (values, indices); with a tensor, elementwise maximum."""
     result = _extremum("max", input, dim, keepdim, other, _max_all, _max_dim, maximum)
     return max_return(*result) if type(result) is tuple else result
 
 
+@numpy_keywords
 def min(input, dim=None, keepdim=False, *, other=None):
     result = _extremum("min", input, dim, keepdim, other, _min_all, _min_dim, minimum)
     return min_return(*result) if type(result) is tuple else result
@@ -447,9 +524,9 @@ def min(input, dim=None, keepdim=False, *, other=None):
 def _split_among_ties(ctx):
     """Ties share the gradient equally (torch's scale_grad_by_count)."""
     shape, dim, keepdim = ctx.input_shape, ctx.dim, ctx.keepdim
-    is_extremum = ctx.input == _restore_dims(ctx.result, shape, dim, keepdim)
+    is_extremum = ctx.input == restore_dims(ctx.result, shape, dim, keepdim)
     count = sum(is_extremum, dim, keepdim=True)
-    return _restore_dims(ctx.grad, shape, dim, keepdim) / count * is_extremum
+    return restore_dims(ctx.grad, shape, dim, keepdim) / count * is_extremum
 
 
 @defop("AmaxBackward0", save=("input", "result", "dim", "keepdim"))
@@ -473,16 +550,60 @@ def _extremum_dims(name, input, dim):
         # torch names the first empty dim in the order given
         check_reduced_sizes(name, input, [wrap_dim(d, input.ndim) for d in
                                            ((dim,) if isinstance(dim, int) else dim)])
-    return _dims(dim, input.ndim)
+    return reduced_dims(dim, input.ndim)
 
 
+@numpy_keywords
 def amax(input, dim=(), keepdim=False):
     """Maximum over dims (all by default); ties share the gradient, unlike max(dim)."""
     return _amax(input, _extremum_dims("amax", input, dim), keepdim)
 
 
+@numpy_keywords
 def amin(input, dim=(), keepdim=False):
     return _amin(input, _extremum_dims("amin", input, dim), keepdim)
+
+
+aminmax_return = return_type("aminmax", ("min", "max"))
+
+
+@defop("AminmaxBackward0", save=("input", "result0", "result1", "dim", "keepdim"))
+def _aminmax(xp, input: Tensor, dim, keepdim):
+    return (xp.amin(input, axis=dim, keepdims=keepdim),
+            xp.amax(input, axis=dim, keepdims=keepdim))
+
+
+def _aminmax_backward(ctx):
+    """Each of the two results splits its gradient among its ties, as amin and amax do."""
+    shape, dims, keepdim = ctx.input_shape, ctx.dim or tuple(range(len(ctx.input_shape))), ctx.keepdim
+    total = None
+    for grad, result in zip(ctx.grads, (ctx.result0, ctx.result1)):
+        if grad is None:
+            continue
+        is_extremum = ctx.input == restore_dims(result, shape, dims, keepdim)
+        count = sum(is_extremum, dims, keepdim=True)
+        part = restore_dims(grad, shape, dims, keepdim) / count * is_extremum
+        total = part if total is None else total + part
+    return total
+
+
+_aminmax.derivatives(input=_aminmax_backward)
+
+
+@numpy_keywords
+def aminmax(input, *, dim=None, keepdim=False):
+    """(min, max) over dim, or over every element."""
+    if dim is None:
+        if input.numel() == 0:
+            raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the "
+                               "operation has no identity.")
+        dims = None
+    else:
+        dims = (wrap_dim(dim, input.ndim),)
+        if input.ndim and input.shape[dims[0]] == 0:
+            raise IndexError(f"aminmax: Expected reduction dim {dims[0]} to have non-zero size.")
+        dims = dims if input.ndim else ()
+    return aminmax_return(*_aminmax(input, dims, keepdim))
 
 
 def _arg_extremum(xp, arg_reduce, input, dim, keepdim):
@@ -521,11 +642,13 @@ def _arg_dim(name, input, dim):
     return dim
 
 
+@numpy_keywords
 def argmax(input, dim=None, keepdim=False):
     """Index of the maximum (the first one on ties, NaN counting as largest)."""
     return _argmax(input, _arg_dim("argmax", input, dim), keepdim)
 
 
+@numpy_keywords
 def argmin(input, dim=None, keepdim=False):
     return _argmin(input, _arg_dim("argmin", input, dim), keepdim)
 
@@ -549,11 +672,13 @@ _all = _without_gradient("all", _logical)
 _any = _without_gradient("any", _logical)
 
 
+@numpy_keywords
 def all(input, dim=None, keepdim=False):
     """Whether every element is nonzero; bool, or uint8 for a uint8 input (as torch)."""
     return _all(input, _logical_dims(dim, input.ndim), keepdim)
 
 
+@numpy_keywords
 def any(input, dim=None, keepdim=False):
     return _any(input, _logical_dims(dim, input.ndim), keepdim)
 
@@ -563,8 +688,9 @@ def _count_nonzero(xp, input: Tensor, dim):
     return xp.asarray(xp.count_nonzero(input, axis=dim), dtype=xp.int64)
 
 
+@numpy_keywords
 def count_nonzero(input, dim=None):
-    return _count_nonzero(input, _dims(dim, input.ndim))
+    return _count_nonzero(input, reduced_dims(dim, input.ndim))
 
 
 # ---- running sums and products -------------------------------------------------------------
@@ -586,15 +712,15 @@ def _cumsum(xp, input: Tensor, dim, dtype=None):
     return _running(xp, xp.cumsum, input, dim, dtype)
 
 
-def _reversed_cumsum(grad, dim):
+def reversed_cumsum(grad, dim):
     """Sums from each position to the end of dim: flip, cumsum, flip."""
     if grad.numel() <= 1 or grad.shape[dim] == 1:
         return grad
     backwards = np.arange(grad.shape[dim] - 1, -1, -1)
-    return _take(cumsum(_take(grad, backwards, dim), dim), backwards, dim)
+    return take_along(cumsum(take_along(grad, backwards, dim), dim), backwards, dim)
 
 
-_cumsum.derivatives(input=lambda ctx: _reversed_cumsum(ctx.grad, ctx.dim))
+_cumsum.derivatives(input=lambda ctx: reversed_cumsum(ctx.grad, ctx.dim))
 
 
 @defop("CumprodBackward0", save=("input", "dim", "result"))
@@ -609,16 +735,16 @@ def _cumprod_backward(ctx):
         return grad
     is_zero = input == 0
     if not is_zero.any():
-        return _reversed_cumsum(grad * ctx.result, dim) / input
+        return reversed_cumsum(grad * ctx.result, dim) / input
     if is_recording():  # create_graph: a formula that is itself differentiable
         return _cumprod_backward_exact(grad, input, dim)
     zeros_so_far = cumsum(is_zero, dim)
     before_zero = zeros_so_far == 0
     first_zero = is_zero & (zeros_so_far == 1)
     # before the first zero every product holding x_k is nonzero up to it: divide by x_k
-    before = _reversed_cumsum(grad * ctx.result, dim) / where(before_zero, input, 1.0)
+    before = reversed_cumsum(grad * ctx.result, dim) / where(before_zero, input, 1.0)
     # at the first zero, the products with x_k left out
-    at_zero = _reversed_cumsum(grad * cumprod(where(first_zero, 1.0, input), dim), dim)
+    at_zero = reversed_cumsum(grad * cumprod(where(first_zero, 1.0, input), dim), dim)
     return where(before_zero, before, where(first_zero, at_zero, 0.0))
 
 
@@ -637,11 +763,13 @@ def _cumprod_backward_exact(grad, input, dim):
 _cumprod.derivatives(input=_cumprod_backward)
 
 
+@numpy_keywords
 def cumsum(input, dim, *, dtype=None):
     _check_grad_dtype(input, dtype)
     return _cumsum(input, wrap_dim(dim, input.ndim), dtype)
 
 
+@numpy_keywords
 def cumprod(input, dim, *, dtype=None):
     _check_grad_dtype(input, dtype)
     return _cumprod(input, wrap_dim(dim, input.ndim), dtype)
@@ -664,11 +792,14 @@ def _vector_norm(xp, input: Tensor, ord=2, dim=None, keepdim=False):
 
 
 def _vector_norm_backward(ctx):
-    """torch's norm_backward, case by case in p."""
     dims = tuple(range(len(ctx.input_shape))) if ctx.dim is None else ctx.dim
-    grad = _restore_dims(ctx.grad, ctx.input_shape, dims, ctx.keepdim)
-    norm = _restore_dims(ctx.result, ctx.input_shape, dims, ctx.keepdim)
-    x, p = ctx.input, ctx.ord
+    return norm_backward(ctx.grad, ctx.input, ctx.ord, ctx.result, dims, ctx.keepdim)
+
+
+def norm_backward(grad, x, p, norm, dims, keepdim):
+    """The gradient of the p-norm of x over dims, torch's norm_backward case by case in p."""
+    grad = restore_dims(grad, x.shape, dims, keepdim)
+    norm = restore_dims(norm, x.shape, dims, keepdim)
     if p == 0:
         return None
     if p == 1:
@@ -718,7 +849,7 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
                            f"input. Got {x.dtype.legacy_name}")
     if dtype is not None:
         x = x.to(dtype)
-    dims = None if dim is None else _dims(dim, x.ndim)
+    dims = None if dim is None else reduced_dims(dim, x.ndim)
     _check_identity(x, float(ord), dims)
     return _vector_norm(x, float(ord), dims, keepdim)
 
@@ -738,16 +869,17 @@ def _check_matrix_norm(input, ord, dim):
 
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     """Tensor.norm / torch.norm: vector norms over dim (all by default); p='fro' over at most
-    two dims is the 2-norm. Matrix norms ('nuc') need tapegrad.linalg.matrix_norm."""
+    two dims is the 2-norm, p='nuc' the nuclear norm of the matrices over two dims."""
     if p is None or p == "fro" and (dim is None or isinstance(dim, int) or len(dim) <= 2):
         p = 2
     if isinstance(p, str):
         _check_matrix_norm(input, p, dim)
-        raise NotImplementedError("norm with p='nuc' needs tapegrad.linalg.matrix_norm")
+        from .decomposition import matrix_norm  # decomposition builds on this module
+        return matrix_norm(input, p, (0, 1) if dim is None else dim, keepdim, dtype=dtype)
     return vector_norm(input, p, dim, keepdim, dtype=dtype)
 
 
-FUNCTIONS = ("all amax amin any argmax argmin count_nonzero cumprod cumsum logsumexp max mean "
-             "min norm prod std sum var").split()
+FUNCTIONS = ("all amax amin aminmax any argmax argmin count_nonzero cumprod cumsum logsumexp max "
+             "mean min nansum norm prod std sum trace var").split()
 METHODS = FUNCTIONS + ["sum_to_size"]
 LINALG_FUNCTIONS = ["vector_norm"]

@@ -1,0 +1,96 @@
+"""Running extrema and the running log-sum-exp: cummax, cummin, logcumsumexp (cumsum and
+cumprod live with the sums in reduction.py)."""
+import numpy as np
+
+from .._tensor import Tensor
+from ._checks import wrap_dim
+from ._define import defop
+from .reduction import numpy_keywords, return_type, value_selecting_backward
+from .reordering import flip
+from .pointwise import where
+from .unary import abs, exp, log
+
+cummax_return = return_type("cummax", ("values", "indices"))
+cummin_return = return_type("cummin", ("values", "indices"))
+
+
+def _running_extremum(xp, accumulate, input, dim):
+    """(values, int64 indices): torch moves the index to every later position whose value
+    equals the running extremum (ties go to the latest), and to every NaN, which then sticks."""
+    work = input.reshape(input.shape or (1,))
+    values = accumulate(work, axis=dim)
+    positions = xp.arange(work.shape[dim]).reshape((-1,) + (1,) * (work.ndim - dim - 1))
+    updates = (work == values) | (work != work)
+    indices = xp.maximum.accumulate(xp.where(updates, positions, 0), axis=dim)
+    return values.reshape(input.shape), indices.astype(xp.int64).reshape(input.shape)
+
+
+@defop("CummaxBackward0", save=("dim", "result1"))
+def _cummax(xp, input: Tensor, dim):
+    return _running_extremum(xp, xp.maximum.accumulate, input, dim)
+
+
+@defop("CumminBackward0", save=("dim", "result1"))
+def _cummin(xp, input: Tensor, dim):
+    return _running_extremum(xp, xp.minimum.accumulate, input, dim)
+
+
+def _running_extremum_backward(ctx):
+    """Each position's gradient goes to the element its running extremum came from."""
+    if ctx.grad.numel() == 0:
+        return ctx.grad
+    return value_selecting_backward(ctx.grad, ctx.result1, ctx.input_shape, ctx.dim, True)
+
+
+_cummax.derivatives(input=_running_extremum_backward)
+_cummin.derivatives(input=_running_extremum_backward)
+
+
+@numpy_keywords
+def cummax(input, dim):
+    """Running maximum along dim and the index it came from."""
+    return cummax_return(*_cummax(input, wrap_dim(dim, input.ndim)))
+
+
+@numpy_keywords
+def cummin(input, dim):
+    return cummin_return(*_cummin(input, wrap_dim(dim, input.ndim)))
+
+
+@defop("LogcumsumexpBackward0", save=("input", "result", "dim"), promote="float")
+def _logcumsumexp(xp, input: Tensor, dim):
+    # accumulated in double and rounded once per element, as torch's CPU kernel
+    work = input.reshape(input.shape or (1,)).astype(xp.float64)
+    return xp.logaddexp.accumulate(work, axis=dim).astype(input.dtype).reshape(input.shape)
+
+
+def _reversed_logcumsumexp(input, dim):
+    return flip(_logcumsumexp(flip(input, (dim,)), dim), (dim,))
+
+
+def _logcumsumexp_backward(ctx):
+    """grad_i = sum over j >= i of grad_j exp(x_i - result_j), summed in log space with the
+    positive and the negative gradients apart, so that nothing overflows."""
+    grad, dim = ctx.grad, ctx.dim
+    if grad.numel() == 0 or grad.ndim == 0:
+        return grad
+    # the smallest finite value stands for log(0), as in torch (-inf would give inf - inf)
+    lowest = float(np.finfo(grad.dtype.numpy).min)
+    magnitude = log(where(grad == 0, 1.0, abs(grad)))
+    positive = where(grad > 0, magnitude, lowest) - ctx.result
+    negative = where(grad < 0, magnitude, lowest) - ctx.result
+    return (exp(_reversed_logcumsumexp(positive, dim) + ctx.input)
+            - exp(_reversed_logcumsumexp(negative, dim) + ctx.input))
+
+
+_logcumsumexp.derivatives(input=_logcumsumexp_backward)
+
+
+@numpy_keywords
+def logcumsumexp(input, dim):
+    """log(cumsum(exp(input))) along dim, without overflow."""
+    return _logcumsumexp(input, wrap_dim(dim, input.ndim))
+
+
+FUNCTIONS = ["cummax", "cummin", "logcumsumexp"]
+METHODS = FUNCTIONS
