@@ -352,7 +352,12 @@ def check_sample(op, sample, tolerance):
     pairs = _compare_results(expected, _on_tapegrad(call), tolerance, values)
     if values:
         _compare_vjp(sample, mine, pairs, tolerance)
-    for variant, in_place in ((op.method_variant, False), (op.inplace_variant, True)):
+    variants = [(op.method_variant, False), (op.inplace_variant, True)]
+    for alias in op.aliases:  # torch's other names for the op: arctan2, greater, clip, ...
+        if not alias.name.startswith(LATER_FAMILIES):
+            variants += [(alias.op, False), (alias.method_variant, False),
+                         (alias.inplace_variant, True)]
+    for variant, in_place in variants:
         if variant is not None and variant is not op.op:
             _check_variant(variant, in_place, sample, tolerance, values)
 
