@@ -201,8 +201,9 @@ def to_tapegrad(value, memo=None):
     memo = {} if memo is None else memo
     if isinstance(value, torch.Tensor):
         if id(value) not in memo:
-            array = value.detach().cpu().resolve_conj().resolve_neg().numpy()
-            result = tapegrad.tensor(array, dtype=to_tapegrad(value.dtype))
+            result = _partial_view(value) if value.storage_offset() else tapegrad.tensor(
+                value.detach().cpu().resolve_conj().resolve_neg().numpy(),
+                dtype=to_tapegrad(value.dtype))
             memo[id(value)] = result.requires_grad_() if value.requires_grad else result
         return memo[id(value)]
     if id(value) in _REPLACED:
@@ -231,6 +232,16 @@ def to_tapegrad(value, memo=None):
     if isinstance(value, (torch.memory_format, torch.layout)):
         return _counterpart("torch", str(value).split(".")[1])
     return value
+
+
+def _partial_view(value):
+    """A torch tensor that starts inside its storage (base[5:15]) as the same view of a copy
+    of that storage, so that ops reading the storage (as_strided) see what torch's see."""
+    detached = value.detach().resolve_conj().resolve_neg()
+    length = detached.untyped_storage().nbytes() // detached.element_size()
+    storage = torch.as_strided(detached, (length,), (1,), 0).numpy()
+    base = tapegrad.tensor(storage, dtype=to_tapegrad(value.dtype))
+    return tapegrad.as_strided(base, tuple(value.shape), value.stride(), value.storage_offset())
 
 
 
@@ -282,6 +293,8 @@ def _compare_arrays(what, expected, actual, tolerance, values=True):
     if want.dtype == np.bool_ or not np.issubdtype(want.dtype, np.inexact):
         same = np.array_equal(want, got)
     else:
+        if want.dtype == np.float32:  # a float32 tensor in a float64 sample (cov's aweights)
+            tolerance = max(tolerance, DTYPES["float32"][1])
         # Rounding errors grow with the operands' magnitude (torch's samples reach +-9), so the
         # absolute tolerance scales with the largest finite expected value.
         finite = np.abs(want[np.isfinite(want)])

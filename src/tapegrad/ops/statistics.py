@@ -1,0 +1,253 @@
+"""Statistics: nanmean, std_mean and var_mean, quantiles, covariance and correlation."""
+import warnings
+
+import numpy as np
+
+from .._tensor import Tensor
+from ._checks import numel, wrap_dim
+from ._define import defop
+from .pointwise import clamp, lerp, where
+from .reduction import (nansum, numpy_keywords, sum, unreduce, var_backward, variance_arguments,
+                        variance_of)
+from .shape import movedim, reshape, unsqueeze
+from .sorting import sort
+from .unary import sqrt
+
+# ---- nanmean, std_mean, var_mean -----------------------------------------------------------
+
+
+@numpy_keywords
+def nanmean(input, dim=None, keepdim=False, *, dtype=None):
+    """mean over the elements that are not NaN (NaN where there is none)."""
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        raise RuntimeError("nanmean(): expected input to have floating point or complex dtype "
+                           f"but got {input.dtype.legacy_name}")
+    count = sum(input == input, dim, keepdim) if dim is not None else sum(input == input)
+    return nansum(input, dim, keepdim, dtype=dtype) / count
+
+
+def _mean_of_moments(xp, input, dim, keepdim):
+    return xp.mean(input, axis=dim, keepdims=keepdim)
+
+
+@defop("StdMeanBackward0", save=("input", "dim", "correction", "keepdim", "result0"))
+def _std_mean(xp, input: Tensor, dim, correction, keepdim):
+    return (xp.sqrt(variance_of(xp, input, dim, correction, keepdim)),
+            _mean_of_moments(xp, input, dim, keepdim))
+
+
+@defop("VarMeanBackward0", save=("input", "dim", "correction", "keepdim"))
+def _var_mean(xp, input: Tensor, dim, correction, keepdim):
+    return (variance_of(xp, input, dim, correction, keepdim),
+            _mean_of_moments(xp, input, dim, keepdim))
+
+
+def _mean_part(ctx):
+    """The mean result's share of the gradient: spread evenly over what it averaged."""
+    grad, shape = ctx.grads[1], ctx.input_shape
+    if grad is None:
+        return None
+    dims = tuple(range(len(shape))) if ctx.dim is None else ctx.dim
+    return unreduce(grad / numel([shape[d] for d in dims]), shape, dims, ctx.keepdim)
+
+
+def _with_mean_part(spread_part):
+    def formula(ctx):
+        parts = [part for part in (spread_part(ctx), _mean_part(ctx)) if part is not None]
+        return parts[0] + parts[1] if len(parts) == 2 else parts[0]
+    return formula
+
+
+def _std_part(ctx):
+    grad = ctx.grads[0]
+    if grad is None:
+        return None
+    zero = ctx.result0 == 0  # as std: 0 there, with 0/0 kept out of the double backward
+    grad = where(zero, 0.0, grad / where(zero, 1.0, ctx.result0 * 2))
+    return var_backward(grad, ctx.input, ctx.dim, ctx.correction, ctx.keepdim)
+
+
+def _var_part(ctx):
+    grad = ctx.grads[0]
+    if grad is None:
+        return None
+    return var_backward(grad, ctx.input, ctx.dim, ctx.correction, ctx.keepdim)
+
+
+_std_mean.derivatives(input=_with_mean_part(_std_part))
+_var_mean.derivatives(input=_with_mean_part(_var_part))
+
+
+def _moments(name, op, input, dim, unbiased, keepdim, correction):
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        raise RuntimeError(f"{name} only support floating point and complex dtypes")
+    dims, correction = variance_arguments(name, input, dim, unbiased, correction)
+    return op(input, dims, correction, keepdim)
+
+
+@numpy_keywords
+def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """(std, mean) in one pass."""
+    return _moments("std_mean", _std_mean, input, dim, unbiased, keepdim, correction)
+
+
+@numpy_keywords
+def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """(var, mean) in one pass."""
+    return _moments("var_mean", _var_mean, input, dim, unbiased, keepdim, correction)
+
+
+# ---- quantile and nanquantile --------------------------------------------------------------
+
+_INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _check_quantile(name, input, q, interpolation):
+    if not input.dtype.is_floating_point or input.dtype.name == "float16":
+        raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
+    if input.numel() == 0:
+        raise RuntimeError(f"{name}() input tensor must be non-empty")
+    if interpolation not in _INTERPOLATIONS:
+        raise RuntimeError(f"{name}() interpolation must be one of linear, lower, higher, "
+                           f"midpoint or nearest, but got {interpolation}")
+    if not isinstance(q, Tensor):
+        if not 0 <= q <= 1:
+            raise RuntimeError(f"{name}() q must be in the range [0, 1] but got {q}")
+        return
+    if q.ndim > 1:
+        raise RuntimeError(f"{name}() q must be a scalar or 1D tensor")
+    if q.dtype is not input.dtype:
+        raise RuntimeError(f"{name}() q tensor must be same dtype as the input tensor")
+    if q.numel() and not bool(((q >= 0) & (q <= 1)).all()):
+        raise RuntimeError(f"{name}() q values must be in the range [0, 1]")
+
+
+def _ranks(ordered, q, interpolation, ignore_nan):
+    """The position of each quantile in the sorted slices (fractional for linear and midpoint),
+    shape (..., len(q)); differentiable in q."""
+    size = ordered.shape[-1]
+    is_nan = ordered != ordered
+    if ignore_nan:  # NaNs sort last: a slice's valid part is its first `count` values
+        last = sum(~is_nan, -1, keepdim=True) - 1
+        spoiled = last < 0  # only NaN: the result is NaN
+    else:
+        last = size - 1
+        spoiled = is_nan.any(-1, keepdim=True)  # any NaN makes the result NaN
+    ranks = q * last
+    if interpolation == "lower":
+        ranks = ranks.floor()
+    elif interpolation == "higher":
+        ranks = ranks.ceil()
+    elif interpolation == "nearest":
+        ranks = ranks.round()  # half to even, as torch
+    return where(spoiled, float(size - 1), ranks)  # NaN sits at the end of a spoiled slice
+
+
+def _quantile(name, input, q, dim, keepdim, interpolation, ignore_nan):
+    _check_quantile(name, input, q, interpolation)
+    scalar_q = not isinstance(q, Tensor)
+    q = Tensor._make(np.full(1, q, input.dtype.numpy)) if scalar_q else reshape(q, (-1,))
+    if dim is None:
+        values, reduced = reshape(input, (-1,)), None
+    else:
+        reduced = wrap_dim(dim, input.ndim)
+        values = movedim(input, reduced, -1) if input.ndim else reshape(input, (1,))
+    ordered = sort(values, -1).values
+    ranks = _ranks(ordered, q, interpolation, ignore_nan)
+    low = ranks.floor()
+    index_shape = ordered.shape[:-1] + (len(q),)
+    below = ordered.gather(-1, low.long().expand(index_shape))
+    above = ordered.gather(-1, ranks.ceil().long().expand(index_shape))
+    weight = 0.5 if interpolation == "midpoint" else (ranks - low).expand(index_shape)
+    result = movedim(lerp(below, above, weight), -1, 0)  # (len(q), ...)
+    if keepdim:
+        shape = [len(q)] + [1 if reduced is None or d == reduced else n
+                            for d, n in enumerate(input.shape)]
+        result = reshape(result, shape)
+    return result.squeeze_(0) if scalar_q else result
+
+
+@numpy_keywords
+def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
+    """The q-th quantiles along dim (of all elements by default); NaN if a slice has NaN."""
+    return _quantile("quantile", input, q, dim, keepdim, interpolation, False)
+
+
+@numpy_keywords
+def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
+    """quantile over the values that are not NaN."""
+    return _quantile("nanquantile", input, q, dim, keepdim, interpolation, True)
+
+
+# ---- covariance and correlation ------------------------------------------------------------
+
+def _check_weights(name, weights, observations, integral):
+    if weights.ndim > 1:
+        raise RuntimeError(f"cov(): expected {name} to have one or fewer dimensions but got "
+                           f"{name} with {weights.ndim} dimensions")
+    if integral and weights.dtype.is_floating_point or weights.dtype.is_complex:
+        raise RuntimeError(f"cov(): expected {name} to have integral dtype but got {name} with "
+                           f"{weights.dtype.legacy_name} dtype")
+    if not integral and not weights.dtype.is_floating_point:
+        raise RuntimeError(f"cov(): expected {name} to have floating point dtype but got {name} "
+                           f"with {weights.dtype.legacy_name} dtype")
+    if weights.numel() != observations:
+        raise RuntimeError(f"cov(): expected {name} to have the same numel as there are "
+                           f"observations in the input but got {weights.numel()} != "
+                           f"{observations}")
+    if weights.numel() and bool((weights < 0).any()):
+        raise RuntimeError(f"cov(): {name} cannot be negative")
+
+
+def _observation_weights(observations, fweights, aweights):
+    """The product of the frequency and the importance weights (None: every weight 1)."""
+    weights = None
+    for name, given, integral in (("fweights", fweights, True), ("aweights", aweights, False)):
+        if given is not None:
+            _check_weights(name, given, observations, integral)
+            weights = given if weights is None else weights * given
+    return weights
+
+
+def cov(input, *, correction=1, fweights=None, aweights=None):
+    """Covariance of the variables in the rows of input, observations in its columns."""
+    if input.ndim > 2:
+        raise RuntimeError("cov(): expected input to have two or fewer dimensions but got an "
+                           f"input with {input.ndim} dimensions")
+    if input.dtype.name == "bool":
+        raise RuntimeError("cov(): bool dtype is not supported for input")
+    rows = input if input.ndim == 2 else reshape(input, (1, -1))
+    weights = _observation_weights(rows.shape[1], fweights, aweights)
+    total = rows.shape[1] if weights is None else sum(weights)
+    if weights is not None and not bool(total != 0):
+        raise RuntimeError("cov(): weights sum to zero, can't be normalized")
+    weighted = rows if weights is None else rows * weights
+    centred = rows - unsqueeze(sum(weighted, 1) / total, 1)
+    if weights is not None and correction != 0:
+        scale = 1 if aweights is None else sum(weights * aweights) / total
+        freedom = total - correction * scale
+    else:
+        freedom = total - correction
+    if bool(freedom <= 0):
+        warnings.warn("cov(): degrees of freedom is <= 0. Correction should be strictly less "
+                      "than the number of observations.", UserWarning, stacklevel=2)
+        freedom = freedom * 0
+    products = centred.mm((centred if weights is None else centred * weights).t())
+    return (products / freedom).squeeze()
+
+
+def corrcoef(input):
+    """Pearson correlation coefficients of the variables in the rows of input."""
+    if input.ndim > 2:
+        raise RuntimeError("corrcoef(): expected input to have two or fewer dimensions but got "
+                           f"an input with {input.ndim} dimensions")
+    covariance = cov(input)
+    if covariance.ndim == 0:
+        return covariance / covariance
+    spread = sqrt(covariance.diagonal())
+    normalised = covariance / reshape(spread, (-1, 1)) / reshape(spread, (1, -1))
+    return clamp(normalised, -1, 1)
+
+
+FUNCTIONS = "corrcoef cov nanmean nanquantile quantile std_mean var_mean".split()
+METHODS = "corrcoef cov nanmean nanquantile quantile".split()
