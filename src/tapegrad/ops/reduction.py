@@ -779,6 +779,11 @@ def cumprod(input, dim, *, dtype=None):
 
 @defop("LinalgVectorNormBackward0", save=("input", "ord", "dim", "keepdim", "result"))
 def _vector_norm(xp, input: Tensor, ord=2, dim=None, keepdim=False):
+    return norm_of(xp, input, ord, dim, keepdim)
+
+
+def norm_of(xp, input, ord, dim, keepdim):
+    """The ord-norm of an array over dim (None: every dim)."""
     magnitude = xp.abs(input)
     if ord == float("inf"):
         return xp.max(magnitude, axis=dim, keepdims=keepdim)
@@ -837,7 +842,7 @@ def _check_identity(x, ord, dims):
 # at::norm(input, p, dim): the same norm as linalg.vector_norm, under its own node name
 @defop("NormBackward1", save=("input", "ord", "dim", "keepdim", "result"))
 def aten_norm(xp, input: Tensor, ord, dim, keepdim=False):
-    return _vector_norm.forward(xp, input, ord, dim, keepdim)
+    return norm_of(xp, input, ord, dim, keepdim)
 
 
 aten_norm.derivatives(input=_vector_norm_backward)

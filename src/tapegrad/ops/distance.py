@@ -1,0 +1,140 @@
+"""Distances: dist (the p-norm of a difference), cdist (every pairwise distance between two
+sets of row vectors) and renorm (rescaling slices to a maximum norm)."""
+from .._tensor import Tensor
+from ._checks import wrap_dim
+from ._define import defop
+from .pointwise import where
+from .reduction import norm_backward, norm_of, sum, vector_norm
+from .shape import unsqueeze
+
+# ---- dist ----------------------------------------------------------------------------------
+
+
+@defop("DistBackward0", save=("input", "other", "p", "result"), promote="common")
+def _dist(xp, input: Tensor, other: Tensor, p):
+    return norm_of(xp, input - other, p, None, False)
+
+
+def _dist_backward(ctx):
+    difference = ctx.input - ctx.other
+    dims = tuple(range(difference.ndim))
+    return norm_backward(ctx.grad, difference, ctx.p, ctx.result, dims, False)
+
+
+# The engine sums each gradient back to its input's shape (Note [Broadcast reduction]).
+_dist.derivatives(input=_dist_backward,
+                  other=lambda ctx: None if ctx.p == 0 else -_dist_backward(ctx))
+
+
+def dist(input, other, p=2):
+    """The p-norm of input - other (broadcast)."""
+    for tensor in (input, other):
+        if isinstance(tensor, Tensor) and not (tensor.dtype.is_floating_point
+                                               or tensor.dtype.is_complex):
+            raise RuntimeError("norm(): input dtype should be either floating point or complex. "
+                               f"Got {tensor.dtype.legacy_name} instead.")
+    return _dist(input, other, float(p))
+
+
+# ---- cdist ---------------------------------------------------------------------------------
+
+def _pairwise_differences(x1, x2):
+    """(..., P, R, M): every row of x1 minus every row of x2, batch dims broadcast."""
+    return unsqueeze(x1, -2) - unsqueeze(x2, -3)
+
+
+@defop("CdistBackward0", save=("x1", "x2", "p", "result"))
+def _cdist(xp, x1: Tensor, x2: Tensor, p):
+    return norm_of(xp, xp.expand_dims(x1, -2) - xp.expand_dims(x2, -3), p, -1, False)
+
+
+def _cdist_differences_grad(ctx):
+    difference = _pairwise_differences(ctx.x1, ctx.x2)
+    return norm_backward(ctx.grad, difference, ctx.p, ctx.result, (difference.ndim - 1,), False)
+
+
+def _summed_over(dim, negated):
+    def formula(ctx):
+        if ctx.p == 0:  # counting nonzeros: a zero gradient
+            return None
+        grad = sum(_cdist_differences_grad(ctx), dim)
+        return -grad if negated else grad
+    return formula
+
+
+_cdist.derivatives(x1=_summed_over(-2, False), x2=_summed_over(-3, True))
+
+_COMPUTE_MODES = (None, "use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist",
+                  "donot_use_mm_for_euclid_dist")
+
+
+def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
+    """The p-norm distance between each row of x1 and each row of x2, over broadcast batch
+    dims. Differs from torch: always computed from the differences, never through a matrix
+    product (which torch may use for p=2 and rounds less precisely)."""
+    if compute_mode not in _COMPUTE_MODES:
+        raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
+    for name, x in (("X1", x1), ("X2", x2)):
+        if x.ndim < 2:
+            raise RuntimeError(f"cdist only supports at least 2D tensors, {name} got: {x.ndim}D")
+    for name, x in (("X1", x1), ("X2", x2)):
+        if not x.dtype.is_floating_point:
+            raise RuntimeError(f"cdist only supports floating-point dtypes, {name} got: "
+                               f"{x.dtype.legacy_name}")
+    if x1.shape[-1] != x2.shape[-1]:
+        raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: "
+                           f"{x1.shape[-1]} X2: {x2.shape[-1]}")
+    if x1.dtype is not x2.dtype:
+        raise RuntimeError(f"expected scalar type {x1.dtype.legacy_name} but found "
+                           f"{x2.dtype.legacy_name}")
+    if p < 0:
+        raise RuntimeError("cdist only supports non-negative p values")
+    return _cdist(x1, x2, float(p))
+
+
+# ---- renorm --------------------------------------------------------------------------------
+
+_EPSILON = 1e-7  # torch divides by norm + 1e-7
+
+
+@defop("RenormBackward0", save=("input", "p", "dim", "maxnorm"))
+def _renorm(xp, input: Tensor, p, dim, maxnorm):
+    others = tuple(d for d in range(input.ndim) if d != dim)
+    norms = norm_of(xp, input.astype(xp.float64), p, others, True)  # in double, as torch
+    factor = xp.where(norms > maxnorm, maxnorm / (norms + _EPSILON), 1.0)
+    return (input * factor).astype(input.dtype)
+
+
+def _renorm_backward(ctx):
+    """Where a slice was rescaled, its factor maxnorm / (norm + eps) depends on the input too."""
+    input, grad, p, maxnorm = ctx.input, ctx.grad, ctx.p, ctx.maxnorm
+    others = tuple(d for d in range(input.ndim) if d != ctx.dim)
+    norms = vector_norm(input, p, others, True)
+    inverse = 1 / (norms + _EPSILON)
+    factor = inverse * maxnorm
+    through_norm = norm_backward(sum(input * grad, others, keepdim=True), input, p, norms,
+                                 others, True)
+    return where(norms > maxnorm, factor * grad - factor * inverse * through_norm, grad)
+
+
+_renorm.derivatives(input=_renorm_backward)
+
+
+def renorm(input, p, dim, maxnorm):
+    """Each slice along dim whose p-norm exceeds maxnorm, scaled down to norm maxnorm."""
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as "
+                           f"input. Got {input.dtype.legacy_name}")
+    if input.ndim < 2:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.ndim} "
+                           "dimensions")
+    dim = wrap_dim(dim, input.ndim)
+    if p <= 0:
+        raise RuntimeError("renorm: non-positive-norm not supported")
+    if maxnorm < 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm:g}")
+    return _renorm(input, float(p), dim, float(maxnorm))
+
+
+FUNCTIONS = ["cdist", "dist", "renorm"]
+METHODS = ["dist", "renorm"]
