@@ -2,11 +2,18 @@
 
 `import tapegrad as torch` runs ordinary PyTorch autograd code and prints what torch prints.
 """
-from . import (autograd, explain, interop, linalg, nn, optim, return_types, serialization, utils,
-               viz)
-from ._creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like,
-                        linspace, ones, ones_like, rand, rand_like, randint, randn, randn_like,
-                        randperm, scalar_tensor, tensor, zeros, zeros_like)
+from . import (autograd, backends, cuda, explain, interop, linalg, nn, optim, return_types,
+               serialization, utils, viz)
+from ._creation import (arange, as_tensor, empty, empty_like, empty_permuted, empty_strided, eye,
+                        from_numpy, full, full_like, linspace, logspace, ones, ones_like, rand,
+                        rand_like, randint, randint_like, randn, randn_like, randperm,
+                        scalar_tensor, tensor, zeros, zeros_like)
+from ._device import get_default_device, set_default_device
+from ._layout import (channels_last, channels_last_3d, contiguous_format, layout, memory_format,
+                      preserve_format, strided)
+from .backends import (are_deterministic_algorithms_enabled, get_float32_matmul_precision,
+                       is_deterministic_algorithms_warn_only_enabled, set_float32_matmul_precision,
+                       use_deterministic_algorithms)
 from ._dtype import (bool, cdouble, cfloat, complex64, complex128, double, dtype, float, float16,
                      float32, float64, get_default_dtype, half, int, int8, int16, int32, int64,
                      long, promote_types, set_default_dtype, short, uint8)

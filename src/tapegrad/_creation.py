@@ -1,10 +1,16 @@
-"""Tensor factories (never differentiable): tensor, zeros, ones, arange, randn, ..."""
+"""Tensor factories (never differentiable): tensor, zeros, ones, arange, randn, ..., the *_like
+factories and the Tensor.new_* methods.
+
+Every factory first resolves its device= (None: the default device) and refuses any device but
+the cpu with torch's error (_device.tensor_device), as torch checks the device first."""
 import builtins
 import warnings
 
 import numpy as np
 
 from . import _dtype
+from ._device import tensor_device
+from ._layout import laid_out
 from ._random import numpy_generator
 from ._tensor import Tensor
 
@@ -14,12 +20,15 @@ SCALAR_OF_GRAD_TENSOR_WARNING = (
 COPY_CONSTRUCT_WARNING = (
     "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() "
     "or sourceTensor.detach().clone().requires_grad_(True), rather than "
-    "torch.tensor(sourceTensor).")
+    "{}(sourceTensor).")
+_LIKE_KERNEL = "empty_strided"  # the kernel torch names when a *_like factory lacks a device
 
 
-def _new(array, dtype=None, requires_grad=False):
+def _new(array, dtype=None, requires_grad=False, out=None):
     if dtype is not None and array.dtype != dtype.numpy:
         array = array.astype(dtype.numpy)
+    if out is not None:
+        return _write_out(out, array)
     result = Tensor._make(array)
     if requires_grad:
         if not (result.dtype.is_floating_point or result.dtype.is_complex):
@@ -29,10 +38,24 @@ def _new(array, dtype=None, requires_grad=False):
     return result
 
 
-def _size(size):
-    """zeros(2, 3), zeros((2, 3)), zeros([2, 3]) and zeros(torch.Size) all mean shape (2, 3)."""
-    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+def _write_out(out, array):
+    """A factory's out=: out takes the result's shape and values, in its own dtype."""
+    out._data = array.astype(out.dtype.numpy, copy=False)
+    out._bump_version()
+    return out
+
+
+def _size(size, name=None, keyword=None):
+    """zeros(2, 3), zeros((2, 3)), zeros([2, 3]), zeros(torch.Size) and zeros(size=(2, 3)) all
+    mean shape (2, 3). With a name, size must be one sequence (full(), empty_strided())."""
+    if keyword is not None:
+        size = keyword
+    elif name is None and len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = size[0]
+    elif name is not None:
+        if not isinstance(size, (tuple, list)):
+            raise TypeError(f"{name}(): argument 'size' (position 1) must be tuple of ints, not "
+                            f"{type(size).__name__}")
     for s in size:
         if not isinstance(s, (int, np.integer)) or isinstance(s, bool):
             raise TypeError(f"expected a sequence of integers, got {type(s).__name__}")
@@ -65,28 +88,38 @@ def _inferred_dtype(array, data):
         return _dtype.int64
     if array.dtype.kind == "b":
         return _dtype.bool
+    if array.dtype.kind in "US":
+        raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
     raise TypeError(f"Could not infer dtype of {type(data).__name__}")
 
 
-def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
-    """A new leaf tensor holding a copy of data."""
+def _copy_of(data, dtype, device, requires_grad, warn_as):
     if isinstance(data, Tensor):
-        warnings.warn(COPY_CONSTRUCT_WARNING, UserWarning, stacklevel=2)
+        warnings.warn(COPY_CONSTRUCT_WARNING.format(warn_as), UserWarning, stacklevel=3)
+        tensor_device(device, None)
         return _new(data._data.copy(), dtype, requires_grad)
     plain = _unwrap_nested(data)
     array = np.array(plain)
     if array.dtype == object:
         raise TypeError(f"Could not infer dtype of {type(data).__name__}")
-    return _new(array, dtype or _inferred_dtype(array, data), requires_grad)
+    dtype = dtype or _inferred_dtype(array, data)
+    tensor_device(device, None)  # torch reads the data first
+    return _new(array, dtype, requires_grad)
+
+
+def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    """A new leaf tensor holding a copy of data."""
+    return _copy_of(data, dtype, device, requires_grad, "torch.tensor")
 
 
 def as_tensor(data, dtype=None, device=None):
     """Share memory with an ndarray or tensor when no conversion is needed."""
     if isinstance(data, Tensor):
-        return data if dtype in (None, data.dtype) else data.to(dtype)
+        return data.to(device, dtype)
     if isinstance(data, np.ndarray):
+        tensor_device(device, None)
         return _new(data, dtype or _dtype.from_numpy_dtype(data.dtype))
-    return tensor(data, dtype=dtype)
+    return tensor(data, dtype=dtype, device=device)
 
 
 def from_numpy(ndarray):
@@ -97,38 +130,99 @@ def from_numpy(ndarray):
     return Tensor._make(ndarray)
 
 
-def _filled(size, value, dtype, requires_grad):
+def _filled(size, value, dtype, requires_grad, out=None):
+    dtype = dtype or (out.dtype if out is not None else _dtype.get_default_dtype())
+    return _new(np.full(size, value, dtype=dtype.numpy), None, requires_grad, out)
+
+
+def zeros(*sizes, size=None, out=None, dtype=None, layout=None, device=None, pin_memory=False,
+          requires_grad=False):
+    tensor_device(device)
+    return _filled(_size(sizes, keyword=size), 0, dtype, requires_grad, out)
+
+
+def ones(*sizes, size=None, out=None, dtype=None, layout=None, device=None, pin_memory=False,
+         requires_grad=False):
+    tensor_device(device)
+    return _filled(_size(sizes, keyword=size), 1, dtype, requires_grad, out)
+
+
+def empty(*sizes, size=None, out=None, dtype=None, layout=None, device=None, pin_memory=False,
+          requires_grad=False, memory_format=None):
+    tensor_device(device)
     dtype = dtype or _dtype.get_default_dtype()
-    return _new(np.full(_size(size), value, dtype=dtype.numpy), None, requires_grad)
+    array = laid_out(np.empty(_size(sizes, keyword=size), dtype=dtype.numpy), memory_format)
+    return _new(array, None, requires_grad, out)
 
 
-def zeros(*size, dtype=None, device=None, requires_grad=False, out=None):
-    return _filled(size, 0, dtype, requires_grad)
+def _strided_array(size, stride, dtype):
+    """An uninitialised array of size with element strides stride, over its own buffer."""
+    if len(stride) != len(size):
+        raise RuntimeError(f"dimensionality of sizes ({len(size)}) must match dimensionality of "
+                           f"strides ({len(stride)})")
+    if any(s < 0 for s in stride):
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)} and "
+                           f"strides={list(stride)}")
+    extent = 0 if 0 in size else 1 + builtins.sum((n - 1) * s for n, s in zip(size, stride))
+    buffer = np.empty(extent, dtype.numpy)
+    byte_strides = tuple(s * buffer.itemsize for s in stride)
+    return np.lib.stride_tricks.as_strided(buffer, size, byte_strides)
 
 
-def ones(*size, dtype=None, device=None, requires_grad=False, out=None):
-    return _filled(size, 1, dtype, requires_grad)
-
-
-def empty(*size, dtype=None, device=None, requires_grad=False, memory_format=None, out=None):
+def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_memory=False,
+                  requires_grad=False):
+    tensor_device(device, "empty_strided")
     dtype = dtype or _dtype.get_default_dtype()
-    return _new(np.empty(_size(size), dtype=dtype.numpy), None, requires_grad)
+    stride = tuple(int(s) for s in stride)
+    return _new(_strided_array(_size(size, "empty_strided"), stride, dtype), None,
+                requires_grad)
 
 
-def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, out=None):
-    if dtype is None:
-        dtype = _dtype.scalar_dtype(fill_value.item() if isinstance(fill_value, Tensor)
-                                    else fill_value)
-    return _filled((size,) if isinstance(size, int) else (tuple(size),), fill_value, dtype,
-                   requires_grad)
-
-
-def eye(n, m=None, *, dtype=None, device=None, requires_grad=False, out=None):
+def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None,
+                   pin_memory=False, requires_grad=False):
+    """An uninitialised tensor of size whose dims lie in memory in physical_layout's order."""
+    tensor_device(device)
+    size, order = _size(size, "empty_permuted"), tuple(physical_layout)
+    if len(order) != len(size):
+        raise RuntimeError("Number of dimensions in size does not match the length of the "
+                           f"physical_layout; i.e. len(size) = {len(size)} is not equal to "
+                           f"len(physical_layout) = {len(order)}")
+    for i, dim in enumerate(order):
+        if not 0 <= dim < len(size):
+            raise RuntimeError(f"Dimension out of range (expected to be between 0 and "
+                               f"{len(size) - 1}, but got {dim} at index {i}).  NB: negative "
+                               "dims not currently supported; file an issue if you want it.")
+    if len(set(order)) != len(order):
+        raise RuntimeError("Duplicate dim not allowed")
     dtype = dtype or _dtype.get_default_dtype()
-    return _new(np.eye(n, n if m is None else m, dtype=dtype.numpy), None, requires_grad)
+    physical = np.empty([size[dim] for dim in order], dtype.numpy)
+    return _new(physical.transpose(np.argsort(order)), None, requires_grad)
 
 
-def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False, out=None):
+def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, pin_memory=False,
+         requires_grad=False):
+    tensor_device(device)
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()
+    if dtype is None and out is None:
+        dtype = _dtype.scalar_dtype(fill_value)
+    return _filled(_size(size, "full"), fill_value, dtype, requires_grad, out)
+
+
+def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, pin_memory=False,
+        requires_grad=False):
+    tensor_device(device)
+    m = n if m is None else m
+    for name, value in (("n", n), ("m", m)):
+        if value < 0:
+            raise RuntimeError(f"{name} must be greater or equal to 0, got {value}")
+    dtype = dtype or _dtype.get_default_dtype()
+    return _new(np.eye(n, m, dtype=dtype.numpy), None, requires_grad, out)
+
+
+def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
+           pin_memory=False, requires_grad=False):
+    tensor_device(device)
     if end is None:
         start, end = 0, start
     values = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
@@ -143,13 +237,62 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
         array = (values[0] + np.arange(count, dtype=np.float64) * values[2]).astype(dtype.numpy)
     else:
         array = np.arange(*values, dtype=dtype.numpy)
-    return _new(array, None, requires_grad)
+    return _new(array, None, requires_grad, out)
 
 
-def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False, out=None):
+def _endpoints(name, start, end, steps):
+    """start, end and steps as Python numbers; torch's errors for tensors that are not 0-d."""
+    for which, value in (("start", start), ("end", end)):
+        if isinstance(value, Tensor) and value.ndim:
+            raise RuntimeError(f"{name} only supports 0-dimensional start and end tensors, but "
+                               f"got {which} with {value.ndim} dimension(s).")
+    steps = steps.item() if isinstance(steps, Tensor) else steps
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    start, end = (v.item() if isinstance(v, Tensor) else v for v in (start, end))
+    return start, end, steps
+
+
+def _evenly_spaced(start, end, steps, dtype):
+    """torch's linspace values: the first half counted up from start, the second down from end.
+    torch fuses each multiply-add (one rounding), so they are computed in a wider type."""
+    wide = np.longdouble if dtype is _dtype.float64 else np.float64
+    narrow = dtype.numpy if dtype.is_floating_point else np.dtype(np.float64)
+    start, end = narrow.type(start), narrow.type(end)
+    if steps == 1:
+        return np.full(1, start, wide)
+    step = (end - start) / narrow.type(builtins.max(steps - 1, 1))
+    i = np.arange(steps).astype(wide)
+    up = wide(start) + wide(step) * i
+    down = wide(end) - wide(step) * (steps - 1 - i)
+    return np.where(i < steps // 2, up, down)
+
+
+def _spaced_dtype(dtype, name):
     dtype = dtype or _dtype.get_default_dtype()
-    return _new(np.linspace(start, end, steps, dtype=np.float64).astype(dtype.numpy), None,
-                requires_grad)
+    if dtype is _dtype.bool:
+        raise NotImplementedError(f'"{name}_cpu" not implemented for \'Bool\'')
+    return dtype
+
+
+def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None,
+             pin_memory=False, requires_grad=False):
+    tensor_device(device)
+    start, end, steps = _endpoints("linspace", start, end, steps)
+    dtype = _spaced_dtype(dtype, "linspace")
+    values = _evenly_spaced(start, end, steps, dtype)
+    return _new(values.astype(dtype.numpy), None, requires_grad, out)
+
+
+def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None,
+             pin_memory=False, requires_grad=False):
+    tensor_device(device)
+    start, end, steps = _endpoints("logspace", start, end, steps)
+    base = base.item() if isinstance(base, Tensor) else base
+    dtype = _spaced_dtype(dtype, "logspace")
+    exponents = _evenly_spaced(start, end, steps, dtype)
+    values = np.power(exponents.dtype.type(base), exponents)
+    return _new(values.astype(dtype.numpy), None, requires_grad, out)
 
 
 def _float_dtype(dtype, name):
@@ -159,20 +302,25 @@ def _float_dtype(dtype, name):
     return dtype
 
 
-def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None):
+def rand(*sizes, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
+         pin_memory=False, requires_grad=False):
+    tensor_device(device)
     dtype = _float_dtype(dtype, "check_uniform_bounds")
-    array = numpy_generator(generator).random(_size(size), dtype=np.float64)
-    return _new(array.astype(dtype.numpy), None, requires_grad)
+    array = numpy_generator(generator).random(_size(sizes, keyword=size), dtype=np.float64)
+    return _new(array.astype(dtype.numpy), None, requires_grad, out)
 
 
-def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None):
+def randn(*sizes, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
+          pin_memory=False, requires_grad=False):
+    tensor_device(device)
     dtype = _float_dtype(dtype, "normal_kernel_cpu")
-    array = numpy_generator(generator).standard_normal(_size(size))
-    return _new(array.astype(dtype.numpy), None, requires_grad)
+    array = numpy_generator(generator).standard_normal(_size(sizes, keyword=size))
+    return _new(array.astype(dtype.numpy), None, requires_grad, out)
 
 
-def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=None,
-            requires_grad=False, out=None):
+def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None, layout=None,
+            device=None, pin_memory=False, requires_grad=False):
+    tensor_device(device)
     if size is None:  # randint(high, size)
         low, high, size = 0, low, high
     if high is None:
@@ -181,29 +329,119 @@ def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=N
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} "
                            f">= to={high}")
     array = numpy_generator(generator).integers(low, high, _size((size,)))
-    return _new(array, dtype or _dtype.int64, requires_grad)
+    return _new(array, dtype or _dtype.int64, requires_grad, out)
 
 
-def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
-    return _new(numpy_generator(generator).permutation(n), dtype or _dtype.int64, requires_grad)
+def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None,
+             pin_memory=False, requires_grad=False):
+    tensor_device(device)
+    return _new(numpy_generator(generator).permutation(n), dtype or _dtype.int64,
+                requires_grad, out)
 
 
-def _like(factory):
-    def like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
-        return factory(input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
-    like.__name__ = factory.__name__ + "_like"
-    like.__doc__ = f"{factory.__name__} with input's shape and, by default, its dtype."
+def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=False,
+                  requires_grad=False):
+    tensor_device(device)
+    return _filled((), s, dtype or _dtype.get_default_dtype(), requires_grad)
+
+
+# ---- *_like: input's shape, dtype, device and (by default) memory layout --------------------
+
+def _like_array(input, dtype, device, memory_format):
+    """An uninitialised array laid out as input (torch's preserve_format) or as asked."""
+    tensor_device(input.device if device is None else device, _LIKE_KERNEL)
+    dtype = dtype or input.dtype
+    array = np.empty_like(input._data, dtype=dtype.numpy)
+    return laid_out(array, memory_format), dtype
+
+
+def _like(fill):
+    def like(input, *, dtype=None, layout=None, device=None, pin_memory=False,
+             requires_grad=False, memory_format=None):
+        array, dtype = _like_array(input, dtype, device, memory_format)
+        fill(array, dtype)
+        return _new(array, None, requires_grad)
     return like
 
 
-zeros_like, ones_like, empty_like = _like(zeros), _like(ones), _like(empty)
-rand_like, randn_like = _like(rand), _like(randn)
+def _random_fill(draw, name):
+    def fill(array, dtype):
+        _float_dtype(dtype, name)
+        array[...] = draw(numpy_generator(None), array.shape)
+    return fill
 
 
-def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False,
-              memory_format=None):
-    return full(input.shape, fill_value, dtype=dtype or input.dtype, requires_grad=requires_grad)
+empty_like = _like(lambda array, dtype: None)
+zeros_like = _like(lambda array, dtype: array.fill(0))
+ones_like = _like(lambda array, dtype: array.fill(1))
+rand_like = _like(_random_fill(lambda rng, shape: rng.random(shape), "check_uniform_bounds"))
+randn_like = _like(_random_fill(lambda rng, shape: rng.standard_normal(shape),
+                                "normal_kernel_cpu"))
+for _name, _factory in (("empty", empty_like), ("zeros", zeros_like), ("ones", ones_like),
+                        ("rand", rand_like), ("randn", randn_like)):
+    _factory.__name__ = _factory.__qualname__ = _name + "_like"
+    _factory.__doc__ = f"{_name} with input's shape and, by default, its dtype and layout."
 
 
-def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):
-    return full((), s, dtype=dtype or _dtype.get_default_dtype(), requires_grad=requires_grad)
+def full_like(input, fill_value, *, dtype=None, layout=None, device=None, pin_memory=False,
+              requires_grad=False, memory_format=None):
+    array, dtype = _like_array(input, dtype, device, memory_format)
+    array.fill(fill_value.item() if isinstance(fill_value, Tensor) else fill_value)
+    return _new(array, None, requires_grad)
+
+
+def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=None,
+                 pin_memory=False, requires_grad=False, memory_format=None):
+    if high is None:  # randint_like(input, high)
+        low, high = 0, low
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} "
+                           f">= to={high}")
+    array, dtype = _like_array(input, dtype, device, memory_format)
+    array[...] = numpy_generator(None).integers(low, high, array.shape)
+    return _new(array, None, requires_grad)
+
+
+# ---- Tensor.new_*: self's dtype and device unless given ------------------------------------
+
+def _new_options(self, dtype, device):
+    tensor_device(self.device if device is None else device)
+    return dtype or self.dtype
+
+
+def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False, layout=None,
+               pin_memory=False):
+    return _copy_of(data, dtype or self.dtype, self.device if device is None else device,
+                    requires_grad, "tensor.new_tensor")
+
+
+def new_empty(self, *sizes, size=None, dtype=None, device=None, requires_grad=False, layout=None,
+              pin_memory=False):
+    dtype = _new_options(self, dtype, device)
+    return _new(np.empty(_size(sizes, keyword=size), dtype.numpy), None, requires_grad)
+
+
+def new_empty_strided(self, size, stride, *, dtype=None, device=None, requires_grad=False,
+                      layout=None, pin_memory=False):
+    return empty_strided(size, stride, dtype=dtype or self.dtype, requires_grad=requires_grad,
+                         device=self.device if device is None else device)
+
+
+def new_zeros(self, *sizes, size=None, dtype=None, device=None, requires_grad=False, layout=None,
+              pin_memory=False):
+    return _filled(_size(sizes, keyword=size), 0, _new_options(self, dtype, device), requires_grad)
+
+
+def new_ones(self, *sizes, size=None, dtype=None, device=None, requires_grad=False, layout=None,
+             pin_memory=False):
+    return _filled(_size(sizes, keyword=size), 1, _new_options(self, dtype, device), requires_grad)
+
+
+def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False,
+             layout=None, pin_memory=False):
+    dtype = _new_options(self, dtype, device)
+    return _filled(_size(size, "new_full"), fill_value, dtype, requires_grad)
+
+
+for _method in (new_tensor, new_empty, new_empty_strided, new_zeros, new_ones, new_full):
+    setattr(Tensor, _method.__name__, _method)

@@ -4,7 +4,8 @@ import weakref
 
 import numpy as np
 
-from . import _dtype, _printing, _random
+from . import _device, _dtype, _layout, _printing, _random
+from ._device import CPU, device
 from .autograd import grad_mode
 from .autograd.graph import (AccumulateGrad, register_post_accumulate_grad_hook,
                              register_tensor_hook)
@@ -34,35 +35,15 @@ class Size(tuple):
         return int(np.prod(self, dtype=np.int64))
 
 
-class device:
-    __slots__ = ("type",)
-
-    def __init__(self, type="cpu"):
-        if str(type) != "cpu":
-            raise RuntimeError(f"tapegrad supports only the cpu device, got {type!r}")
-        self.type = "cpu"
-
-    def __repr__(self):
-        return "device(type='cpu')"
-
-    def __str__(self):
-        return "cpu"
-
-    def __eq__(self, other):
-        return str(other) == "cpu"
-
-    __hash__ = object.__hash__
-
-
-CPU = device()
-
-
 class Tensor:
     __slots__ = ("_data", "dtype", "_requires_grad", "_grad", "grad_fn", "_output_nr",
                  "_version_counter", "_base", "_view_fn", "_accumulator", "_retains_grad",
                  "_is_inference", "__weakref__", "__dict__")
 
     __hash__ = object.__hash__
+    # Every tensor is on the cpu unless its own __dict__ says otherwise: a class-level default
+    # keeps _make free of device work.
+    _device = CPU
     __array_priority__ = 1000  # make ndarray <op> Tensor defer to Tensor's reflected dunder
 
     @classmethod
@@ -116,11 +97,16 @@ class Tensor:
 
     @property
     def device(self):
-        return CPU
+        return self._device
 
-    @property
-    def is_cuda(self):
-        return False
+    is_cpu = property(lambda self: self._device.type == "cpu")
+    is_cuda = property(lambda self: self._device.type == "cuda")
+    is_meta = property(lambda self: self._device.type == "meta")
+    is_mps = property(lambda self: self._device.type == "mps")
+
+    def get_device(self):
+        """The device index: -1 on the cpu."""
+        return -1 if self._device.type == "cpu" else self._device.index or 0
 
     def is_floating_point(self):
         return self.dtype.is_floating_point
@@ -366,19 +352,28 @@ class Tensor:
 
     # ---- dtype conversions (torch returns self when nothing changes) ----------------------
     def to(self, *args, **kwargs):
-        target = kwargs.get("dtype")
-        for arg in args:
-            if isinstance(arg, _dtype.dtype):
-                target = arg
-            elif isinstance(arg, Tensor):
-                target = arg.dtype
-            elif arg is not None and not isinstance(arg, bool):
-                device(arg)  # validates the device
-        if kwargs.get("copy") or (target is not None and target is not self.dtype):
-            return ops.to_copy(self, target or self.dtype)
-        return self
+        target, dtype, _, copy, memory_format = parse_to_arguments(args, kwargs)
+        if target is not None:
+            _device.tensor_device(target, None)  # raises unless the device is the cpu
+        dtype = dtype or self.dtype
+        arranged = _layout.laid_out(self._data, memory_format)
+        if not copy and dtype is self.dtype and arranged is self._data:
+            return self
+        result = ops.to_copy(self, dtype)
+        result._data = _layout.laid_out(result._data, memory_format)
+        return result
+
+    def type(self, dtype=None, non_blocking=False):
+        """torch.XTensor's name, or a copy as dtype (a dtype or a name such as
+        'torch.IntTensor')."""
+        if dtype is None:
+            return f"torch.{self.dtype.legacy_name}Tensor"
+        return self.to(_dtype_of_type(dtype), non_blocking)
 
     def type_as(self, other):
+        if not isinstance(other, Tensor):
+            raise TypeError("type_as(): argument 'other' (position 1) must be Tensor, not "
+                            f"{type(other).__name__}")
         return self.to(other.dtype)
 
     def float(self):
@@ -408,8 +403,14 @@ class Tensor:
     def bool(self):
         return self.to(_dtype.bool)
 
-    def cpu(self):
-        return self
+    def cpu(self, memory_format=None):
+        return self.to("cpu", memory_format=memory_format)
+
+    def cuda(self, device=None, non_blocking=False, memory_format=None):
+        target = _device.as_device("cuda" if device is None else device)
+        if target.type != "cuda":
+            raise RuntimeError("Invalid device, must be cuda device")
+        return self.to(target, non_blocking=non_blocking, memory_format=memory_format)
 
     def contiguous(self, memory_format=None):
         return self if self._data.flags.c_contiguous else ops.clone(self)
@@ -571,6 +572,74 @@ class Tensor:
 
     def __getitem__(self, key):
         return ops.getitem(self, key)
+
+
+_TO_SIGNATURES = "".join(
+    f" * ({first}, bool non_blocking = False, bool copy = False, *, torch.memory_format "
+    "memory_format = None)\n" for first in ("torch.device device = None, torch.dtype dtype = None",
+                                            "torch.dtype dtype", "Tensor tensor"))
+_TO_SLOTS = {"device": (str, bytes, int, device), "dtype": _dtype.dtype, "tensor": Tensor,
+             "non_blocking": bool, "copy": bool, "memory_format": _layout.memory_format}
+
+
+def parse_to_arguments(args, kwargs):
+    """(device, dtype, non_blocking, copy, memory_format) of a Tensor.to call, as torch binds
+    its three overloads: to(device, dtype, ...), to(dtype, ...) and to(tensor, ...)."""
+    first = args[0] if args else None
+    names = (("tensor",) if isinstance(first, Tensor) else ("dtype",)
+             if isinstance(first, _dtype.dtype) else ("device", "dtype")) + ("non_blocking", "copy")
+    bound = dict(zip(names, args))
+    if len(args) > len(names) or any(name in bound or name not in _TO_SLOTS or
+                                     name not in names + ("memory_format",) for name in kwargs):
+        raise _to_invalid(args, kwargs)
+    bound.update(kwargs)
+    for name, value in bound.items():
+        if value is not None and not isinstance(value, _TO_SLOTS[name]):
+            raise _to_invalid(args, kwargs)
+    tensor = bound.get("tensor")
+    if tensor is not None:
+        bound["device"], bound["dtype"] = tensor.device, tensor.dtype
+    return (bound.get("device"), bound.get("dtype"), bound.get("non_blocking", False),
+            bound.get("copy", False), bound.get("memory_format"))
+
+
+def _to_invalid(args, kwargs):
+    def name(value):
+        if isinstance(value, (_dtype.dtype, device, _layout.memory_format)):
+            return f"torch.{type(value).__name__}"
+        return type(value).__name__
+    got = ", ".join([name(arg) for arg in args] + [f"{k}={name(v)}" for k, v in kwargs.items()])
+    if kwargs and not args:
+        got += ", "
+    return TypeError(f"to() received an invalid combination of arguments - got ({got}), but "
+                     f"expected one of:\n{_TO_SIGNATURES}")
+
+
+_CUDA_LIBRARY_MISSING = (
+    "Cannot initialize CUDA without ATen_cuda library. PyTorch splits its backend into two "
+    "shared libraries: a CPU library and a CUDA library; this error has occurred because you "
+    "are trying to use some CUDA functionality, but the CUDA library has not been loaded by "
+    "the dynamic linker for some reason.  The CUDA library MUST be loaded, EVEN IF you don't "
+    "directly use any symbols from the CUDA library! One common culprit is a lack of "
+    "-Wl,--no-as-needed in your link arguments; many dynamic linkers will delete dynamic "
+    "library dependencies if you don't depend on any of their symbols.  You can check if this "
+    "has occurred by using ldd on your binary to see if there is a dependency on *_cuda.so "
+    "library.")
+
+
+def _dtype_of_type(value):
+    """The dtype Tensor.type(value) names: a dtype, 'torch.FloatTensor', 'torch.cuda...'."""
+    if isinstance(value, _dtype.dtype):
+        return value
+    if not isinstance(value, (str, type)):
+        raise TypeError("dtype must be a type, str, or dtype object")
+    name = value if isinstance(value, str) else value.__name__
+    if name.startswith("torch.cuda.") and name.endswith("Tensor"):
+        raise RuntimeError(_CUDA_LIBRARY_MISSING)
+    for candidate in _dtype._BY_NUMPY.values():
+        if name == f"torch.{candidate.legacy_name}Tensor":
+            return candidate
+    raise ValueError(f"invalid type: '{name}'")
 
 
 def _rebuild(array, requires_grad):

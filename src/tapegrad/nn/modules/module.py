@@ -4,6 +4,7 @@ from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 
 import tapegrad
+from tapegrad._tensor import parse_to_arguments
 from tapegrad.autograd.graph import RemovableHandle
 
 from .. import _backward_hook
@@ -363,23 +364,21 @@ class Module:
         return self
 
     def to(self, *args, **kwargs):
-        """Cast floating-point parameters and buffers to a dtype (the device must be cpu)."""
-        dtype = kwargs.get("dtype")
-        if kwargs.get("device") is not None:
-            tapegrad.device(kwargs["device"])  # validates: only cpu exists
-        for arg in args:
-            if isinstance(arg, tapegrad.dtype):
-                dtype = arg
-            elif isinstance(arg, tapegrad.Tensor):
-                dtype = arg.dtype
-            elif arg is not None and not isinstance(arg, bool):
-                tapegrad.device(arg)
-        if dtype is None:
-            return self
-        if not (dtype.is_floating_point or dtype.is_complex):
+        """Move parameters and buffers to a device and/or cast the floating-point ones to a
+        dtype; Tensor.to's arguments except copy."""
+        device, dtype, non_blocking, copy, memory_format = parse_to_arguments(args, kwargs)
+        if copy:
+            raise RuntimeError(".to() does not accept copy argument")
+        if dtype is not None and not (dtype.is_floating_point or dtype.is_complex):
             raise TypeError("nn.Module.to only accepts floating point or complex dtypes, but "
                             f"got desired dtype={dtype}")
-        return self._apply(lambda t: t.to(dtype) if _is_float_like(t) else t)
+
+        def convert(t):
+            # torch applies a memory format only to 4-d and 5-d tensors
+            layout = memory_format if t.dim() in (4, 5) else None
+            return t.to(device, dtype if _is_float_like(t) else None, non_blocking,
+                        memory_format=layout)
+        return self._apply(convert)
 
     def type(self, dst_type):
         return self._apply(lambda t: t.to(dst_type))
@@ -395,6 +394,9 @@ class Module:
 
     def cpu(self):
         return self._apply(lambda t: t.cpu())
+
+    def cuda(self, device=None):
+        return self._apply(lambda t: t.cuda(device))
 
     # ---- state dict ------------------------------------------------------------------------
     def _save_to_state_dict(self, destination, prefix, keep_vars):

@@ -1,0 +1,189 @@
+"""torch.device, the default device, and torch's errors for devices this build lacks.
+
+tapegrad computes on the cpu only (a later backend puts CuPy arrays behind "cuda"), so it
+answers as a CPU-only torch build does: every device string torch parses is a valid
+`device`, but making a tensor on anything but the cpu raises torch's error for it.
+"""
+import re
+
+DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve",
+                "fpga", "maia", "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia",
+                "privateuseone")
+_DEVICE_STRING = re.compile(r"([a-zA-Z_]+)(?::(0|[1-9][0-9]*))?")
+_BACKEND_NAMES = {"lazy": "Lazy", "vulkan": "Vulkan", "privateuseone": "PrivateUse1"}
+# The accelerators whose absence a CPU-only torch reports with an assertion.
+_NOT_COMPILED = {
+    "cuda": "Torch not compiled with CUDA enabled",
+    "xpu": "Torch not compiled with XPU enabled",
+    "mtia": "Torch not compiled with MTIA enabled. Ensure you have `import "
+            "mtia.host_runtime.torch_mtia.dynamic_library` in your python src file and include "
+            "`//mtia/host_runtime/torch_mtia:torch_mtia` as your target dependency!",
+}
+NO_ACCELERATOR = "Cannot access accelerator device when none is available."
+CUDA_NOT_COMPILED = _NOT_COMPILED["cuda"]
+_MISSING = object()
+
+
+def _invalid_combination(args):
+    got = ", ".join(type(arg).__name__ for arg in args)
+    detail = ""
+    if len(args) == 1:
+        detail = ("      didn't match because some of the arguments have invalid types: "
+                  f"(!{got}!)\n")
+    return TypeError(f"device() received an invalid combination of arguments - got ({got}), "
+                     f"but expected one of:\n * (torch.device device)\n{detail}"
+                     " * (str type, int index = -1)\n")
+
+
+def _parse_string(text):
+    if not text:
+        raise RuntimeError("Device string must not be empty")
+    match = _DEVICE_STRING.fullmatch(text)
+    if match is None:
+        raise RuntimeError(f"Invalid device string: '{text}'")
+    kind, index = match.groups()
+    if kind not in DEVICE_TYPES:
+        raise RuntimeError(f"Expected one of {', '.join(DEVICE_TYPES)} device type at start of "
+                           f"device string: {kind}")
+    if index is not None and int(index) >= 2 ** 31:
+        raise RuntimeError(f"Could not parse device index '{index}' in device string '{text}'")
+    return kind, None if index is None else int(index)
+
+
+def _is_index(value):
+    return hasattr(value, "__index__") and not isinstance(value, bool)
+
+
+def _check_index(index):
+    if not _is_index(index):
+        raise TypeError("device(): argument 'index' (position 2) must be int, not "
+                        f"{type(index).__name__}")
+    if index < 0:
+        raise RuntimeError("Device index must not be negative")
+    return int(index)
+
+
+class device:
+    """torch.device: a device type and an optional index; also a context manager that makes
+    itself the default device inside a `with` block."""
+
+    __slots__ = ("_type", "_index")
+
+    def __init__(self, type=_MISSING, index=_MISSING):
+        if isinstance(type, device) and index is _MISSING:
+            self._type, self._index = type._type, type._index
+            return
+        if isinstance(type, bytes):
+            type = type.decode()
+        if _is_index(type) and index is _MISSING:
+            _check_index(type)
+            raise RuntimeError(NO_ACCELERATOR)  # an index alone names the current accelerator
+        if not isinstance(type, str):
+            if index is not _MISSING:
+                raise TypeError("device(): argument 'type' (position 1) must be str, not "
+                                f"{_type_name(type)}")
+            raise _invalid_combination(() if type is _MISSING else (type,))
+        kind, parsed = _parse_string(type)
+        if index is not _MISSING:
+            if parsed is not None:
+                raise RuntimeError("type (string) must not include an index because index was "
+                                   f"passed explicitly: {type}")
+            parsed = None if index is None else _check_index(index)
+        self._type, self._index = kind, parsed
+
+    type = property(lambda self: self._type)
+    index = property(lambda self: self._index)
+
+    def __repr__(self):
+        if self._index is None:
+            return f"device(type='{self._type}')"
+        return f"device(type='{self._type}', index={self._index})"
+
+    def __str__(self):
+        return self._type if self._index is None else f"{self._type}:{self._index}"
+
+    def __eq__(self, other):
+        if not isinstance(other, device):
+            return NotImplemented  # torch: device("cpu") == "cpu" is False
+        return self._type == other._type and self._index == other._index
+
+    def __hash__(self):
+        return hash((self._type, self._index))
+
+    def __reduce__(self):
+        return (device, (self._type,) if self._index is None else (self._type, self._index))
+
+    def __enter__(self):
+        _DEFAULT_STACK.append(_default[0])
+        _default[0] = self
+        return self
+
+    def __exit__(self, *exc_info):
+        _default[0] = _DEFAULT_STACK.pop()
+
+
+def _type_name(value):
+    return "torch.device" if isinstance(value, device) else type(value).__name__
+
+
+CPU = device("cpu")
+_default = [None]  # the device set by set_default_device or a `with device(...)` block
+_DEFAULT_STACK = []
+
+
+def as_device(value):
+    """A device from what torch accepts as one: a device, a string, an index."""
+    return value if type(value) is device else device(value)
+
+
+def _refuse(target, aten_op):
+    """Raise what a CPU-only torch raises for a tensor on target (cpu never gets here).
+    aten_op names the kernel a factory dispatches to; None means a copy (tensor(), .to())."""
+    kind = target._type
+    if kind in _NOT_COMPILED:
+        raise AssertionError(_NOT_COMPILED[kind])
+    if kind == "meta":
+        raise NotImplementedError("tapegrad has no meta tensors (tensors without data): "
+                                  "use a cpu tensor")
+    if kind in ("hpu", "privateuseone"):  # torch looks for their Python module
+        raise ModuleNotFoundError(f"No module named 'torch.{kind}'")
+    if aten_op is None:
+        raise RuntimeError(f"PyTorch is not linked with support for {kind} devices")
+    backend = _BACKEND_NAMES.get(kind, kind.upper())
+    raise NotImplementedError(
+        f"Could not run 'aten::{aten_op}' with arguments from the '{backend}' backend. This "
+        "could be because the operator doesn't exist for this backend, or was omitted during "
+        "the selective/custom build process (if using custom build).")
+
+
+def tensor_device(value, aten_op="empty.memory_format"):
+    """The device a new tensor gets for a factory's device= argument (None: the default).
+    Raises torch's error unless that device is the cpu."""
+    if value is None:
+        value = _default[0]
+        if value is None:
+            return CPU
+    elif type(value) is not device:
+        if not isinstance(value, (str, bytes)) and not _is_index(value):
+            raise TypeError("argument 'device' must be torch.device, not "
+                            f"{type(value).__name__}")
+        value = device(value)
+    if value._type != "cpu":
+        _refuse(value, aten_op)
+    return CPU
+
+
+def set_default_device(device):
+    """Make device the default of every factory (None: back to the cpu)."""
+    _default[0] = None if device is None else as_device(device)
+
+
+def get_default_device():
+    """The default device; without an index, torch finds it by making a tensor there, so one
+    this build lacks raises."""
+    current = _default[0]
+    if current is None:
+        return CPU
+    if current._type != "cpu" and current._index is None:  # torch resolves it on a tensor
+        _refuse(current, None)
+    return current
