@@ -2,7 +2,31 @@
 addbmm and addr (tapegrad/ops/linalg.py), the native_* norms, local_response_norm, the
 interpolation modes beyond bilinear, linear_cross_entropy and the linalg decompositions on
 empty batches."""
-from op_db import OpRow, S
+import numpy as np
+
+from op_db import STEP, OpRow, S, bug
+
+_rng = np.random.default_rng(20261201)
+
+
+def _running(channels):
+    """Running mean and (positive) running variance, fresh tensors in each run."""
+    return {"running_mean": _rng.uniform(-1.0, 1.0, channels),
+            "running_var": _rng.uniform(0.5, 2.0, channels)}
+
+
+def _native_batch_norm(lib, x, w, b, running_mean=None, running_var=None, training=True,
+                       momentum=0.1, eps=1e-5):
+    # the statistics outputs are not differentiable: checked against torch in test_nn_extra
+    stats = [None if s is None else s.to(x.dtype) for s in (running_mean, running_var)]
+    return lib.native_batch_norm(x, w, b, *stats, training, momentum, eps)[0]
+
+
+# torch's gradient through them is right when the result gets a gradient too (torch_op_db.py
+# checks that), but dropped when only they get one
+_STATISTICS_ONLY = bug("torch drops the gradient of native_group_norm's mean and rstd when its "
+                       "result gets none (its backward returns None); tapegrad's is their "
+                       "derivative", ("torch",))
 
 ROWS = (
     OpRow("addbmm", lambda lib, i, a, b, **scales: lib.addbmm(i, a, b, **scales), (
@@ -21,6 +45,41 @@ ROWS = (
         S((3, 4), (3,), (4,), layouts=("t", None, None), requires_grad=(True, False, True),
           label="t-vec2-only"),
     ), ops=("addr",)),
+    OpRow("native_layer_norm", lambda lib, x, w, b, shape: lib.native_layer_norm(
+        x, shape, w, b, 1e-5)[0], (
+        S((2, 3, 4), (4,), (4,), constants={"shape": (4,)}),
+        S((2, 3, 4), (3, 4), (3, 4), constants={"shape": [3, 4]}, label="two-dims"),
+        STEP((2, 3), (3,), (3,), constants={"shape": (3,)}),
+    ), ops=("native_layer_norm",)),
+    OpRow("native_batch_norm", _native_batch_norm, (
+        S((4, 3, 2), (3,), (3,)),
+        S((3, 2, 4), (2,), (2,), constants=dict(momentum=0.3, **_running(2)),
+          label="running-stats"),
+        S((3, 2, 4), (2,), (2,), constants=dict(training=False, **_running(2)), label="eval"),
+        S((4, 3), (3,), (3,), requires_grad=(True, False, True), label="2d-no-weight-grad"),
+    ), ops=("native_batch_norm",)),
+    OpRow("native_group_norm", lambda lib, x, w, b, shape: lib.native_group_norm(
+        x, w, b, *shape, 1e-5)[0], (
+        S((2, 4, 3), (4,), (4,), constants={"shape": (2, 4, 3, 2)}),
+        S((2, 6, 2, 2), (6,), (6,), constants={"shape": (2, 6, 4, 3)}, label="4d"),
+        S((6,), (6,), (6,), constants={"shape": (1, 6, 1, 3)}, label="1d-as-1x6x1"),
+        S((0, 4), (4,), (4,), constants={"shape": (0, 4, 1, 2)}, label="empty-batch"),
+    ), ops=("native_group_norm",)),
+    # the mean and 1/std outputs are differentiable too
+    OpRow("native_group_norm_mean", lambda lib, x, w: lib.native_group_norm(
+        x, w, None, 2, 4, 3, 2, 0.5)[1], (S((2, 4, 3), (4,)),), ops=("native_group_norm",),
+          bugs=_STATISTICS_ONLY),
+    OpRow("native_group_norm_rstd", lambda lib, x: lib.native_group_norm(
+        x, None, None, 2, 4, 3, 2, 0.5)[2], (S((2, 4, 3)),),
+          ops=("native_group_norm",), bugs=_STATISTICS_ONLY),
+    OpRow("local_response_norm", lambda lib, x, **options: lib.nn.functional.local_response_norm(
+        x, **options), (
+        S((2, 5, 3), constants={"size": 3}),
+        S((2, 4, 3, 2), constants={"size": 2, "alpha": 0.5, "beta": 0.6, "k": 1.5},
+          label="4d"),
+        S((1, 3, 2, 2, 2), constants={"size": 4, "alpha": 0.3}, label="5d"),
+        S((0, 3, 2), constants={"size": 2}, label="empty"),
+    ), ops=("local_response_norm",)),
     OpRow("addr_method", lambda lib, i, a, b: i.addr(a, b), (S((2, 3), (2,), (3,)),),
           ops=("addr",)),
 )

@@ -5,6 +5,7 @@ modes, linear_cross_entropy, scaled_dot_product_attention.
 Values, gradients and graphs are checked by the rows of tests/op_db_nn_extra.py through
 tests/test_ops.py.
 """
+import numpy as np
 import pytest
 
 import tapegrad
@@ -45,6 +46,67 @@ ERRORS = {
     "addr-int-float-alpha": lambda lib: lib.addr(L(lib, 3, 4), L(lib, 3), L(lib, 4), alpha=2.5),
     "addr-bool-beta": lambda lib: lib.addr(R(lib, 3, 4), R(lib, 3), R(lib, 4), beta=True),
     "addr-number": lambda lib: lib.addr(R(lib, 3, 4), 3, R(lib, 4)),
+    # native_batch_norm (torch.native_batch_norm(input, weight, bias, running_mean,
+    # running_var, training, momentum, eps))
+    "native-batch-norm-one-running-stat": lambda lib: lib.native_batch_norm(
+        R(lib, 2, 3), None, None, R(lib, 3), None, True, 0.1, 1e-5),
+    "native-batch-norm-empty": lambda lib: lib.native_batch_norm(
+        R(lib, 0, 3), None, None, None, None, True, 0.1, 1e-5),
+    "native-batch-norm-1d": lambda lib: lib.native_batch_norm(
+        R(lib, 3), None, None, None, None, True, 0.1, 1e-5),
+    "native-batch-norm-int": lambda lib: lib.native_batch_norm(
+        L(lib, 2, 3), None, None, None, None, True, 0.1, 1e-5),
+    "native-batch-norm-float64-weight": lambda lib: lib.native_batch_norm(
+        R(lib, 2, 3), R(lib, 3, dtype="float64"), None, None, None, True, 0.1, 1e-5),
+    "native-batch-norm-float32-weight": lambda lib: lib.native_batch_norm(
+        R(lib, 2, 3, dtype="float64"), R(lib, 3), None, None, None, True, 0.1, 1e-5),
+    "native-batch-norm-float32-stats": lambda lib: lib.native_batch_norm(
+        R(lib, 2, 3, dtype="float64"), None, None, R(lib, 3), R(lib, 3), True, 0.1, 1e-5),
+    # batch_norm of 1-d and 0-d input
+    "batch-norm-1d-training": lambda lib: lib.nn.functional.batch_norm(R(lib, 3), None, None,
+                                                                       training=True),
+    "batch-norm-1d-eval": lambda lib: lib.nn.functional.batch_norm(R(lib, 3), R(lib, 3),
+                                                                   R(lib, 3)),
+    "batch-norm-1d-eval-no-stats": lambda lib: lib.nn.functional.batch_norm(
+        R(lib, 3), R(lib, 0), R(lib, 0)),
+    "batch-norm-0d": lambda lib: lib.nn.functional.batch_norm(lib.tensor(1.0), None, None,
+                                                               training=True),
+    # native_layer_norm
+    "native-layer-norm-int-shape": lambda lib: lib.native_layer_norm(R(lib, 2, 3), 3, None, None,
+                                                                     1e-5),
+    "native-layer-norm-shape": lambda lib: lib.native_layer_norm(R(lib, 2, 3), [2], None, None,
+                                                                 1e-5),
+    "native-layer-norm-empty-shape": lambda lib: lib.native_layer_norm(R(lib, 2, 3), [], None,
+                                                                       None, 1e-5),
+    "native-layer-norm-weight": lambda lib: lib.native_layer_norm(R(lib, 2, 3), [3], R(lib, 2),
+                                                                  None, 1e-5),
+    "native-layer-norm-int": lambda lib: lib.native_layer_norm(L(lib, 2, 3), [3], None, None,
+                                                               1e-5),
+    "native-layer-norm-float64-weight": lambda lib: lib.native_layer_norm(
+        R(lib, 2, 3), [3], R(lib, 3, dtype="float64"), None, 1e-5),
+    # native_group_norm (input, weight, bias, N, C, HxW, group, eps)
+    "native-group-norm-groups": lambda lib: lib.native_group_norm(R(lib, 2, 6, 3), None, None, 2,
+                                                                  6, 3, 4, 1e-5),
+    "native-group-norm-no-groups": lambda lib: lib.native_group_norm(R(lib, 2, 6, 3), None,
+                                                                     None, 2, 6, 3, 0, 1e-5),
+    "native-group-norm-numel": lambda lib: lib.native_group_norm(R(lib, 2, 6, 3), None, None, 2,
+                                                                 6, 4, 2, 1e-5),
+    "native-group-norm-channels": lambda lib: lib.native_group_norm(R(lib, 2, 6, 3), None, None,
+                                                                    2, 7, 3, 2, 1e-5),
+    "native-group-norm-weight": lambda lib: lib.native_group_norm(R(lib, 2, 6, 3), R(lib, 5),
+                                                                  None, 2, 6, 3, 2, 1e-5),
+    "native-group-norm-int": lambda lib: lib.native_group_norm(L(lib, 2, 3), None, None, 2, 4, 3,
+                                                               2, 1e-5),
+    "native-group-norm-float64-weight": lambda lib: lib.native_group_norm(
+        R(lib, 2, 6, 3), R(lib, 6, dtype="float64"), None, 2, 6, 3, 2, 1e-5),
+    "native-group-norm-float32-weight": lambda lib: lib.native_group_norm(
+        R(lib, 2, 6, 3, dtype="float64"), R(lib, 6), None, 2, 6, 3, 2, 1e-5),
+    "native-group-norm-not-contiguous": lambda lib: lib.native_group_norm(
+        R(lib, 4, 4, 3)[::2], None, None, 2, 4, 3, 2, 0.5),
+    "native-group-norm-too-many-arguments": lambda lib: lib.native_group_norm(
+        R(lib, 2, 6, 3), None, None, 2, 6, 3, 2, 1e-5, 3),
+    # local_response_norm
+    "local-response-norm-2d": lambda lib: lib.nn.functional.local_response_norm(R(lib, 2, 3), 2),
 }
 
 
@@ -71,3 +133,42 @@ def test_result_matches_torch(fn):
     ours, theirs = fn(tapegrad), fn(torch)
     assert str(ours.dtype) == str(theirs.dtype)
     assert ours.tolist() == theirs.tolist()
+
+
+def _statistics_cases(lib):
+    x = lib.tensor([[[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]], [[3.0, 1.0, -2.0], [0.0, 0.5, 1.0]]],
+                   requires_grad=True)
+    w = lib.tensor([0.5, 2.0], requires_grad=True)
+    running_mean, running_var = lib.tensor([0.1, -0.2]), lib.tensor([1.5, 0.5])
+    return {
+        "layer": lib.native_layer_norm(x, [3], None, None, 1e-5),
+        "batch-training": lib.native_batch_norm(x, w, None, running_mean, running_var, True,
+                                                0.3, 1e-5),
+        "batch-eval": lib.native_batch_norm(x, w, None, running_mean, running_var, False, 0.3,
+                                            1e-5),
+        "group": lib.native_group_norm(x, w, None, 2, 2, 3, 1, 1e-5),
+        "running-stats": (running_mean, running_var),
+        "running-stats-versions": (running_mean._version, running_var._version),
+    }
+
+
+def test_native_norm_statistics_match_torch():
+    """The statistics, which of them require grad, and the running statistics' update."""
+    torch = pytest.importorskip("torch")
+    ours, theirs = _statistics_cases(tapegrad), _statistics_cases(torch)
+    assert ours["running-stats-versions"] == theirs["running-stats-versions"]
+    for name in ("layer", "batch-training", "batch-eval", "group", "running-stats"):
+        for mine, their in zip(ours[name], theirs[name]):
+            assert tuple(mine.shape) == tuple(their.shape), name
+            assert mine.requires_grad == their.requires_grad, name
+            np.testing.assert_allclose(mine.detach().numpy(), their.detach().numpy(),
+                                       rtol=1e-6, atol=1e-6, err_msg=name)
+
+
+def test_native_norms_record_torch_nodes():
+    x = tapegrad.ones(2, 2, 3, requires_grad=True)
+    results = (tapegrad.native_layer_norm(x, [3], None, None, 1e-5),
+               tapegrad.native_batch_norm(x, None, None, None, None, True, 0.1, 1e-5),
+               tapegrad.native_group_norm(x, None, None, 2, 2, 3, 1, 1e-5))
+    assert [type(r[0].grad_fn).__name__ for r in results] == [
+        "NativeLayerNormBackward0", "NativeBatchNormBackward0", "NativeGroupNormBackward0"]

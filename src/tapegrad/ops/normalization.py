@@ -1,18 +1,23 @@
-"""Normalisation: layer_norm, batch_norm, group_norm and instance_norm (batch_norm over a
-batch of one, as torch composes it).
+"""Normalisation: layer_norm, batch_norm, group_norm (and torch's native_* forms of the three,
+which also return the statistics), instance_norm (batch_norm over a batch of one, as torch
+composes it) and local_response_norm.
 
 Each op normalises over its dims in the forward. The derivative formulas recompute mean and
 1/std from the saved input with tapegrad ops, so backward is itself differentiable and
 create_graph gives exact second derivatives.
 """
+import numpy as np
+
 from .._tensor import Tensor
 from ..autograd import grad_mode
 from . import reduction
 from ._checks import numel
 from ._define import defop
+from .activation import pad
 from .conv import check_float
+from .pooling import apply_map, avg_pool2d, axis_map, linear_map
 from .reordering import repeat
-from .shape import reshape
+from .shape import expand, reshape, squeeze, unsqueeze, view
 
 
 def _normalize(xp, array, axes, eps):
@@ -66,8 +71,10 @@ def _check_parameter_dtypes(input, *parameters):
 
 @defop("NativeLayerNormBackward0", save=("input", "weight", "normalized_shape", "eps"))
 def _native_layer_norm(xp, input: Tensor, normalized_shape, weight: Tensor, bias: Tensor, eps):
+    """(result, mean, 1/std), the statistics kept over the normalised dims."""
     axes = tuple(range(input.ndim - len(normalized_shape), input.ndim))
-    return _affine(_normalize(xp, input, axes, eps)[0], weight, bias, normalized_shape)
+    result, mean, var = _normalize(xp, input, axes, eps)
+    return _affine(result, weight, bias, normalized_shape), mean, 1 / xp.sqrt(var + eps)
 
 
 def _layer_norm_dims(ctx):
@@ -96,10 +103,9 @@ _native_layer_norm.derivatives(
     bias=lambda ctx: _sum_over(ctx.grad, _layer_norm_dims(ctx)[1]))
 
 
-def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
-    """Normalise over the trailing dims `normalized_shape`, then scale and shift."""
+def _checked_layer_norm(function, input, normalized_shape, weight, bias, eps):
     if isinstance(normalized_shape, int):
-        raise TypeError("layer_norm(): argument 'normalized_shape' (position 2) must be tuple "
+        raise TypeError(f"{function}(): argument 'normalized_shape' (position 2) must be tuple "
                         "of ints, not int")
     shape = tuple(normalized_shape)
     if not shape:
@@ -119,13 +125,27 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     return _native_layer_norm(input, shape, weight, bias, eps)
 
 
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    """Normalise over the trailing dims `normalized_shape`, then scale and shift."""
+    return _checked_layer_norm("layer_norm", input, normalized_shape, weight, bias, eps)[0]
+
+
+def native_layer_norm(input, normalized_shape, weight, bias, eps):
+    """layer_norm's (result, mean, 1/std); the statistics are not differentiable."""
+    result, mean, rstd = _checked_layer_norm("native_layer_norm", input, normalized_shape,
+                                             weight, bias, eps)
+    return result, mean.detach(), rstd.detach()
+
+
 # ---- batch_norm ----------------------------------------------------------------------------
 
 @defop("NativeBatchNormBackward0", save=("input", "weight", "running_mean", "running_var",
                                          "training", "eps"))
 def _native_batch_norm(xp, input: Tensor, weight: Tensor, bias: Tensor, running_mean,
-                       running_var, training, eps):
-    """(result, batch mean, unbiased batch variance); the statistics are empty in eval."""
+                       running_var, training, momentum, eps):
+    """(result, batch mean, batch 1/std); the statistics are empty in eval. Training updates
+    the running statistics in place, as torch's kernel does (their versions stay unchanged):
+    new = (1 - momentum) * old + momentum * batch statistic (unbiased variance)."""
     shape = _channel_shape(input.ndim)
     if not training:
         rstd = 1 / xp.sqrt(running_var.reshape(shape) + eps)
@@ -134,9 +154,13 @@ def _native_batch_norm(xp, input: Tensor, weight: Tensor, bias: Tensor, running_
         return _affine(result, weight, bias, shape), empty, empty
     axes = (0,) + tuple(range(2, input.ndim))
     result, mean, var = _normalize(xp, input, axes, eps)
-    count = input.size // input.shape[1]
-    unbiased = var * (count / (count - 1)) if count > 1 else xp.full_like(var, xp.nan)
-    return _affine(result, weight, bias, shape), mean.ravel(), unbiased.ravel()
+    if running_mean is not None:
+        count = input.size // input.shape[1]
+        unbiased = var * (count / (count - 1)) if count > 1 else xp.full_like(var, xp.nan)
+        for stats, batch in ((running_mean, mean), (running_var, unbiased)):
+            stats[...] = momentum * batch.ravel() + (1 - momentum) * stats
+    rstd = 1 / xp.sqrt(var + eps)
+    return _affine(result, weight, bias, shape), mean.ravel(), rstd.ravel()
 
 
 def _batch_norm_statistics(ctx):
@@ -174,31 +198,44 @@ _native_batch_norm.derivatives(
     bias=lambda ctx: reduction.sum(ctx.grad, _batch_norm_dims(ctx)))
 
 
-def _batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps,
-                cudnn_enabled=True):
-    """torch.batch_norm (note the argument order); training updates the running stats in
-    place: new = (1 - momentum) * old + momentum * batch statistic (unbiased variance)."""
+def _check_batch_norm(input, weight, bias, running_mean, running_var, training):
     if (running_mean is None) != (running_var is None):
         raise ValueError("running_mean and running_var must either both be None or neither be "
                          "None")
-    channels = input.shape[1] if input.ndim > 1 else input.size(1)
+    # torch reads the channel count of a 1-d input past its sizes (as 0), then fails on dim 1
+    channels = input.shape[1] if input.ndim > 1 else 0
     for name, tensor in (("running_mean", running_mean), ("running_var", running_var),
                          ("weight", weight), ("bias", bias)):
         if tensor is None and name.startswith("running") and not training:
             raise RuntimeError(f"{name} must be defined in evaluation mode")
         if tensor is not None and tensor.numel() != channels:
             raise RuntimeError(f"{name} should contain {channels} elements not {tensor.numel()}")
+    if input.ndim < 2:
+        input.size(1)  # torch's IndexError
     check_float("batch_norm", input)
     _check_parameter_dtypes(input, weight, bias, running_mean, running_var)
+
+
+def _batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps,
+                cudnn_enabled=True):
+    """torch.batch_norm (note the argument order); training updates the running stats."""
     if input.numel() == 0:
         return _empty_batch_norm(input, weight, bias)
+    _check_batch_norm(input, weight, bias, running_mean, running_var, training)
     stats = (None, None) if running_mean is None else (running_mean._data, running_var._data)
-    result, mean, var = _native_batch_norm(input, weight, bias, *stats, training, eps)
-    if training and running_mean is not None:
-        # torch's kernel writes the buffers directly: their version counters stay unchanged
-        for stats, batch in ((running_mean, mean), (running_var, var)):
-            stats._data[...] = momentum * batch._data + (1 - momentum) * stats._data
-    return result
+    return _native_batch_norm(input, weight, bias, *stats, training, momentum, eps)[0]
+
+
+def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
+    """batch_norm's (result, batch mean, batch 1/std), empty statistics in eval; they are not
+    differentiable."""
+    if input.numel() == 0:
+        raise RuntimeError(f"input tensor must have at least one element, but got input_sizes "
+                           f"= {list(input.shape)}")
+    _check_batch_norm(input, weight, bias, running_mean, running_var, training)
+    stats = (None, None) if running_mean is None else (running_mean._data, running_var._data)
+    result, mean, rstd = _native_batch_norm(input, weight, bias, *stats, training, momentum, eps)
+    return result, mean.detach(), rstd.detach()
 
 
 def _empty_batch_norm(input, weight, bias):
@@ -262,18 +299,24 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
 
 
 # ---- group_norm ----------------------------------------------------------------------------
+# Computed on the input viewed as (N, C, HxW), grouped as (N, group, C // group * HxW).
 
 @defop("NativeGroupNormBackward0", save=("input", "weight", "N", "C", "HxW", "group", "eps"))
 def _native_group_norm(xp, input: Tensor, weight: Tensor, bias: Tensor, N, C, HxW, group, eps):
+    """(result, mean, 1/std), the statistics of shape (N, group); all three differentiable."""
     grouped = input.reshape(N, group, C // group * HxW)
-    result = _normalize(xp, grouped, (2,), eps)[0].reshape(input.shape)
-    return _affine(result, weight, bias, _channel_shape(input.ndim))
+    result, mean, var = _normalize(xp, grouped, (2,), eps)
+    result = _affine(result.reshape(N, C, HxW), weight, bias, (1, -1, 1))
+    rstd = 1 / xp.sqrt(var + eps)
+    return result.reshape(input.shape), mean.reshape(N, group), rstd.reshape(N, group)
 
 
 def _group_norm_statistics(ctx):
+    """(x_hat, rstd) of the grouped input, x_hat of shape (N, C, HxW)."""
     if "statistics" not in vars(ctx):
         grouped = reshape(ctx.input, _grouped_shape(ctx))
-        ctx.statistics = _standardized(grouped, (2,), ctx.eps)
+        x_hat, rstd = _standardized(grouped, (2,), ctx.eps)
+        ctx.statistics = reshape(x_hat, (ctx.N, ctx.C, ctx.HxW)), rstd
     return ctx.statistics
 
 
@@ -282,22 +325,58 @@ def _grouped_shape(ctx):
 
 
 def _group_norm_input_grad(ctx):
+    """Through the result, and through the mean and 1/std outputs when they got gradients."""
     x_hat, rstd = _group_norm_statistics(ctx)
-    grad = ctx.grad
-    if ctx.weight is not None:
-        grad = grad * reshape(ctx.weight, _channel_shape(len(ctx.input_shape)))
-    grad = _standardized_grad(reshape(grad, _grouped_shape(ctx)), x_hat, rstd, (2,))
-    return reshape(grad, ctx.input_shape)
+    grouped = _grouped_shape(ctx)
+    x_hat = reshape(x_hat, grouped)
+    grad_result, grad_mean, grad_rstd = ctx.grads
+    grad = 0
+    if grad_result is not None:
+        grad_result = reshape(grad_result, (ctx.N, ctx.C, ctx.HxW))
+        if ctx.weight is not None:
+            grad_result = grad_result * reshape(ctx.weight, (1, -1, 1))
+        grad = _standardized_grad(reshape(grad_result, grouped), x_hat, rstd, (2,))
+    if grad_mean is not None:
+        grad = grad + unsqueeze(grad_mean, 2) / grouped[2]
+    if grad_rstd is not None:  # d rstd / dx = -rstd^2 x_hat / count
+        grad = grad - unsqueeze(grad_rstd, 2) * rstd * rstd * x_hat / grouped[2]
+    return reshape(expand(grad, grouped), ctx.input_shape)
 
 
 def _group_norm_weight_grad(ctx):
-    x_hat = reshape(_group_norm_statistics(ctx)[0], ctx.input_shape)
-    return reduction.sum(ctx.grad * x_hat, _batch_norm_dims(ctx))
+    if ctx.grad is None:
+        return None
+    x_hat = _group_norm_statistics(ctx)[0]
+    return reduction.sum(reshape(ctx.grad, (ctx.N, ctx.C, ctx.HxW)) * x_hat, (0, 2))
 
 
-_native_group_norm.derivatives(
-    input=_group_norm_input_grad, weight=_group_norm_weight_grad,
-    bias=lambda ctx: reduction.sum(ctx.grad, _batch_norm_dims(ctx)))
+def _group_norm_bias_grad(ctx):
+    if ctx.grad is None:
+        return None
+    return reduction.sum(reshape(ctx.grad, (ctx.N, ctx.C, ctx.HxW)), (0, 2))
+
+
+_native_group_norm.derivatives(input=_group_norm_input_grad, weight=_group_norm_weight_grad,
+                               bias=_group_norm_bias_grad)
+
+
+def _check_group_norm_parameters(input, channels, weight, bias):
+    for name, parameter in (("weight", weight), ("bias", bias)):
+        if parameter is not None and (parameter.ndim != 1 or parameter.numel() != channels):
+            raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of "
+                               f"channels in input, but got {name} of shape "
+                               f"{list(parameter.shape)} and input of shape {list(input.shape)}")
+    check_float("GroupNormKernelImpl", input)
+    _check_parameter_dtypes(input, weight, bias)
+
+
+def _check_groups(input, channels, num_groups):
+    if num_groups <= 0:
+        raise RuntimeError(f"Expected num groups to be greater than 0, got {num_groups}")
+    if channels % num_groups:
+        raise RuntimeError("Expected number of channels in input to be divisible by num_groups, "
+                           f"but got input of shape {list(input.shape)} and num_groups="
+                           f"{num_groups}")
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
@@ -308,22 +387,73 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
                            f"{input.ndim}")
     n, channels = input.shape[:2]
     _verify_batch_size([n * channels // num_groups, num_groups] + list(input.shape[2:]))
-    if channels % num_groups:
-        raise RuntimeError("Expected number of channels in input to be divisible by num_groups, "
-                           f"but got input of shape {list(input.shape)} and num_groups="
-                           f"{num_groups}")
-    for name, parameter in (("weight", weight), ("bias", bias)):
-        if parameter is not None and (parameter.ndim != 1 or parameter.numel() != channels):
-            raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of "
-                               f"channels in input, but got {name} of shape "
-                               f"{list(parameter.shape)} and input of shape {list(input.shape)}")
-    check_float("GroupNormKernelImpl", input)
-    _check_parameter_dtypes(input, weight, bias)
+    _check_groups(input, channels, num_groups)
+    _check_group_norm_parameters(input, channels, weight, bias)
     return _native_group_norm(input, weight, bias, n, channels, numel(input.shape[2:]),
-                              num_groups, eps)
+                              num_groups, eps)[0]
+
+
+def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
+    """group_norm's (result, mean, 1/std) for the input seen as (N, C, HxW)."""
+    _check_groups(input, C, group)
+    if not input.is_contiguous():
+        raise RuntimeError("Expected X.is_contiguous(memory_format) to be true, but got false.  "
+                           f"{_ASK_FOR_BETTER_TEXT}")
+    _check_group_norm_parameters(input, C, weight, bias)
+    if input.numel() != N * C * HxW:
+        raise RuntimeError("Expected X.numel() == N * C * HxW to be true, but got false.  "
+                           f"{_ASK_FOR_BETTER_TEXT}")
+    return _native_group_norm(input, weight, bias, N, C, HxW, group, eps)
+
+
+_ASK_FOR_BETTER_TEXT = ("(Could this error message be improved?  If so, please report an "
+                        "enhancement request to PyTorch.)")
+
+
+# ---- local_response_norm -------------------------------------------------------------------
+# Composed as torch composes it: the squares averaged over a window of channels by a padded
+# average pooling, 2-d for 3-d input, 3-d (kernel (size, 1, 1)) for more dims.
+
+_avg_pool3d = linear_map("AvgPool3D", "_channel_window_avg_pool3d")
+
+
+def _window_average_map(size, length):
+    """The axis map of the mean of each `size` consecutive positions (stride 1)."""
+    out = length - size + 1
+    outputs = np.repeat(np.arange(out), size)
+    inputs = outputs + np.tile(np.arange(size), out)
+    return axis_map(outputs, inputs, np.full(outputs.size, 1 / size), out, length)
+
+
+def _identity_map(length):
+    positions = np.arange(length)
+    return axis_map(positions, positions, np.ones(length), length, length)
+
+
+def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
+    """input / (k + alpha * mean of the squares over `size` neighbouring channels) ** beta."""
+    if input.ndim < 3:
+        raise ValueError(f"Expected 3D or higher dimensionality                          input "
+                         f"(got {input.ndim} dimensions)")
+    if input.numel() == 0:
+        return input
+    squares = input * input
+    before, after = size // 2, (size - 1) // 2
+    if input.ndim == 3:
+        padded = pad(unsqueeze(squares, 1), (0, 0, before, after))
+        average = squeeze(avg_pool2d(padded, (size, 1), stride=1), 1)
+    else:
+        sizes = input.shape
+        padded = pad(view(squares, (sizes[0], 1, sizes[1], sizes[2], -1)),
+                     (0, 0, 0, 0, before, after))
+        maps = [_window_average_map(size, padded.shape[2]),
+                *map(_identity_map, padded.shape[3:])]
+        average = view(squeeze(apply_map(_avg_pool3d, padded, maps), 1), sizes)
+    return input / (average * alpha + k) ** beta
 
 
 # torch.batch_norm and torch.instance_norm take their arguments in another order than F's
 FUNCTIONS = {"group_norm": group_norm, "layer_norm": layer_norm, "batch_norm": _batch_norm,
-             "instance_norm": _instance_norm}
-NN_FUNCTIONS = ["batch_norm", "group_norm", "instance_norm", "layer_norm"]
+             "instance_norm": _instance_norm, "native_batch_norm": native_batch_norm,
+             "native_group_norm": native_group_norm, "native_layer_norm": native_layer_norm}
+NN_FUNCTIONS = ["batch_norm", "group_norm", "instance_norm", "layer_norm", "local_response_norm"]
