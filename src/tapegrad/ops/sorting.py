@@ -9,13 +9,15 @@ median does). topk(sorted=False) returns the values sorted.
 from .._tensor import Tensor
 from ._checks import wrap_dim
 from ._define import defop
-from .reduction import (check_reduced_sizes, evenly_distributed, pick_along, return_type,
-                        value_selecting_backward)
+from .reduction import (check_reduced_sizes, evenly_distributed, numpy_keywords, pick_along,
+                        return_type, value_selecting_backward)
 
 sort_return = return_type("sort", ("values", "indices"))
 topk_return = return_type("topk", ("values", "indices"))
 kthvalue_return = return_type("kthvalue", ("values", "indices"))
 median_return = return_type("median", ("values", "indices"))
+nanmedian_return = return_type("nanmedian", ("values", "indices"))
+mode_return = return_type("mode", ("values", "indices"))
 
 
 def _order(xp, input, dim, descending=False):
@@ -71,6 +73,7 @@ _topk.derivatives(input=_sorted_backward)
 _UNSET = object()
 
 
+@numpy_keywords
 def sort(input, dim=-1, descending=False, *, stable=_UNSET):
     """(values, indices) along dim; always stable (see the module docstring)."""
     # torch records its sort.stable overload whenever stable= is passed, even as None
@@ -83,10 +86,12 @@ def _argsort(xp, input: Tensor, dim, descending):
     return _order(xp, input, dim, descending)
 
 
+@numpy_keywords
 def argsort(input, dim=-1, descending=False, *, stable=False):
     return _argsort(input, wrap_dim(dim, input.ndim), descending)
 
 
+@numpy_keywords
 def topk(input, k, dim=-1, largest=True, sorted=True):
     """The k largest (or smallest) values along dim with their indices, always sorted."""
     dim = wrap_dim(dim, input.ndim)
@@ -132,6 +137,7 @@ _median_dim.derivatives(input=_selected_backward)
 _median_all.derivatives(input=evenly_distributed)
 
 
+@numpy_keywords
 def kthvalue(input, k, dim=-1, keepdim=False):
     """The k-th smallest value along dim (NaN counting as the largest) and its index."""
     dim = wrap_dim(dim, input.ndim)
@@ -142,6 +148,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     return kthvalue_return(*_kthvalue(input, k, dim, keepdim))
 
 
+@numpy_keywords
 def median(input, dim=None, keepdim=False):
     """The lower of the two middle values (of all elements, or along dim with its index);
     NaN if there is one."""
@@ -151,6 +158,88 @@ def median(input, dim=None, keepdim=False):
     dim = wrap_dim(dim, input.ndim)
     check_reduced_sizes("median", input, (dim,))
     return median_return(*_median_dim(input, dim, keepdim))
+
+
+def _nanmedian_along(xp, input, dim, keepdim):
+    """The lower median of the values that are not NaN (NaN, at index 0, if all are)."""
+    if input.ndim == 0:
+        return input.copy(), xp.zeros((), xp.int64)
+    order = _order(xp, input, dim)  # NaNs sort last
+    valid = xp.sum(input == input, axis=dim, keepdims=True)
+    positions = xp.maximum((valid - 1) // 2, 0)
+    return pick_along(xp, input, xp.take_along_axis(order, positions, axis=dim), dim, keepdim)
+
+
+@defop("NanmedianBackward1", save=("dim", "keepdim", "result1"))
+def _nanmedian_dim(xp, input: Tensor, dim, keepdim):
+    return _nanmedian_along(xp, input, dim, keepdim)
+
+
+@defop("NanmedianBackward0", save=("input", "result"))
+def _nanmedian_all(xp, input: Tensor):
+    if input.size == 0:
+        return xp.asarray(xp.nan).astype(input.dtype)
+    return _nanmedian_along(xp, input.ravel(), 0, False)[0]
+
+
+_nanmedian_dim.derivatives(input=_selected_backward)
+_nanmedian_all.derivatives(input=evenly_distributed)
+
+
+@numpy_keywords
+def nanmedian(input, dim=None, keepdim=False):
+    """median of the values that are not NaN."""
+    _check_sortable("median_cpu" if dim is None else "median_out", input)
+    if dim is None:
+        return _nanmedian_all(input)
+    dim = wrap_dim(dim, input.ndim)
+    check_reduced_sizes("nanmedian", input, (dim,))
+    return nanmedian_return(*_nanmedian_dim(input, dim, keepdim))
+
+
+def _mode_of_rows(xp, rows):
+    """(value, index) per row: the most frequent value, the smallest on ties, at the last
+    position it holds. NaNs never equal each other, so each counts once."""
+    values, indices = xp.empty(rows.shape[0], rows.dtype), xp.empty(rows.shape[0], xp.int64)
+    for r, row in enumerate(rows):
+        order = xp.argsort(row, kind="stable")
+        ordered = row[order]
+        starts = xp.flatnonzero(xp.concatenate([[True], ordered[1:] != ordered[:-1]]))
+        lengths = xp.diff(xp.append(starts, len(row)))
+        best = xp.argmax(lengths)
+        values[r] = ordered[starts[best]]
+        indices[r] = order[starts[best] + lengths[best] - 1]
+    return values, indices
+
+
+@defop("ModeBackward0", save=("dim", "keepdim", "result1"))
+def _mode(xp, input: Tensor, dim, keepdim):
+    if input.ndim == 0:
+        return input.copy(), xp.zeros((), xp.int64)
+    moved = xp.moveaxis(input, dim, -1)
+    values, indices = _mode_of_rows(xp, moved.reshape(-1, moved.shape[-1]))
+    shape = moved.shape[:-1]
+    values, indices = values.reshape(shape), indices.reshape(shape)
+    if keepdim:
+        values, indices = xp.expand_dims(values, dim), xp.expand_dims(indices, dim)
+    return values, indices
+
+
+_mode.derivatives(input=_selected_backward)
+
+
+@numpy_keywords
+def mode(input, dim=-1, keepdim=False):
+    """The most frequent value along dim (the smallest of equally frequent ones), and the last
+    index it appears at."""
+    dim = wrap_dim(dim, input.ndim)
+    check_reduced_sizes("mode", input, (dim,))
+    return mode_return(*_mode(input, dim, keepdim))
+
+
+def msort(input):
+    """input sorted along its first dim."""
+    return sort(input, 0).values
 
 
 def _check_sortable(name, input):
@@ -210,5 +299,114 @@ def _unique_dim_check(input, dim):
     return dim
 
 
-FUNCTIONS = "argsort kthvalue median sort topk unique".split()
-METHODS = FUNCTIONS
+def _consecutive_runs(xp, input, dim):
+    """(values, inverse, counts) of the runs of equal neighbours along dim (None: flattened)."""
+    flat = input.ravel() if dim is None else xp.moveaxis(input, dim, 0)
+    if flat.shape[0] == 0:
+        return input.ravel() if dim is None else input, xp.zeros(
+            input.shape if dim is None else 0, xp.int64), xp.zeros(0, xp.int64)
+    differs = flat[1:] != flat[:-1]
+    if flat.ndim > 1:  # slices differ where any of their elements does
+        differs = differs.any(axis=tuple(range(1, flat.ndim)))
+    starts = xp.concatenate([[True], differs])
+    inverse = xp.cumsum(starts) - 1
+    counts = xp.diff(xp.append(xp.flatnonzero(starts), flat.shape[0]))
+    values = flat[starts]
+    if dim is None:
+        return values, inverse.reshape(input.shape), counts
+    return xp.moveaxis(values, 0, dim), inverse, counts
+
+
+@defop("UniqueConsecutiveBackward0")
+def _unique_consecutive(xp, input: Tensor, dim):
+    values, inverse, counts = _consecutive_runs(xp, input, dim)
+    return values, inverse.astype(xp.int64), counts.astype(xp.int64)
+
+
+_unique_consecutive.derivatives(input=_not_differentiable("unique_consecutive"))
+
+
+def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+    """The first of each run of equal consecutive values (or slices along dim), with
+    optionally the run of each element and each run's length."""
+    if dim is not None:
+        dim = _unique_dim_check(input, dim)
+    values, inverse, counts = _unique_consecutive(input, dim)
+    outputs = [values] + [inverse] * return_inverse + [counts] * return_counts
+    return tuple(outputs) if len(outputs) > 1 else values
+
+
+# ---- searching sorted sequences ------------------------------------------------------------
+
+def _side(right, side):
+    if side is None:
+        return "right" if right else "left"
+    if side not in ("left", "right"):
+        raise RuntimeError(f"torch.searchsorted(): side can only be 'left' or 'right' but got "
+                           f"{side}")
+    if right and side == "left":
+        raise RuntimeError("torch.searchsorted(): side and right can't be set to opposites, got "
+                           "side of left while right was True")
+    return side
+
+
+def _check_sequence(sorted_sequence, values, sorter):
+    if sorted_sequence.ndim == 0:
+        raise RuntimeError("torch.searchsorted(): boundaries tensor should have positive "
+                           "dimension, but got 0 dimension")
+    if sorted_sequence.ndim > 1 and (not isinstance(values, Tensor) or values.shape[:-1]
+                                     != sorted_sequence.shape[:-1]):
+        shown = list(values.shape) if isinstance(values, Tensor) else []
+        raise RuntimeError(
+            "torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
+            "dimensions of boundaries tensor and input value tensor must match, but we got "
+            f"boundaries tensor {list(sorted_sequence.shape)} and input value tensor {shown}")
+    if sorter is not None and sorter.shape != sorted_sequence.shape:
+        raise RuntimeError(
+            "torch.searchsorted(): boundary and sorter must have the same size, but got "
+            f"boundary tensor {list(sorted_sequence.shape)}and got sorter tensor "
+            f"{list(sorter.shape)}")
+
+
+@defop(None)
+def _searchsorted(xp, sorted_sequence: Tensor, values: Tensor, side, out_int32, sorter):
+    if sorter is not None:
+        sorted_sequence = xp.take_along_axis(sorted_sequence, sorter, axis=-1)
+    dtype = xp.int32 if out_int32 else xp.int64
+    if sorted_sequence.ndim == 1:
+        return xp.searchsorted(sorted_sequence, values, side=side).astype(dtype)
+    rows = sorted_sequence.reshape(-1, sorted_sequence.shape[-1])
+    wanted = values.reshape(rows.shape[0], -1)
+    found = [xp.searchsorted(row, want, side=side) for row, want in zip(rows, wanted)]
+    return xp.asarray(found, dtype=dtype).reshape(values.shape)
+
+
+def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None,
+                 sorter=None):
+    """Where each value would be inserted into the sorted innermost dim to keep it sorted."""
+    side = _side(right, side)
+    _check_sequence(sorted_sequence, input, sorter)
+    return _searchsorted(sorted_sequence, input, side, out_int32,
+                         None if sorter is None else sorter._data)
+
+
+def bucketize(input, boundaries, *, out_int32=False, right=False):
+    """The bucket of each value among the sorted 1-D boundaries."""
+    if boundaries.ndim != 1:
+        raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.ndim})")
+    return _searchsorted(boundaries, input, "right" if right else "left", out_int32, None)
+
+
+@defop(None)
+def _isin(xp, elements: Tensor, test_elements: Tensor, assume_unique, invert):
+    return xp.isin(elements, test_elements, assume_unique=assume_unique, invert=invert)
+
+
+def isin(elements, test_elements, *, assume_unique=False, invert=False):
+    """Whether each element occurs among test_elements (either may be a number)."""
+    return _isin(elements, test_elements, assume_unique, invert)
+
+
+FUNCTIONS = ("argsort bucketize isin kthvalue median mode msort nanmedian searchsorted sort topk "
+             "unique unique_consecutive").split()
+METHODS = [name for name in FUNCTIONS if name not in ("bucketize", "isin", "searchsorted")]
