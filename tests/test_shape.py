@@ -415,8 +415,3 @@ def test_scatter_from_a_larger_src_gives_src_a_padded_gradient():
         expected = np.zeros((3, 4))
         expected[:2, :2] = [[1.0, 2.0], [6.0, 4.0]]
         np.testing.assert_array_equal(src.grad.numpy(), expected)
-
-
-def test_scatter_reduce_is_not_supported():
-    with pytest.raises(NotImplementedError):
-        tapegrad.zeros(3).scatter(0, tapegrad.tensor([0]), tapegrad.ones(1), reduce="add")

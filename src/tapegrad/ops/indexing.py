@@ -1,5 +1,7 @@
 """Indexing: x[key] (getitem), select, index_select, masked_fill, masked_select and take;
 gather and scatter along a dim."""
+import warnings
+
 import numpy as np
 
 from .._tensor import Tensor
@@ -42,6 +44,10 @@ def _is_basic(item):
 def _as_key_item(item):
     """Tensors in an index become arrays; 0-d integer tensors act as ints, as in torch."""
     if isinstance(item, Tensor):
+        if item.dtype.name == "uint8":  # torch's old masks
+            warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype "
+                          "torch.bool instead.", UserWarning, stacklevel=3)
+            return item._data.astype(bool)
         if item.ndim == 0 and not item.dtype.is_floating_point and item.dtype.name != "bool":
             return int(item.item())
         if item.dtype.is_floating_point:
@@ -271,6 +277,28 @@ def take(input, index):
     return _take(input, index._data)
 
 
+def nonzero(input, *, as_tuple=False):
+    """The indices of input's nonzero elements: one row each, or one tensor per dim."""
+    if as_tuple:  # a 0-d input counts as 1-d here
+        return tuple(Tensor._make(where.astype(np.int64))
+                     for where in np.nonzero(np.atleast_1d(input._data)))
+    return Tensor._make(np.argwhere(input._data).astype(np.int64))
+
+
+def argwhere(input):
+    return nonzero(input)
+
+
+def nonzero_static(input, *, size, fill_value=-1):
+    """nonzero's rows, cut or padded with fill_value to exactly `size` rows."""
+    if size < 0:
+        raise RuntimeError("nonzero_static: 'size' must be an non-negative integer")
+    found = np.argwhere(input._data)[:size]
+    result = np.full((size, input.ndim), fill_value, dtype=np.int64)
+    result[:len(found)] = found
+    return Tensor._make(result)
+
+
 # ---- gather and scatter along a dim --------------------------------------------------------
 
 def _along(index, dim):
@@ -286,6 +314,8 @@ def _at_least_1d(array):
 
 @defop("GatherBackward0", save=("dim", "index"))
 def _gather(xp, input: Tensor, dim, index):
+    if index.size == 0:
+        return xp.zeros(index.shape, input.dtype)
     return _at_least_1d(input)[_along(_at_least_1d(index), dim)].reshape(index.shape)
 
 
@@ -294,7 +324,10 @@ _gather.derivatives(input=lambda ctx: scatter_add_into_zeros(ctx.grad, ctx.input
 
 
 def gather(input, dim, index, *, sparse_grad=False):
+    """input's values at index along dim (position i... elsewhere), shaped like index."""
     dim = wrap_dim(dim, input.ndim)
+    if index.numel() == 0:  # torch checks nothing more for an empty index
+        return _gather(input, dim, index._data)
     if index.dtype.name not in ("int64", "int32"):
         raise RuntimeError("gather(): Expected dtype int32/int64 for index")
     if max(index.ndim, 1) != max(input.ndim, 1):
@@ -310,6 +343,31 @@ def gather(input, dim, index, *, sparse_grad=False):
         raise RuntimeError(f"index {index._data[outside].flat[0]} is out of bounds for dimension "
                            f"{dim} with size {size}")
     return _gather(input, dim, index._data)
+
+
+def take_along_dim(input, indices, dim=None):
+    """input's values at indices along dim, the two broadcast against each other apart from
+    dim (indices wrap around, as in torch); dim=None: at indices into the flattened input."""
+    if dim is None:
+        return gather(input.view(-1), 0, indices.view(-1))
+    if input.ndim != indices.ndim:
+        raise RuntimeError(f"torch.take_along_dim(): input and indices should have the same "
+                           f"number of dimensions, but got {input.ndim} dimensions for input, "
+                           f"and {indices.ndim} dimensions for indices")
+    if indices.dtype.name != "int64":
+        raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got "
+                           f"{indices.dtype.legacy_name}")
+    dim = wrap_dim(dim, input.ndim)
+    index_shape = broadcast_shapes(_with_size(input.shape, dim, indices), indices.shape)
+    input_shape = broadcast_shapes(_with_size(indices.shape, dim, input), input.shape)
+    index = np.broadcast_to(indices._data, index_shape)
+    size = _size_at(input, dim)
+    return _gather(input.expand(input_shape), dim, index % size if size else index)
+
+
+def _with_size(shape, dim, other):
+    """shape with other's size at dim."""
+    return shape[:dim] + (_size_at(other, dim),) + shape[dim + 1:]
 
 
 def _region(shape):
@@ -335,6 +393,8 @@ def _scatter_value(xp, input: Tensor, dim, index, value):
 @defop("ScatterAddBackward0", save=("dim", "index"))
 def _scatter_add(xp, input: Tensor, dim, index, src: Tensor):
     result = input.copy()
+    if index.size == 0:
+        return result
     index = _at_least_1d(index)
     xp.add.at(_at_least_1d(result), _along(index, dim), _at_least_1d(src)[_region(index.shape)])
     return result
@@ -360,13 +420,40 @@ def scatter_add_into_zeros(src, shape, dim, index):
     return _scatter_add(zeros_of(src, shape), dim, index, src)
 
 
+@defop("NotImplemented")
+def _scatter_reducing(xp, input: Tensor, dim, index, src: Tensor, reduce):
+    result = input.copy()
+    index = _at_least_1d(index)
+    if isinstance(src, xp.ndarray):
+        src = _at_least_1d(src)[_region(index.shape)]
+    ufunc = xp.add if reduce == "add" else xp.multiply
+    ufunc.at(_at_least_1d(result), _along(index, dim), xp.asarray(src).astype(input.dtype))
+    return result
+
+
+def _scatter_not_differentiable(ctx):
+    raise RuntimeError("derivative for aten::scatter is not implemented")
+
+
+# torch records a NotImplemented node for scatter(reduce=...): its backward raises
+_scatter_reducing.derivatives(input=_scatter_not_differentiable, src=_scatter_not_differentiable)
+
+
 def scatter(input, dim, index, src=None, value=None, *, reduce=None):
-    """input with src's values (or value) written at index along dim."""
-    if reduce is not None:
-        raise NotImplementedError("scatter(reduce=...) is not supported; use scatter_add")
+    """input with src's values (or value) written at index along dim; reduce="add" or
+    "multiply" combines them with what is there instead."""
     if not isinstance(src, Tensor):
         src, value = None, src if src is not None else value
+    if reduce is not None and src is not None:
+        warnings.warn("The reduce argument of torch.scatter with Tensor src is deprecated and "
+                      "will be removed in a future PyTorch release. Use torch.scatter_reduce "
+                      "instead for more reduction options.", UserWarning, stacklevel=2)
     dim = _check_scatter(input, dim, index, src)
+    if reduce is not None:
+        if reduce not in ("add", "multiply"):
+            raise RuntimeError("reduce argument must be either add or multiply.")
+        value = value.item() if isinstance(value, Tensor) else value
+        return _scatter_reducing(input, dim, index._data, value if src is None else src, reduce)
     if src is None:
         value = value.item() if isinstance(value, Tensor) else value
         return _scatter_value(input, dim, index._data, value)
@@ -430,8 +517,8 @@ def _in_place_method(op):
 from . import reduction  # noqa: E402  (it builds on this module: import it last)
 
 
-FUNCTIONS = ("gather index_select masked_fill masked_select scatter scatter_add select "
-             "take").split()
+FUNCTIONS = ("argwhere gather index_select masked_fill masked_select nonzero nonzero_static "
+             "scatter scatter_add select take take_along_dim").split()
 METHODS = FUNCTIONS
 TENSOR_ONLY = {
     "masked_fill_": _in_place_method(masked_fill),
