@@ -2,6 +2,8 @@
 addbmm and addr (tapegrad/ops/linalg.py), the native_* norms, local_response_norm, the
 interpolation modes beyond bilinear, linear_cross_entropy and the linalg decompositions on
 empty batches."""
+import warnings
+
 import numpy as np
 
 from op_db import STEP, OpRow, S, bug
@@ -20,6 +22,13 @@ def _native_batch_norm(lib, x, w, b, running_mean=None, running_var=None, traini
     # the statistics outputs are not differentiable: checked against torch in test_nn_extra
     stats = [None if s is None else s.to(x.dtype) for s in (running_mean, running_var)]
     return lib.native_batch_norm(x, w, b, *stats, training, momentum, eps)[0]
+
+
+def _quiet(function, *args, **kwargs):
+    """A deprecated function without its warning (test_nn_extra compares the warnings)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        return function(*args, **kwargs)
 
 
 # torch's gradient through them is right when the result gets a gradient too (torch_op_db.py
@@ -80,6 +89,37 @@ ROWS = (
         S((1, 3, 2, 2, 2), constants={"size": 4, "alpha": 0.3}, label="5d"),
         S((0, 3, 2), constants={"size": 2}, label="empty"),
     ), ops=("local_response_norm",)),
+    OpRow("interpolate_more_modes", lambda lib, x, **options: lib.nn.functional.interpolate(
+        x, **options), (
+        S((1, 2, 4, 3), constants={"size": (6, 5), "mode": "bicubic"}, label="bicubic"),
+        S((1, 2, 4, 5), constants={"scale_factor": 0.6, "mode": "bicubic",
+                                   "align_corners": True}, label="bicubic-align-corners"),
+        S((1, 1, 5, 3), constants={"scale_factor": (1.1, 1.7), "mode": "bicubic"},
+          label="bicubic-same-size"),
+        S((1, 2, 3, 2, 4), constants={"size": (4, 3, 3), "mode": "trilinear"},
+          label="trilinear"),
+        S((1, 1, 3, 4, 2), constants={"scale_factor": 1.7, "mode": "trilinear",
+                                      "align_corners": True}, label="trilinear-align-corners"),
+        S((2, 1, 3, 2, 4), constants={"size": (5, 4, 3)}, label="nearest-3d"),
+        S((1, 2, 5, 2, 2), constants={"scale_factor": (1.1, 2.1, 1.0)},
+          label="nearest-3d-no-shortcuts",
+          bugs=bug("torch's 3-d nearest backward copies where out == in and halves where out "
+                   "== 2 * in, its forward does not: torch's gradient is not its forward's, "
+                   "tapegrad's is", ("torch",))),
+        S((1, 2, 3, 4, 2), constants={"size": (4, 2, 3), "mode": "nearest-exact"},
+          label="nearest-exact-3d"),
+        S((1, 2, 5, 4, 3), constants={"size": (3, 3, 2), "mode": "area"}, label="area-3d"),
+        S((1, 2, 3, 2, 2), constants={"size": (1, 1, 1), "mode": "area"}, label="area-3d-mean"),
+        STEP((2, 2, 3, 3), constants={"size": (4, 2), "mode": "bicubic"}),
+    ), ops=("interpolate",)),
+    OpRow("upsample", lambda lib, x, name, **options: _quiet(getattr(lib.nn.functional, name), x,
+                                                            **options), (
+        S((1, 2, 3, 4), constants={"name": "upsample_bilinear", "size": (5, 3)},
+          label="bilinear"),
+        S((1, 2, 3), constants={"name": "upsample_nearest", "scale_factor": 2}, label="nearest"),
+        S((1, 2, 3, 3), constants={"name": "upsample", "scale_factor": 1.5, "mode": "bicubic"},
+          label="upsample"),
+    ), ops=("upsample", "upsample_bilinear", "upsample_nearest")),
     OpRow("addr_method", lambda lib, i, a, b: i.addr(a, b), (S((2, 3), (2,), (3,)),),
           ops=("addr",)),
 )

@@ -5,11 +5,17 @@ modes, linear_cross_entropy, scaled_dot_product_attention.
 Values, gradients and graphs are checked by the rows of tests/op_db_nn_extra.py through
 tests/test_ops.py.
 """
+import warnings
+
 import numpy as np
 import pytest
 
 import tapegrad
 from compare import same_error
+
+
+def F(lib):
+    return lib.nn.functional
 
 
 def R(lib, *shape, dtype="float32"):
@@ -105,6 +111,34 @@ ERRORS = {
         R(lib, 4, 4, 3)[::2], None, None, 2, 4, 3, 2, 0.5),
     "native-group-norm-too-many-arguments": lambda lib: lib.native_group_norm(
         R(lib, 2, 6, 3), None, None, 2, 6, 3, 2, 1e-5, 3),
+    # interpolate's 3-d modes and bicubic
+    "interpolate-nearest-3d-int": lambda lib: F(lib).interpolate(L(lib, 1, 1, 2, 2, 2), size=3),
+    "interpolate-nearest-exact-3d-int": lambda lib: F(lib).interpolate(
+        L(lib, 1, 1, 2, 2, 2), size=3, mode="nearest-exact"),
+    "interpolate-trilinear-int": lambda lib: F(lib).interpolate(L(lib, 1, 1, 2, 2, 2), size=3,
+                                                                mode="trilinear"),
+    "interpolate-bicubic-int": lambda lib: F(lib).interpolate(L(lib, 1, 1, 2, 2), size=3,
+                                                              mode="bicubic"),
+    "interpolate-area-3d-int": lambda lib: F(lib).interpolate(L(lib, 1, 1, 2, 2, 2), size=3,
+                                                              mode="area"),
+    "interpolate-area-3d-mean-int": lambda lib: F(lib).interpolate(L(lib, 1, 1, 2, 2, 2),
+                                                                   size=1, mode="area"),
+    "interpolate-area-3d-empty": lambda lib: F(lib).interpolate(R(lib, 1, 1, 0, 2, 2), size=2,
+                                                                mode="area"),
+    "interpolate-trilinear-to-0": lambda lib: F(lib).interpolate(R(lib, 1, 1, 2, 2, 2), size=0,
+                                                                 mode="trilinear"),
+    "interpolate-nearest-3d-from-0": lambda lib: F(lib).interpolate(R(lib, 1, 1, 2, 0, 2),
+                                                                    size=2),
+    "interpolate-bicubic-to-0": lambda lib: F(lib).interpolate(R(lib, 1, 1, 2, 2), size=(0, 2),
+                                                               mode="bicubic"),
+    "interpolate-trilinear-4d": lambda lib: F(lib).interpolate(R(lib, 1, 1, 2, 2), size=3,
+                                                               mode="trilinear"),
+    "interpolate-bicubic-5d": lambda lib: F(lib).interpolate(R(lib, 1, 1, 2, 2, 2), size=3,
+                                                             mode="bicubic"),
+    "interpolate-6d": lambda lib: F(lib).interpolate(R(lib, 1, 1, 2, 2, 2, 2), size=3),
+    "interpolate-3d-size": lambda lib: F(lib).interpolate(R(lib, 1, 1, 2, 2, 2), size=(3, 3)),
+    "upsample-bilinear-3d": lambda lib: F(lib).upsample_bilinear(R(lib, 1, 1, 2), size=3),
+    "upsample-nearest-no-size": lambda lib: F(lib).upsample_nearest(R(lib, 1, 1, 2)),
     # local_response_norm
     "local-response-norm-2d": lambda lib: lib.nn.functional.local_response_norm(R(lib, 2, 3), 2),
 }
@@ -172,3 +206,16 @@ def test_native_norms_record_torch_nodes():
                tapegrad.native_group_norm(x, None, None, 2, 2, 3, 1, 1e-5))
     assert [type(r[0].grad_fn).__name__ for r in results] == [
         "NativeLayerNormBackward0", "NativeBatchNormBackward0", "NativeGroupNormBackward0"]
+
+
+@pytest.mark.parametrize("name", ["upsample", "upsample_nearest", "upsample_bilinear"])
+def test_upsample_warns_as_torch(name):
+    torch = pytest.importorskip("torch")
+    messages = []
+    for lib in (tapegrad, torch):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            getattr(F(lib), name)(R(lib, 1, 1, 2, 2), size=3)
+        assert [w.filename for w in caught] == [__file__]  # points at the caller
+        messages.append([(w.category, str(w.message)) for w in caught])
+    assert messages[0] == messages[1]

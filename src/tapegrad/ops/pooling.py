@@ -357,7 +357,7 @@ def _scaled_axis_map(window, factor, out, size, dtype):
     return axis_map(outputs, inputs, weights, out, size)
 
 
-def _adaptive_axis(size, out, dtype):
+def adaptive_axis(size, out, dtype):
     outputs = np.arange(out)
     starts, ends = outputs * size // out, -(-(outputs + 1) * size // out)
     outputs, inputs = _window_entries(starts, ends)
@@ -426,7 +426,7 @@ def adaptive_avg_pool2d(input, output_size):
                                f"with dimension {dim} being empty")
     check_float("adaptive_avg_pool2d", input)
     return apply_map(_adaptive_avg_pool2d, input, [
-        _adaptive_axis(size, out, input.dtype.numpy)
+        adaptive_axis(size, out, input.dtype.numpy)
         for size, out in zip(input.shape[-2:], output_size)])
 
 

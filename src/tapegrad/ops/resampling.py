@@ -1,11 +1,15 @@
-"""Resampling: interpolate (nearest, nearest-exact, linear, bilinear; area through adaptive
-average pooling), each a linear map along the trailing axes (pooling.py) whose gradient is the
-transposed map.
+"""Resampling: interpolate (nearest, nearest-exact, linear, bilinear, bicubic, trilinear; area
+through adaptive average pooling) and the deprecated upsample functions, each a linear map along
+the trailing axes (pooling.py) whose gradient is the transposed map.
 """
+import warnings
+
 import numpy as np
 
+from . import reduction
 from .conv import check_float
-from .pooling import apply_map, axis_map, linear_map, adaptive_avg_pool1d, adaptive_avg_pool2d
+from .pooling import (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_axis, apply_map,
+                      axis_map, linear_map)
 
 # ---- resampling maps: which input elements each output element takes, with what weight -----
 
@@ -15,6 +19,11 @@ _upsample_nearest_exact1d = linear_map("UpsampleNearestExact1D", "_upsample_near
 _upsample_nearest_exact2d = linear_map("UpsampleNearestExact2D", "_upsample_nearest_exact2d")
 _upsample_linear1d = linear_map("UpsampleLinear1D", "_upsample_linear1d")
 _upsample_bilinear2d = linear_map("UpsampleBilinear2D", "_upsample_bilinear2d")
+_upsample_bicubic2d = linear_map("UpsampleBicubic2D", "_upsample_bicubic2d")
+_upsample_nearest3d = linear_map("UpsampleNearest3D", "_upsample_nearest3d")
+_upsample_nearest_exact3d = linear_map("UpsampleNearestExact3D", "_upsample_nearest_exact3d")
+_upsample_trilinear3d = linear_map("UpsampleTrilinear3D", "_upsample_trilinear3d")
+_adaptive_avg_pool3d = linear_map("AdaptiveAvgPool3D", "_adaptive_avg_pool3d")
 
 
 def _source_scale(size, out, scale_factor, dtype):
@@ -58,6 +67,38 @@ def _linear_axis(size, out, scale_factor, align_corners, dtype):
                      np.concatenate([dtype.type(1) - fraction, fraction]), out, size)
 
 
+# torch's cubic convolution kernel (Keys, with A = -0.75), for |x| <= 1 and for 1 < |x| < 2
+_CUBIC_A = -0.75
+
+
+def _cubic_near(x):
+    return ((_CUBIC_A + 2) * x - (_CUBIC_A + 3)) * x * x + 1
+
+
+def _cubic_far(x):
+    return ((_CUBIC_A * x - 5 * _CUBIC_A) * x + 8 * _CUBIC_A) * x - 4 * _CUBIC_A
+
+
+def _cubic_axis(size, out, scale_factor, align_corners, dtype):
+    """Each output from the 4 inputs around its source position, the indices clamped to the
+    edges (so an edge element may appear several times)."""
+    outputs = np.arange(out)
+    if align_corners:
+        scale = dtype.type(size - 1) / dtype.type(out - 1) if out > 1 else dtype.type(0)
+        sources = scale * outputs.astype(dtype)
+    else:  # unlike linear, cubic does not clamp negative source positions to 0
+        scale = _source_scale(size, out, scale_factor, dtype)
+        sources = scale * (outputs.astype(dtype) + dtype.type(0.5)) - dtype.type(0.5)
+    first = np.minimum(np.floor(sources).astype(np.int64), size - 1)
+    fraction = np.clip(sources - first, 0, 1).astype(dtype)
+    one = dtype.type(1)
+    weights = [_cubic_far(fraction + one), _cubic_near(fraction), _cubic_near(one - fraction),
+               _cubic_far(2 * one - fraction)]
+    inputs = [np.clip(first + offset, 0, size - 1) for offset in (-1, 0, 1, 2)]
+    return axis_map(np.tile(outputs, 4), np.concatenate(inputs),
+                    np.concatenate(weights).astype(dtype), out, size)
+
+
 # ---- interpolate ---------------------------------------------------------------------------
 
 _MODES = "nearest | linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact"
@@ -71,12 +112,19 @@ _KERNEL_NAMES = {("nearest", 1): "compute_indices_weights_nearest",
                  ("nearest-exact", 1): "compute_indices_weights_nearest",
                  ("nearest", 2): "upsample_nearest2d_channels_last",
                  ("nearest-exact", 2): "upsample_nearest2d_channels_last",
+                 ("nearest", 3): "compute_indices_weights_nearest",
+                 ("nearest-exact", 3): "compute_indices_weights_nearest",
                  ("linear", 1): "compute_indices_weights_linear",
-                 ("bilinear", 2): "upsample_bilinear2d_channels_last"}
+                 ("bilinear", 2): "upsample_bilinear2d_channels_last",
+                 ("trilinear", 3): "compute_indices_weights_linear",
+                 ("bicubic", 2): "compute_indices_weights_cubic"}
 _RESAMPLERS = {("nearest", 1): _upsample_nearest1d, ("nearest", 2): _upsample_nearest2d,
+               ("nearest", 3): _upsample_nearest3d,
                ("nearest-exact", 1): _upsample_nearest_exact1d,
                ("nearest-exact", 2): _upsample_nearest_exact2d,
-               ("linear", 1): _upsample_linear1d, ("bilinear", 2): _upsample_bilinear2d}
+               ("nearest-exact", 3): _upsample_nearest_exact3d,
+               ("linear", 1): _upsample_linear1d, ("bilinear", 2): _upsample_bilinear2d,
+               ("trilinear", 3): _upsample_trilinear3d, ("bicubic", 2): _upsample_bicubic2d}
 
 
 def _interpolation_sizes(input, size, scale_factor, recompute_scale_factor):
@@ -129,9 +177,8 @@ def _check_output_sizes(input, sizes):
 
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None, antialias=False):
-    """Resampling of (N, C, L) or (N, C, H, W) input: modes nearest, nearest-exact, linear,
-    bilinear and area. Differs from torch: bicubic, trilinear, 5-d input and antialias are
-    not supported (NotImplementedError)."""
+    """Resampling of (N, C, L), (N, C, H, W) or (N, C, D, H, W) input. Differs from torch:
+    antialias is not supported (NotImplementedError)."""
     if mode in ("nearest", "area", "nearest-exact"):
         if align_corners is not None:
             raise ValueError("align_corners option can only be set with the interpolating "
@@ -146,6 +193,8 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if mode == "area" and nd in (1, 2):
         pool = adaptive_avg_pool1d if nd == 1 else adaptive_avg_pool2d
         return pool(input, sizes[0] if nd == 1 else sizes)
+    if mode == "area" and nd == 3:
+        return _adaptive_average_3d(input, sizes)
     wanted = {"linear": 1, "bilinear": 2, "trilinear": 3}.get(mode)
     if wanted is not None and nd in (1, 2, 3) and nd != wanted:
         raise NotImplementedError(f"Got {input.ndim}D input, but {mode} mode needs "
@@ -164,11 +213,50 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         for n, out, scale in zip(input.shape[2:], sizes, scales or [None] * nd)])
 
 
+def _adaptive_average_3d(input, sizes):
+    """torch's adaptive_avg_pool3d of 5-d input, as interpolate's area mode uses it."""
+    if sizes == [1, 1, 1]:
+        return reduction.mean(input, (-1, -2, -3), keepdim=True)
+    for dim in range(1, input.ndim):
+        if input.shape[dim] == 0:
+            raise RuntimeError("adaptive_avg_pool3d(): Expected input to have non-zero size for "
+                               f"non-batch dimensions, but input has sizes {list(input.shape)} "
+                               f"with dimension {dim} being empty")
+    check_float("adaptive_avg_pool3d_cpu", input)
+    return apply_map(_adaptive_avg_pool3d, input, [
+        adaptive_axis(size, out, input.dtype.numpy) for size, out in zip(input.shape[2:], sizes)])
+
+
 def _resampling_axis(mode, nd, size, out, scale_factor, align_corners, dtype):
-    if mode in ("linear", "bilinear"):
+    if mode in ("linear", "bilinear", "trilinear"):
         return _linear_axis(size, out, scale_factor, align_corners, dtype)
+    if mode == "bicubic":
+        return _cubic_axis(size, out, scale_factor, align_corners, dtype)
     exact = mode == "nearest-exact"
     return _nearest_axis(size, out, scale_factor, exact, shortcuts=not exact and nd == 2)
 
 
-NN_FUNCTIONS = ["interpolate"]
+def _deprecated(name):
+    warnings.warn(f"`nn.functional.{name}` is deprecated. Use `nn.functional.interpolate` "
+                  "instead.", stacklevel=3)
+
+
+def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
+    """interpolate, under its deprecated name (with torch's warning)."""
+    _deprecated("upsample")
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input, size=None, scale_factor=None):
+    """interpolate(mode='nearest'), deprecated (with torch's warning)."""
+    _deprecated("upsample_nearest")
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input, size=None, scale_factor=None):
+    """interpolate(mode='bilinear', align_corners=True), deprecated (with torch's warning)."""
+    _deprecated("upsample_bilinear")
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
+NN_FUNCTIONS = ["interpolate", "upsample", "upsample_bilinear", "upsample_nearest"]
