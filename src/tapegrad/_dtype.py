@@ -3,19 +3,28 @@ import builtins
 
 import numpy as np
 
+try:  # NumPy has no bfloat16; the ml_dtypes package adds one, and tapegrad uses it if present
+    import ml_dtypes
+except ImportError:
+    ml_dtypes = None
+
 
 class dtype:
     __slots__ = ("name", "numpy", "is_floating_point", "is_complex", "is_signed", "itemsize",
                  "is_differentiable", "legacy_name")
 
-    def __init__(self, name, numpy_dtype, legacy_name):
+    def __init__(self, name, numpy_dtype, legacy_name, kind=None):
         self.name = name
         self.legacy_name = legacy_name  # torch's old type name (Float for FloatTensor)
         self.numpy = np.dtype(numpy_dtype)
-        self.is_floating_point = self.numpy.kind == "f"
-        self.is_complex = self.numpy.kind == "c"
-        self.is_signed = self.numpy.kind in "fic"
-        self.itemsize = self.numpy.itemsize
+        self._set_kind(kind or self.numpy.kind, self.numpy.itemsize)
+
+    def _set_kind(self, kind, itemsize):
+        """kind: NumPy's letter, "f" also for extension floats (ml_dtypes' bfloat16 is "V")."""
+        self.is_floating_point = kind == "f"
+        self.is_complex = kind == "c"
+        self.is_signed = kind in "fic"
+        self.itemsize = itemsize
         self.is_differentiable = self.is_floating_point or self.is_complex
 
     def __repr__(self):
@@ -43,12 +52,38 @@ int32 = dtype("int32", np.int32, "Int")
 int64 = dtype("int64", np.int64, "Long")
 bool = dtype("bool", np.bool_, "Bool")
 
+
+class _WithoutArrays(dtype):
+    """A torch dtype that NumPy cannot store here: the object exists (comparisons, reprs,
+    type(x) checks work), and anything that would make an array of it raises."""
+    __slots__ = ()
+
+    def __init__(self, name, legacy_name, kind, itemsize, reason):
+        self.name, self.legacy_name = name, legacy_name
+        self._set_kind(kind, itemsize)
+        _MISSING_REASONS[name] = reason
+
+    @property
+    def numpy(self):
+        raise RuntimeError(_MISSING_REASONS[self.name])
+
+
+_MISSING_REASONS = {}
+BFLOAT16_NEEDS_ML_DTYPES = ("tapegrad.bfloat16 needs the ml_dtypes package (pip install "
+                            "ml_dtypes): NumPy has no bfloat16 type of its own")
+if ml_dtypes is not None:
+    bfloat16 = dtype("bfloat16", ml_dtypes.bfloat16, "BFloat16", kind="f")
+else:
+    bfloat16 = _WithoutArrays("bfloat16", "BFloat16", "f", 2, BFLOAT16_NEEDS_ML_DTYPES)
+
 half, float, double = float16, float32, float64
 short, int, long = int16, int32, int64
 cfloat, cdouble = complex64, complex128
 
 _BY_NUMPY = {d.numpy: d for d in (float16, float32, float64, complex64, complex128,
                                   uint8, int8, int16, int32, int64, bool)}
+if ml_dtypes is not None:
+    _BY_NUMPY[bfloat16.numpy] = bfloat16
 
 
 def from_numpy_dtype(numpy_dtype):
@@ -88,9 +123,15 @@ def promote_types(type1, type2):
     if category1 != category2:
         # Unlike NumPy, a float beats any integer whatever its width (int64 + float16 -> float16).
         higher, lower = (type1, type2) if category1 > category2 else (type2, type1)
-        if higher.is_complex and lower.is_floating_point:
-            return promote_types(higher, lower.to_complex())
+        widened = lower.to_complex() if higher.is_complex else lower
+        # half floats have no complex type here (torch's complex32): any complex holds them
+        if widened.is_complex:
+            return promote_types(higher, widened)
         return higher
+    if bfloat16 in (type1, type2) and category1 == 2:
+        # neither half type holds the other: bfloat16 with float16 is float32, as in torch
+        other = type2 if type1 is bfloat16 else type1
+        return float32 if other is float16 else other
     return from_numpy_dtype(np.promote_types(type1.numpy, type2.numpy))
 
 

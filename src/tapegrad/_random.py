@@ -59,44 +59,86 @@ def numpy_generator(generator=None):
     return (generator or default_generator).numpy
 
 
-# ---- in-place sampling: Tensor.uniform_, normal_, bernoulli_, exponential_, random_ --------
-# Values come from NumPy's PCG64 (torch's stream differs); distributions, argument handling,
-# checks and error texts are torch's. Samples are written through the in-place path (copy_),
-# so a tensor that requires grad gets torch's leaf error and every write bumps the version.
+# ---- in-place sampling: Tensor.uniform_, normal_, bernoulli_, exponential_, random_, ... ---
+# Values come from NumPy's PCG64 (torch's stream differs); distributions, the transforms torch
+# uses, argument handling, checks and error texts are torch's. Samples are written through the
+# in-place path with the node torch records (UniformBackward0, ...), so a tensor that requires
+# grad gets torch's leaf error, a tensor in a graph a zero gradient, and each write bumps the
+# version once.
 
 def uniform_(tensor, *args, **kwargs):
     """Fill tensor with samples from the uniform distribution on [from, to)."""
-    (low, high), rng = _float_arguments("uniform_", args, kwargs, {"from": 0.0, "to": 1.0})
+    (low, high), rng = float_arguments("uniform_", args, kwargs, {"from": 0.0, "to": 1.0})
     _check_uniform(tensor, low, high)
-    sample = _per_part(tensor, lambda shape, dtype: (
-        dtype.type(low) + dtype.type(high - low) * rng.random(shape, dtype)))
-    sample = sample.astype(tensor._data.dtype)
-    return _write(tensor, _below(sample, high) if low < high else sample)
+
+    def draw(like):
+        sample = per_part(like.shape, like.dtype, lambda shape, dtype: (
+            dtype.type(low) + dtype.type(high - low) * rng.random(shape, dtype)))
+        return _below(sample.astype(like.dtype), high) if low < high else sample
+    return _fill(tensor, "uniform_", draw)
 
 
 def normal_(tensor, *args, **kwargs):
     """Fill tensor with samples from the normal distribution N(mean, std**2)."""
-    (mean, std), rng = _float_arguments("normal_", args, kwargs, {"mean": 0.0, "std": 1.0})
-    if not std >= 0.0:
-        raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
-    if not (tensor.dtype.is_floating_point or tensor.dtype.is_complex):
-        raise _not_implemented("normal_kernel_cpu", tensor.dtype)
-    # a complex sample splits the variance between its real and imaginary parts
-    part_std = std / np.sqrt(2) if tensor.dtype.is_complex else std
-    return _write(tensor, _per_part(tensor, lambda shape, dtype: (
-        rng.standard_normal(shape, dtype) * dtype.type(part_std) + dtype.type(mean))))
+    (mean, std), rng = float_arguments("normal_", args, kwargs, {"mean": 0.0, "std": 1.0})
+    check_normal_std(std)
+    check_normal_dtype(tensor.dtype)
+    # a complex tensor is filled as its real and imaginary parts: both get the mean
+    shift = mean * (1 + 1j) if tensor.dtype.is_complex else mean
+    return _fill(tensor, "normal_",
+                 lambda like: standard_normal(rng, like.shape, like.dtype) * std + shift)
+
+
+def log_normal_(tensor, *args, **kwargs):
+    """Fill tensor with exp(N(mean, std**2)) samples."""
+    (mean, std), rng = float_arguments("log_normal_", args, kwargs, {"mean": 1.0, "std": 2.0})
+    if not std > 0.0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std:g}")
+    if not tensor.dtype.is_floating_point:
+        raise not_implemented("log_normal_cpu", tensor.dtype)
+    return _fill(tensor, "log_normal_",
+                 lambda like: np.exp(standard_normal(rng, like.shape, like.dtype) * std + mean))
 
 
 def exponential_(tensor, *args, **kwargs):
     """Fill tensor with samples from the exponential distribution of rate lambd."""
-    (lambd,), rng = _float_arguments("exponential_", args, kwargs, {"lambd": 1.0})
+    (lambd,), rng = float_arguments("exponential_", args, kwargs, {"lambd": 1.0})
     if not lambd > 0.0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd:g}")
-    if not tensor.dtype.is_floating_point:
-        raise RuntimeError("Exponential distribution is a continuous probability distribution. "
-                           f"dtype must be a floating point but you specified "
-                           f"{tensor.dtype.legacy_name}")
-    return _write(tensor, rng.standard_exponential(tensor.shape, _compute_dtype(tensor)) / lambd)
+    _check_continuous("Exponential", tensor, tensor.dtype.legacy_name)
+    return _fill(tensor, "exponential_", lambda like: (
+        rng.standard_exponential(like.shape, compute_dtype(like.dtype)) / lambd))
+
+
+def cauchy_(tensor, *args, **kwargs):
+    """Fill tensor with samples from the Cauchy distribution: median + sigma * tan(pi (u - 1/2))
+    for u uniform on [0, 1)."""
+    (median, sigma), rng = float_arguments("cauchy_", args, kwargs,
+                                           {"median": 0.0, "sigma": 1.0})
+    if not sigma > 0.0:
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma:g}")
+    _check_continuous("Cauchy", tensor, _C_TYPE_NAMES[tensor.dtype.name])
+
+    def draw(like):
+        uniform = rng.random(like.shape, compute_dtype(like.dtype))
+        return median + sigma * np.tan(np.pi * (uniform - 0.5))
+    return _fill(tensor, "cauchy_", draw)
+
+
+def geometric_(tensor, *args, **kwargs):
+    """Fill tensor with the number of Bernoulli(p) trials up to the first success (1, 2, ...):
+    ceil(log(u) / log(1 - p)) for u uniform on (0, 1]."""
+    (p,), rng = float_arguments("geometric_", args, kwargs, {"p": REQUIRED})
+    if not 0.0 < p < 1.0:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p:g}")
+    if tensor.dtype.is_complex or tensor.dtype.name == "bool":
+        raise not_implemented("geometric_cpu", tensor.dtype)
+
+    def draw(like):
+        uniform = 1.0 - rng.random(like.shape)
+        # u = 1 would give 0 trials: the support starts at 1
+        return np.maximum(np.ceil(np.log(uniform) / np.log1p(-p)), 1.0)
+    return _fill(tensor, "geometric_", draw)
 
 
 def bernoulli_(tensor, *args, **kwargs):
@@ -105,39 +147,79 @@ def bernoulli_(tensor, *args, **kwargs):
     from ._tensor import Tensor
     p, rng = _bernoulli_arguments(args, kwargs)
     if isinstance(p, Tensor):
-        p = p.detach().expand(tensor.shape)
-        if tensor.dtype.is_complex:
-            raise _not_implemented("bernoulli_tensor_cpu_self_", tensor.dtype)
-        if not p.dtype.is_floating_point:
-            raise _not_implemented("bernoulli_tensor_cpu_p_", p.dtype)
-        p = p._data
-        if not np.all((p >= 0) & (p <= 1)):
-            raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  "
-                               "(Could this error message be improved?  If so, please report an "
-                               "enhancement request to PyTorch.)")
-    else:
-        if not 0.0 <= p <= 1.0:
-            raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p:g}")
-        if tensor.dtype.is_complex:
-            raise _not_implemented("bernoulli_scalar_cpu_", tensor.dtype)
-    return _write(tensor, rng.random(tensor.shape) < p)
+        check_bernoulli_tensor(tensor.dtype, p)
+        expanded = p.detach().expand(tensor.shape)
+        check_probabilities(expanded._data)
+        return _fill(tensor, "bernoulli_tensor_", lambda like, probabilities: (
+            rng.random(like.shape) < np.broadcast_to(probabilities, like.shape)), p)
+    check_bernoulli_scalar(tensor.dtype, p, "bernoulli_")
+    return _fill(tensor, "bernoulli_", lambda like: rng.random(like.shape) < p)
 
 
 def random_(tensor, *args, **kwargs):
     """Fill tensor with integers uniform on [from, to - 1]; without `to`, up to the largest
     value the dtype holds exactly (2**mantissa digits for floats)."""
     low, high, rng = _random_arguments(args, kwargs)
+    overload = 2 if low is None else 1 if "from" not in kwargs and len(args) == 1 else 0
     low, top = _random_range(tensor, low, high)
     # endpoint=True: `top` may be the largest int64, which has no exclusive bound
-    return _write(tensor, rng.integers(low, top, tensor.shape, np.int64, endpoint=True))
+    return _fill(tensor, f"random_{overload}",
+                 lambda like: rng.integers(low, top, like.shape, np.int64, endpoint=True))
 
 
-def _write(tensor, sample):
-    """Copy the sample into tensor through the in-place path (checks, version bump, history)."""
-    from ._tensor import Tensor
-    from .ops import copy_
-    sample = np.asarray(sample).astype(tensor._data.dtype, copy=False)
-    return copy_(tensor, Tensor._make(sample))
+def _fill(tensor, sampler, draw, *tensors):
+    """Write draw(tensor's array, *arrays of tensors) into tensor in place, recording the node
+    torch records for `sampler` (ops/sampling.py declares one op per sampler)."""
+    from .ops import inplace, sampling
+    return inplace(sampling.FILLS[sampler], tensor, *tensors, draw)
+
+
+# ---- checks and draws shared with ops/sampling.py (torch.bernoulli, torch.normal, ...) ---------
+
+def check_normal_std(std):
+    if not std >= 0.0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
+
+
+def check_normal_dtype(dtype):
+    if not (dtype.is_floating_point or dtype.is_complex):
+        raise not_implemented("normal_kernel_cpu", dtype)
+
+
+def check_bernoulli_tensor(dtype, p):
+    """torch's checks of bernoulli's probabilities tensor p for a result of dtype."""
+    if dtype.is_complex:
+        raise not_implemented("bernoulli_tensor_cpu_self_", dtype)
+    if not p.dtype.is_floating_point:
+        raise not_implemented("bernoulli_tensor_cpu_p_", p.dtype)
+
+
+def check_probabilities(probabilities):
+    if not np.all((probabilities >= 0) & (probabilities <= 1)):
+        raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  "
+                           "(Could this error message be improved?  If so, please report an "
+                           "enhancement request to PyTorch.)")
+
+
+def check_bernoulli_scalar(dtype, p, name):
+    if not 0.0 <= p <= 1.0:
+        raise RuntimeError(f"{name} expects p to be in [0, 1], but got p={p:g}")
+    if dtype.is_complex:
+        raise not_implemented("bernoulli_scalar_cpu_", dtype)
+
+
+def standard_normal(rng, shape, numpy_dtype):
+    """N(0, 1) samples; complex ones split the variance between independent real and
+    imaginary parts (as torch does)."""
+    scale = np.sqrt(0.5) if numpy_dtype.kind == "c" else 1.0
+    return per_part(shape, numpy_dtype, lambda shape, dtype: (
+        rng.standard_normal(shape, dtype) * scale))
+
+
+def _check_continuous(name, tensor, type_name):
+    if not tensor.dtype.is_floating_point:
+        raise RuntimeError(f"{name} distribution is a continuous probability distribution. "
+                           f"dtype must be a floating point but you specified {type_name}")
 
 
 def _below(sample, high):
@@ -152,28 +234,32 @@ def _below(sample, high):
     return sample
 
 
-def _compute_dtype(tensor):
-    """The real NumPy dtype samples are drawn in: float16 is drawn as float32."""
-    double = tensor._data.dtype in (np.float64, np.complex128)
+def compute_dtype(numpy_dtype):
+    """The real NumPy dtype samples of numpy_dtype are drawn in: float16 and bfloat16 are
+    drawn as float32."""
+    double = numpy_dtype in (np.float64, np.complex128)
     return np.dtype(np.float64 if double else np.float32)
 
 
-def _per_part(tensor, draw):
-    """draw(shape, dtype) for a real tensor; independent real and imaginary parts otherwise."""
-    dtype = _compute_dtype(tensor)
-    if not tensor.dtype.is_complex:
-        return draw(tensor.shape, dtype)
-    return draw(tensor.shape, dtype) + 1j * draw(tensor.shape, dtype)
+def per_part(shape, numpy_dtype, draw):
+    """draw(shape, real dtype) for a real numpy_dtype; independent real and imaginary parts for
+    a complex one."""
+    dtype = compute_dtype(numpy_dtype)
+    if numpy_dtype.kind != "c":
+        return draw(shape, dtype)
+    return draw(shape, dtype) + 1j * draw(shape, dtype)
 
 
-def _not_implemented(kernel, dtype):
+def not_implemented(kernel, dtype):
     return NotImplementedError(f'"{kernel}" not implemented for \'{dtype.legacy_name}\'')
 
 
-# C++ type names in torch's bound messages; complex tensors are checked as their parts
-_C_TYPE_NAMES = {"float16": "c10::Half", "float32": "float", "float64": "double",
-                 "bool": "bool", "uint8": "unsigned char", "int8": "signed char",
-                 "int16": "short int", "int32": "int", "int64": "long int"}
+# C++ type names in torch's messages (bounds checks see complex tensors as their parts)
+_C_TYPE_NAMES = {"float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float",
+                 "float64": "double", "bool": "bool", "uint8": "unsigned char",
+                 "int8": "signed char", "int16": "short int", "int32": "int",
+                 "int64": "long int", "complex64": "c10::complex<float>",
+                 "complex128": "c10::complex<double>"}
 _LIMITS_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double"}
 
 
@@ -189,7 +275,7 @@ def _check_in_bounds(value, name, low, high, value_type):
 
 def _check_uniform(tensor, low, high):
     if not (tensor.dtype.is_floating_point or tensor.dtype.is_complex):
-        raise _not_implemented("check_uniform_bounds", tensor.dtype)
+        raise not_implemented("check_uniform_bounds", tensor.dtype)
     value_type = _value_type(tensor)
     largest = float(np.finfo(value_type).max)
     _check_in_bounds(low, "from", -largest, largest, value_type)
@@ -208,7 +294,7 @@ def _random_range(tensor, low, high):
     dtype = tensor.dtype
     if low is None:
         if dtype.is_complex:
-            raise _not_implemented("random_kernel_cpu", dtype)
+            raise not_implemented("random_kernel_cpu", dtype)
         return 0, _largest_exact(tensor)
     if high is not None and low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= "
@@ -260,6 +346,7 @@ def _check_random_bounds(tensor, low, top):
 
 # ---- torch's argument parsing for these methods --------------------------------------------
 
+REQUIRED = object()  # a parameter without a default
 _OVERLOADS = {
     "bernoulli_": (" * (Tensor p, *, torch.Generator generator = None)",
                    " * (float p = 0.5, *, torch.Generator generator = None)"),
@@ -269,31 +356,77 @@ _OVERLOADS = {
 }
 
 
-def _float_arguments(name, args, kwargs, defaults):
-    """Bind float parameters (name -> default) and the keyword generator as torch's parser
-    does; returns the floats and the NumPy generator."""
+def float_arguments(name, args, kwargs, defaults):
+    """Bind float parameters (name -> default or REQUIRED) and the keyword generator as torch's
+    parser does; returns the floats and the NumPy generator."""
     params = list(defaults)
-    if len(args) > len(params):
-        raise TypeError(f"{name}() takes from 0 to {len(params)} positional arguments but "
-                        f"{len(args)} were given")
+    _check_positional_count(name, args, [defaults[p] for p in params])
     unknown = [key for key in kwargs if key not in params and key != "generator"]
     if unknown:
         raise TypeError(f"{name}() got an unexpected keyword argument '{unknown[0]}'")
     values = []
     for position, param in enumerate(params):
         given_by_position = position < len(args)
+        if given_by_position and param in kwargs:
+            raise TypeError(f"{name}() got multiple values for argument '{param}'")
         value = args[position] if given_by_position else kwargs.get(param, defaults[param])
-        number = _as_number(value)
+        if value is REQUIRED:
+            raise TypeError(f'{name}() missing 1 required positional arguments: "{param}"')
+        number = as_number(value)
         if number is None:
             where = f" (position {position + 1})" if given_by_position else ""
             raise TypeError(f"{name}(): argument '{param}'{where} must be float, not "
-                            f"{type(value).__name__}")
+                            f"{type_name(value)}")
         values.append(float(number))
+    return values, checked_generator(name, kwargs.get("generator"))
+
+
+def _check_positional_count(name, args, defaults):
+    if len(args) <= len(defaults):
+        return
+    required = sum(default is REQUIRED for default in defaults)
+    if required == len(defaults):
+        takes = f"{required} positional argument{'s' * (required != 1)}"
+    else:
+        takes = f"from {required} to {len(defaults)} positional arguments"
+    raise TypeError(f"{name}() takes {takes} but {len(args)} were given")
+
+
+def bind_arguments(name, params, args, kwargs):
+    """Bind (name, type, default or REQUIRED) parameters and the keyword generator with
+    torch's messages; returns the values and the generator (a torch.Generator or None)."""
+    from ._tensor import Tensor
+    defaults = [default for _, _, default in params]
+    _check_positional_count(name, args, defaults)
+    names = [param for param, _, _ in params]
+    unknown = [key for key in kwargs if key not in names and key != "generator"]
+    if unknown:
+        raise TypeError(f"{name}() got an unexpected keyword argument '{unknown[0]}'")
+    values = []
+    for position, (param, kind, default) in enumerate(params):
+        given_by_position = position < len(args)
+        value = args[position] if given_by_position else kwargs.get(param, default)
+        if value is REQUIRED:
+            raise TypeError(f'{name}() missing 1 required positional arguments: "{param}"')
+        fits = is_int(value) if kind is int else isinstance(value, kind)
+        if not fits:
+            where = f" (position {position + 1})" if given_by_position else ""
+            kind_name = "Tensor" if kind is Tensor else kind.__name__
+            raise TypeError(f"{name}(): argument '{param}'{where} must be {kind_name}, not "
+                            f"{type_name(value)}")
+        values.append(value)
     generator = kwargs.get("generator")
-    if not _is_generator(generator):
-        raise TypeError(f"{name}(): argument 'generator' must be torch.Generator, not "
-                        f"{type(generator).__name__}")
-    return values, numpy_generator(generator)
+    checked_generator(name, generator)
+    return values, generator
+
+
+def checked_generator(name, generator, position=None):
+    """The NumPy generator behind a generator= argument, after torch's type check."""
+    if not is_generator(generator):
+        where = "" if position is None else f" (position {position})"
+        raise TypeError(f"{name}(): argument 'generator'{where} must be torch.Generator, not "
+                        f"{type_name(generator)}")
+    return numpy_generator(generator)
 
 
 def _bernoulli_arguments(args, kwargs):
@@ -301,10 +434,10 @@ def _bernoulli_arguments(args, kwargs):
     from ._tensor import Tensor
     bound = dict(zip(("p",), args), **kwargs)
     p, generator = bound.pop("p", 0.5), bound.pop("generator", None)
-    number = None if isinstance(p, Tensor) else _as_number(p)
+    number = None if isinstance(p, Tensor) else as_number(p)
     if (len(args) > 1 or bound or (number is None and not isinstance(p, Tensor))
-            or not _is_generator(generator)):
-        raise _invalid_combination("bernoulli_", args, kwargs)
+            or not is_generator(generator)):
+        raise invalid_combination("bernoulli_", args, kwargs, _OVERLOADS["bernoulli_"])
     return (p if number is None else float(number)), numpy_generator(generator)
 
 
@@ -320,26 +453,26 @@ def _random_arguments(args, kwargs):
     if not bound:
         low, high, valid = None, None, True
     elif set(bound) == {"to"}:
-        low, high, valid = 0, bound["to"], _is_int(bound["to"])
+        low, high, valid = 0, bound["to"], is_int(bound["to"])
     elif set(bound) == {"from", "to"}:  # here `to` may be None
         low, high = bound["from"], bound["to"]
-        valid = _is_int(low) and (high is None or _is_int(high))
+        valid = is_int(low) and (high is None or is_int(high))
     else:
         valid = False
-    if not valid or not _is_generator(generator):
-        raise _invalid_combination("random_", args, kwargs)
+    if not valid or not is_generator(generator):
+        raise invalid_combination("random_", args, kwargs, _OVERLOADS["random_"])
     return low, high, numpy_generator(generator)
 
 
-def _is_generator(value):
+def is_generator(value):
     return value is None or isinstance(value, Generator)
 
 
-def _is_int(value):
+def is_int(value):
     return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
 
 
-def _as_number(value):
+def as_number(value):
     """A real number from a Python/NumPy number or a one-element Tensor; None otherwise."""
     from ._tensor import Tensor
     if isinstance(value, Tensor) and value.numel() == 1:
@@ -347,17 +480,23 @@ def _as_number(value):
     return value if isinstance(value, numbers.Real) else None
 
 
-def _invalid_combination(name, args, kwargs):
-    """torch's TypeError when no overload of an in-place sampler matches the arguments."""
+def type_name(value):
+    """A value's type as torch's argument parser names it (Tensor, torch.dtype, float, ...)."""
     from ._tensor import Tensor
+    if isinstance(value, Tensor):
+        return "Tensor"
+    if type(value).__module__.startswith("tapegrad") and type(value).__name__ in (
+            "Generator", "dtype", "device", "memory_format", "layout"):
+        return f"torch.{type(value).__name__}"
+    return type(value).__name__
 
-    def type_name(value):
-        return "Tensor" if isinstance(value, Tensor) else type(value).__name__
 
+def invalid_combination(name, args, kwargs, overloads):
+    """torch's TypeError when no overload of a function matches the arguments."""
     got = ", ".join([type_name(a) for a in args]
                     + [f"{key}={type_name(value)}" for key, value in kwargs.items()])
     if kwargs and not args:
         got += ", "  # torch's own formatting
-    overloads = "\n".join(_OVERLOADS[name])
+    lines = "\n".join(overloads)
     return TypeError(f"{name}() received an invalid combination of arguments - got ({got}), "
-                     f"but expected one of:\n{overloads}\n")
+                     f"but expected one of:\n{lines}\n")

@@ -447,6 +447,15 @@ class Tensor:
     def random_(self, *args, **kwargs):
         return _random.random_(self, *args, **kwargs)
 
+    def cauchy_(self, *args, **kwargs):
+        return _random.cauchy_(self, *args, **kwargs)
+
+    def geometric_(self, *args, **kwargs):
+        return _random.geometric_(self, *args, **kwargs)
+
+    def log_normal_(self, *args, **kwargs):
+        return _random.log_normal_(self, *args, **kwargs)
+
     def copy_(self, src, non_blocking=False):
         return ops.copy_(self, src)
 

@@ -1,0 +1,316 @@
+"""Random sampling: torch.bernoulli, normal, poisson and multinomial (also as Tensor methods),
+and the nodes that the in-place samplers of _random.py (Tensor.uniform_, normal_, ...) record.
+
+A sample is not a differentiable function of its distribution's parameters: torch records a
+node for each of these ops whose gradient is zero (torch.bernoulli(input, p) records one named
+NotImplemented, whose backward raises), and so does tapegrad. Draws come from _random's
+generators: NumPy's PCG64, so the values differ from torch's, the distributions do not.
+"""
+import numpy as np
+
+from .. import _dtype, _random
+from .._tensor import Tensor
+from ..autograd import grad_mode
+from ._checks import broadcast_shapes
+from ._define import defop
+from .shape import zeros_of
+
+
+def _zero(ctx):
+    return zeros_of(ctx.grad)
+
+
+def _drawn_op(node_name, name, formula=_zero):
+    """An op whose result is draw(input) in input's shape and dtype: the in-place samplers
+    write it over input, torch.bernoulli and torch.poisson return it."""
+    @defop(node_name, name=name)
+    def drawn(xp, input: Tensor, draw):
+        return xp.asarray(draw(input), dtype=input.dtype)
+    drawn.derivatives(input=formula)
+    return drawn
+
+
+def _not_implemented(ctx):
+    raise RuntimeError("derivative for aten::bernoulli is not implemented")
+
+
+@defop("BernoulliBackward1", name="_bernoulli_tensor_fill")
+def _bernoulli_tensor_fill(xp, input: Tensor, p: Tensor, draw):
+    return xp.asarray(draw(input, p), dtype=input.dtype)
+
+
+_bernoulli_tensor_fill.derivatives(input=_zero, p=lambda ctx: zeros_of(ctx.grad, ctx.p_shape))
+
+# sampler (as _random.py names it) -> the op its in-place write records
+FILLS = {sampler: _drawn_op(node_name, f"_{sampler}fill") for sampler, node_name in (
+    ("uniform_", "UniformBackward0"), ("normal_", "NormalBackward0"),
+    ("log_normal_", "LogNormalBackward0"), ("exponential_", "ExponentialBackward0"),
+    ("cauchy_", "CauchyBackward0"), ("geometric_", "GeometricBackward0"),
+    ("bernoulli_", "BernoulliBackward2"), ("random_0", "RandomBackward0"),
+    ("random_1", "RandomBackward1"), ("random_2", "RandomBackward2"))}
+FILLS["bernoulli_tensor_"] = _bernoulli_tensor_fill
+
+_bernoulli = _drawn_op("BernoulliBackward0", "_bernoulli")
+_bernoulli_scalar = _drawn_op("NotImplemented", "_bernoulli_scalar", _not_implemented)
+_poisson = _drawn_op("PoissonBackward0", "_poisson")
+
+
+# ---- torch.bernoulli -----------------------------------------------------------------------
+
+_BERNOULLI_OVERLOADS = (
+    " * (Tensor input, *, torch.Generator generator = None, Tensor out = None)",
+    " * (Tensor input, float p, *, torch.Generator generator = None)")
+_BERNOULLI_METHOD_OVERLOADS = (" * (*, torch.Generator generator = None)",
+                               " * (float p, *, torch.Generator generator = None)")
+
+
+def bernoulli(*args, **kwargs):
+    """0/1 samples: with probability input (in [0, 1]) elementwise, or with the number p in
+    input's shape and dtype."""
+    input = args[0] if args else kwargs.get("input")
+    if not isinstance(input, Tensor):
+        if not args and "input" not in kwargs:
+            raise _random.invalid_combination("bernoulli", args, kwargs, _BERNOULLI_OVERLOADS)
+        raise TypeError("bernoulli(): argument 'input' (position 1) must be Tensor, not "
+                        f"{_random.type_name(input)}")
+    rest = {key: value for key, value in kwargs.items() if key != "input"}
+    return _bernoulli_of(input, args[1:], rest, args, kwargs, _BERNOULLI_OVERLOADS)
+
+
+def _bernoulli_method(self, *args, **kwargs):
+    return _bernoulli_of(self, args, kwargs, args, kwargs, _BERNOULLI_METHOD_OVERLOADS)
+
+
+def _bernoulli_of(input, args, kwargs, given_args, given_kwargs, overloads):
+    bound = dict(zip(("p",), args), **kwargs)
+    p, generator = bound.pop("p", None), bound.pop("generator", None)
+    number = None if p is None else _random.as_number(p)
+    if (len(args) > 1 or bound or isinstance(p, Tensor) or (p is not None and number is None)
+            or not _random.is_generator(generator)):
+        raise _random.invalid_combination("bernoulli", given_args, given_kwargs, overloads)
+    rng = _random.numpy_generator(generator)
+    if p is None:
+        _random.check_bernoulli_tensor(input.dtype, input)
+        _random.check_probabilities(input._data)
+        return _bernoulli(input, lambda probabilities: rng.random(probabilities.shape)
+                          < probabilities)
+    _random.check_bernoulli_scalar(input.dtype, float(number), "bernoulli_")
+    return _bernoulli_scalar(input, lambda like: rng.random(like.shape) < number)
+
+
+# ---- torch.normal --------------------------------------------------------------------------
+
+@defop("NormalBackward1")
+def _normal_tensor_float(xp, mean: Tensor, std, draw):
+    return xp.asarray(draw(mean, std))
+
+
+@defop("NormalBackward2")
+def _normal_float_tensor(xp, mean, std: Tensor, draw):
+    return xp.asarray(draw(mean, std))
+
+
+@defop("NormalBackward3")
+def _normal_tensor_tensor(xp, mean: Tensor, std: Tensor, draw):
+    return xp.asarray(draw(mean, std))
+
+
+_normal_tensor_float.derivatives(mean=lambda ctx: zeros_of(ctx.grad, ctx.mean_shape))
+_normal_float_tensor.derivatives(std=lambda ctx: zeros_of(ctx.grad, ctx.std_shape))
+_normal_tensor_tensor.derivatives(mean=lambda ctx: zeros_of(ctx.grad, ctx.mean_shape),
+                                  std=lambda ctx: zeros_of(ctx.grad, ctx.std_shape))
+
+_NORMAL_OVERLOADS = (
+    " * (Tensor mean, Tensor std, *, torch.Generator generator = None, Tensor out = None)",
+    " * (Tensor mean, float std = 1, *, torch.Generator generator = None, Tensor out = None)",
+    " * (float mean, Tensor std, *, torch.Generator generator = None, Tensor out = None)",
+    " * (float mean, float std, tuple of ints size, *, torch.Generator generator = None, Tensor "
+    "out = None, torch.dtype dtype = None, torch.layout layout = None, torch.device device = "
+    "None, bool pin_memory = False, bool requires_grad = False)")
+_FACTORY_OPTIONS = ("dtype", "layout", "device", "pin_memory", "requires_grad")
+
+
+def normal(*args, **kwargs):
+    """Samples of N(mean, std**2): mean and std are tensors (broadcast together) or numbers;
+    with two numbers, a size says the result's shape."""
+    bound = _normal_overload(args, kwargs)
+    mean, std = bound.get("mean"), bound.get("std", 1.0)
+    rng = _random.numpy_generator(bound.get("generator"))
+    if "size" in bound:
+        return _normal_factory(mean, std, bound, rng)
+    if isinstance(std, Tensor):
+        if std.dtype.is_complex:
+            raise RuntimeError("normal expects standard deviation to be non-complex")
+        if not np.all(std._data >= 0):
+            raise RuntimeError("normal expects all elements of std >= 0.0")
+    else:
+        _random.check_normal_std(float(_random.as_number(std)))
+    if isinstance(mean, Tensor) and isinstance(std, Tensor):
+        broadcast_shapes(mean.shape, std.shape)
+    result = mean if isinstance(mean, Tensor) else std  # torch's result has its dtype
+    _random.check_normal_dtype(result.dtype)
+    _check_complex_grad(result.dtype, mean, std)
+    op = (_normal_tensor_tensor if isinstance(std, Tensor) else _normal_tensor_float) \
+        if isinstance(mean, Tensor) else _normal_float_tensor
+    mean = mean if isinstance(mean, Tensor) else float(_random.as_number(mean))
+    std = std if isinstance(std, Tensor) else float(_random.as_number(std))
+    return op(mean, std, lambda mean, std: _normal_sample(rng, mean, std, result.dtype.numpy))
+
+
+def _normal_sample(rng, mean, std, numpy_dtype, shape=None):
+    if shape is None:
+        shape = np.broadcast_shapes(np.shape(mean), np.shape(std))
+    sample = _random.standard_normal(rng, shape, numpy_dtype) * std + mean
+    return np.asarray(sample).astype(numpy_dtype, copy=False)
+
+
+def _normal_overload(args, kwargs):
+    """normal's arguments by name, once they fit one of torch's four overloads."""
+    bound = dict(zip(("mean", "std", "size"), args))
+    known = {"mean", "std", "size", "generator", *_FACTORY_OPTIONS}
+    fits = len(args) <= 3 and not set(bound) & set(kwargs) and not set(kwargs) - known
+    bound.update(kwargs)
+    mean, std = bound.get("mean"), bound.get("std")
+    numbers = [_random.as_number(v) is not None and not isinstance(v, Tensor)
+               for v in (mean, std)]
+    if "size" in bound:
+        fits = fits and all(numbers) and _is_size(bound["size"])
+    else:
+        fits = fits and not set(_FACTORY_OPTIONS) & set(bound) and (
+            isinstance(mean, Tensor) and (std is None or numbers[1] or isinstance(std, Tensor))
+            or numbers[0] and isinstance(std, Tensor))
+    if not fits or not _random.is_generator(bound.get("generator")):
+        raise _random.invalid_combination("normal", args, kwargs, _NORMAL_OVERLOADS)
+    return bound
+
+
+def _is_size(size):
+    return isinstance(size, (tuple, list)) and all(_random.is_int(s) for s in size)
+
+
+def _normal_factory(mean, std, options, rng):
+    """normal(mean, std, size): a new tensor filled by normal_."""
+    dtype = options.get("dtype") or _dtype.get_default_dtype()
+    _random.check_normal_std(float(std))
+    _random.check_normal_dtype(dtype)
+    size = tuple(options["size"])
+    if any(s < 0 for s in size):
+        raise RuntimeError(f"Trying to create tensor with negative dimension "
+                           f"{min(size)}: {list(size)}")
+    sample = _normal_sample(rng, float(mean), float(std), np.dtype(dtype.numpy), size)
+    result = Tensor._make(sample, dtype)
+    if options.get("device") is not None:
+        result = result.to(options["device"])
+    return result.requires_grad_(bool(options.get("requires_grad")))
+
+
+def _check_complex_grad(dtype, *inputs):
+    if dtype.is_complex and grad_mode.is_recording() and any(
+            isinstance(t, Tensor) and t.requires_grad for t in inputs):
+        raise RuntimeError("normal does not support automatic differentiation for outputs "
+                           "with complex dtype.")
+
+
+# ---- torch.poisson and torch.multinomial ---------------------------------------------------
+
+# NumPy's Poisson sampler refuses rates near 2**63; its normal approximation is exact there
+_LARGEST_POISSON_RATE = 1e18
+
+
+def poisson(input, generator=None):
+    """Poisson samples with rates input (>= 0), in input's dtype."""
+    if not isinstance(input, Tensor):
+        raise TypeError("poisson(): argument 'input' (position 1) must be Tensor, not "
+                        f"{_random.type_name(input)}")
+    rng = _random.checked_generator("poisson", generator, position=2)
+    if not input.dtype.is_floating_point:
+        raise _random.not_implemented("poisson_cpu", input.dtype)
+    if not np.all(input._data >= 0):
+        raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
+    return _poisson(input, lambda rates: _poisson_sample(rng, rates))
+
+
+def _poisson_sample(rng, rates):
+    rates = rates.astype(np.float64)
+    large = rates > _LARGEST_POISSON_RATE
+    sample = np.asarray(rng.poisson(np.where(large, 0.0, rates)), dtype=np.float64)
+    if large.any():
+        huge = rates[large]
+        approximate = np.rint(huge + np.sqrt(huge) * rng.standard_normal(huge.shape))
+        # torch's kernel turns an infinite rate into the int64 minimum
+        sample[large] = np.where(np.isinf(huge), -2.0 ** 63, approximate)
+    return sample
+
+
+def multinomial(*args, **kwargs):
+    """num_samples category indices per row of input (weights, one row or a batch of rows);
+    without replacement each index appears at most once per row."""
+    (input, num_samples, replacement), generator = _random.bind_arguments(
+        "multinomial", (("input", Tensor, _random.REQUIRED), ("num_samples", int,
+                        _random.REQUIRED), ("replacement", bool, False)), args, kwargs)
+    _check_multinomial(input, num_samples, replacement)
+    rng = _random.numpy_generator(generator)
+    rows = input.shape[0] if input.ndim == 2 else 1
+    weights = input._data.astype(np.float64).reshape(rows, input.shape[-1])
+    if weights.shape[0] == 0:
+        indices = np.zeros((0, num_samples), np.int64)
+    elif weights.shape[1] == 0:  # torch's validity check reduces over the categories first
+        raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the "
+                           "operation has no identity.")
+    elif replacement and num_samples > 1:
+        indices = _with_replacement(rng, weights, num_samples)
+    else:
+        _check_weights_without_replacement(weights)
+        # the exponential race: the num_samples largest w / E (E ~ Exp(1)) are a sample of
+        # categories without replacement, each drawn with probability proportional to w
+        keys = weights / rng.standard_exponential(weights.shape)
+        indices = np.argsort(-keys, axis=1, kind="stable")[:, :num_samples]
+    shape = (num_samples,) if input.ndim == 1 else (input.shape[0], num_samples)
+    return Tensor._make(indices.reshape(shape).astype(np.int64))
+
+
+def _check_multinomial(input, num_samples, replacement):
+    if not 1 <= input.ndim <= 2:
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    if not input.dtype.is_floating_point:
+        raise RuntimeError("multinomial only supports floating-point dtypes for input, got: "
+                           f"{input.dtype.legacy_name}")
+    if num_samples <= 0:
+        raise RuntimeError("cannot sample n_sample <= 0 samples")
+    if not replacement and num_samples > input.shape[-1]:
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without "
+                           "replacement")
+    if input.shape[-1] > 2 ** 24:
+        raise RuntimeError("number of categories cannot exceed 2^24")
+
+
+def _check_weights_without_replacement(weights):
+    if not np.all((weights >= 0) & (weights < np.inf)):
+        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+    if np.any(weights.sum(axis=1) == 0):
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+
+
+def _with_replacement(rng, weights, num_samples):
+    """Inverse-CDF draws per row; a zero weight's category is never drawn."""
+    for row in weights:  # torch checks row by row: entries first, then the row's sum
+        if not np.all(row >= 0):
+            raise RuntimeError("invalid multinomial distribution (encountering probability "
+                               "entry < 0)")
+        if not np.all(np.isfinite(row)):
+            raise RuntimeError("invalid multinomial distribution (encountering probability "
+                               "entry = infinity or NaN)")
+        if not row.sum() > 0:
+            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+    cumulative = np.cumsum(weights, axis=1)
+    targets = rng.random((weights.shape[0], num_samples)) * cumulative[:, -1:]
+    indices = np.stack([np.searchsorted(c, t, side="right")
+                        for c, t in zip(cumulative, targets)])
+    # rounding may put a target at the total: take the last category with a weight
+    last = weights.shape[1] - 1 - np.argmax(weights[:, ::-1] > 0, axis=1)
+    return np.minimum(indices, last[:, None])
+
+
+FUNCTIONS = ("bernoulli", "multinomial", "normal", "poisson")
+TENSOR_ONLY = {"bernoulli": _bernoulli_method,
+               "multinomial": lambda self, *args, **kwargs: multinomial(self, *args, **kwargs)}
