@@ -24,6 +24,15 @@ def _native_batch_norm(lib, x, w, b, running_mean=None, running_var=None, traini
     return lib.native_batch_norm(x, w, b, *stats, training, momentum, eps)[0]
 
 
+def _linear_cross_entropy(lib, x, w, *bias, target, weight=None, **options):
+    """Class-index targets; the class weights (a constant) in x's dtype."""
+    if weight is not None:
+        options["weight"] = weight.to(x.dtype)
+    if bias:
+        options["linear_bias"] = bias[0]
+    return lib.nn.functional.linear_cross_entropy(x, w, target, **options)
+
+
 def _quiet(function, *args, **kwargs):
     """A deprecated function without its warning (test_nn_extra compares the warnings)."""
     with warnings.catch_warnings():
@@ -120,6 +129,31 @@ ROWS = (
         S((1, 2, 3, 3), constants={"name": "upsample", "scale_factor": 1.5, "mode": "bicubic"},
           label="upsample"),
     ), ops=("upsample", "upsample_bilinear", "upsample_nearest")),
+    # an empty batch of matrices: torch's matmul reshapes it to (0, n, m), never to (-1, n, m)
+    OpRow("matmul_empty_batch", lambda lib, a, b: a @ b, (
+        S((0, 2, 3), (0, 3, 2)), S((0, 0, 0), (0, 0, 1)), S((2, 0, 2, 3), (3, 4))),
+          ops=("matmul",)),
+    OpRow("decompositions_empty_batch", lambda lib, a: lib.linalg.inv(a) + lib.linalg.qr(a).Q
+          + lib.linalg.svd(a)[1].sum() + lib.linalg.solve(a, a), (S((0, 0, 0)), S((0, 2, 2))),
+          ops=("inv", "qr", "svd", "solve")),
+    OpRow("linear_cross_entropy", _linear_cross_entropy, (
+        S((4, 3), (5, 3), constants={"target": np.array([0, 4, 2, 2])}),
+        S((3,), (5, 3), (5,), constants={"target": np.array(3), "reduction": "sum"},
+          label="unbatched-bias"),
+        S((4, 3), (2, 3, 3), (2, 3), constants={"target": np.array([[0, 1, 1]] * 4),
+                                                 "reduction": "none"}, label="k-dimensional"),
+        S((4, 3), (5, 3), constants={"target": np.array([0, 4, 1, 2]), "ignore_index": 1,
+                                     "weight": np.array([1.0, 0.5, 2.0, 1.5, 0.25]),
+                                     "label_smoothing": 0.2}, label="weight-ignore-smoothing"),
+    ), ops=("linear_cross_entropy",)),
+    OpRow("linear_cross_entropy_probabilities", lambda lib, x, w, target, **options:
+          lib.nn.functional.linear_cross_entropy(x, w, target, **options), (
+        S((4, 3), (5, 3), (4, 5)),
+        S((3,), (5, 3), (5,), constants={"reduction": "none", "label_smoothing": 0.1},
+          label="unbatched-smoothing"),
+        S((4, 2), (3, 2, 2), (4, 3, 2), requires_grad=(True, True, False),
+          label="k-dimensional"),
+    ), ops=("linear_cross_entropy",)),
     OpRow("addr_method", lambda lib, i, a, b: i.addr(a, b), (S((2, 3), (2,), (3,)),),
           ops=("addr",)),
 )

@@ -18,6 +18,10 @@ def F(lib):
     return lib.nn.functional
 
 
+def LCE(lib):
+    return lib.nn.functional.linear_cross_entropy
+
+
 def R(lib, *shape, dtype="float32"):
     return lib.ones(*shape, dtype=getattr(lib, dtype))
 
@@ -139,6 +143,26 @@ ERRORS = {
     "interpolate-3d-size": lambda lib: F(lib).interpolate(R(lib, 1, 1, 2, 2, 2), size=(3, 3)),
     "upsample-bilinear-3d": lambda lib: F(lib).upsample_bilinear(R(lib, 1, 1, 2), size=3),
     "upsample-nearest-no-size": lambda lib: F(lib).upsample_nearest(R(lib, 1, 1, 2)),
+    # linear_cross_entropy
+    "lce-input-3d": lambda lib: LCE(lib)(R(lib, 2, 2, 3), R(lib, 4, 3), L(lib, 2)),
+    "lce-input-0d": lambda lib: LCE(lib)(lib.tensor(1.0), R(lib, 4, 3), L(lib, 2)),
+    "lce-weight-1d": lambda lib: LCE(lib)(R(lib, 2, 3), R(lib, 3), L(lib, 2)),
+    "lce-in-features": lambda lib: LCE(lib)(R(lib, 2, 3), R(lib, 4, 2), L(lib, 2)),
+    "lce-bias-shape": lambda lib: LCE(lib)(R(lib, 2, 3), R(lib, 4, 3), L(lib, 2),
+                                           linear_bias=R(lib, 3)),
+    "lce-k-dim-unbatched": lambda lib: LCE(lib)(R(lib, 3), R(lib, 4, 2, 3), L(lib, 2)),
+    "lce-probabilities-ignore-index": lambda lib: LCE(lib)(R(lib, 2, 3), R(lib, 4, 3),
+                                                           R(lib, 2, 4), ignore_index=1),
+    "lce-reduction": lambda lib: LCE(lib)(R(lib, 2, 3), R(lib, 4, 3), L(lib, 2),
+                                          reduction="bad"),
+    "lce-label-smoothing": lambda lib: LCE(lib)(R(lib, 2, 3), R(lib, 4, 3), L(lib, 2),
+                                                label_smoothing=1.5),
+    "lce-target-batch": lambda lib: LCE(lib)(R(lib, 2, 3), R(lib, 4, 3), L(lib, 3)),
+    "lce-float-target": lambda lib: LCE(lib)(R(lib, 2, 3), R(lib, 4, 3), R(lib, 2)),
+    "lce-target-out-of-bounds": lambda lib: LCE(lib)(R(lib, 2, 3), R(lib, 4, 3),
+                                                     lib.full((2,), 7)),
+    "lce-mixed-dtypes": lambda lib: LCE(lib)(R(lib, 2, 3), R(lib, 4, 3, dtype="float64"),
+                                             L(lib, 2)),
     # local_response_norm
     "local-response-norm-2d": lambda lib: lib.nn.functional.local_response_norm(R(lib, 2, 3), 2),
 }
@@ -219,3 +243,38 @@ def test_upsample_warns_as_torch(name):
         assert [w.filename for w in caught] == [__file__]  # points at the caller
         messages.append([(w.category, str(w.message)) for w in caught])
     assert messages[0] == messages[1]
+
+
+LCE_OPTIONS_CASES = {
+    "chunked": {"reduction": "sum"},
+    "chunked-none": {"reduction": "none"},
+    "smoothing-falls-back": {"label_smoothing": 0.1},
+    "k-dim-falls-back": {"k_dimensional": True},
+}
+
+
+@pytest.mark.parametrize("case", LCE_OPTIONS_CASES.values(), ids=LCE_OPTIONS_CASES.keys())
+def test_linear_cross_entropy_options_match_torch(case):
+    """torch's chunked path (options given) has the reference path's values; where it does
+    not apply, both libraries warn that the options are ignored."""
+    torch = pytest.importorskip("torch")
+    options = torch.nn.LinearCrossEntropyOptions(batch_chunk_size=2)
+    case = dict(case)
+    weight_shape = (4, 2, 3) if case.pop("k_dimensional", False) else (4, 3)
+    target = [[0, 1]] * 5 if len(weight_shape) == 3 else [0, 3, 1, 2, 2]
+    results = []
+    for lib in (tapegrad, torch):
+        x = lib.tensor(np.linspace(-1, 1, 15).reshape(5, 3), requires_grad=True)
+        w = lib.tensor(np.linspace(-2, 1, np.prod(weight_shape)).reshape(weight_shape),
+                       requires_grad=True)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            loss = LCE(lib)(x, w, lib.tensor(target), options=options, **case)
+        loss.sum().backward()
+        results.append((loss.tolist(), x.grad.tolist(), w.grad.tolist(),
+                        [str(w.message) for w in caught], [w.filename for w in caught]))
+    np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-12)
+    np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-12)
+    np.testing.assert_allclose(results[0][2], results[1][2], rtol=1e-12)
+    assert results[0][3] == results[1][3]
+    assert results[0][4] == results[1][4] == [__file__] * len(results[1][4])

@@ -193,10 +193,11 @@ def _batched_matmul(input, other):
                            f"[{numel(input.shape[:-2]) or 1}, {k}] but got: "
                            f"[{numel(other.shape[:-2]) or 1}, {k2}].")
     batch = broadcast_shapes(input.shape[:-2], other.shape[:-2])
+    rows = numel(batch)  # not -1, which an empty batch leaves ambiguous
     input3 = reshape(expand(input.reshape(n, k) if input.ndim == 1 else input, batch + (n, k)),
-                     -1, n, k)
+                     rows, n, k)
     other3 = reshape(expand(other.reshape(k, m) if other.ndim == 1 else other, batch + (k, m)),
-                     -1, k, m)
+                     rows, k, m)
     shape = batch + ((n,) if input.ndim > 1 else ()) + ((m,) if other.ndim > 1 else ())
     return unsafe_view(bmm(input3, other3), shape)
 
