@@ -1,5 +1,6 @@
 """Indexing: x[key] (getitem), select, index_select, masked_fill, masked_select and take;
 gather and scatter along a dim."""
+import re
 import warnings
 
 import numpy as np
@@ -505,6 +506,22 @@ def _size_at(tensor, dim):
     return tensor.shape[wrap_dim(dim, tensor.ndim)] if tensor.ndim else 1
 
 
+def method_of(function):
+    """Tensor.X for torch.X: torch's method counts argument positions from after self in
+    its "must be Tensor" errors."""
+    def method(self, *args, **kwargs):
+        try:
+            return function(self, *args, **kwargs)
+        except TypeError as error:
+            if "must be Tensor" not in str(error):
+                raise
+            raise TypeError(re.sub(r"\(position (\d+)\)",
+                                   lambda match: f"(position {int(match[1]) - 1})",
+                                   str(error))) from None
+    method.__name__ = method.__qualname__ = function.__name__
+    return method
+
+
 def _in_place_method(op):
     """Tensor.<op>_: op applied to the tensor's own storage."""
     def method(self, *args, **kwargs):
@@ -519,7 +536,8 @@ from . import reduction  # noqa: E402  (it builds on this module: import it last
 
 FUNCTIONS = ("argwhere gather index_select masked_fill masked_select nonzero nonzero_static "
              "scatter scatter_add select take take_along_dim").split()
-METHODS = FUNCTIONS
+METHODS = {name: method_of(scatter_add) if name == "scatter_add" else globals()[name]
+           for name in FUNCTIONS}
 TENSOR_ONLY = {
     "masked_fill_": _in_place_method(masked_fill),
     "scatter_": _in_place_method(scatter),

@@ -10,7 +10,7 @@ from ._checks import broadcast_shapes, numel, wrap_dim
 from ._define import defop
 from .indexing import (_along, _as_key_item, _at_least_1d, _check_index_array, _check_scatter,
                        _gather, _index_put, _masked_fill, _masked_select, _region, _scatter_add,
-                       _scatter_value, _take, index_select, index_select_op)
+                       _scatter_value, _take, index_select, index_select_op, method_of)
 from .pointwise import where
 from .shape import reshape, zeros_of
 
@@ -247,12 +247,12 @@ def _prod_source_grad(ctx, places, source):
     if (zeros_here > 1).any():
         return _delayed_error(grad, f"{places.name}(): Double backward is unsupported for "
                                     f"{places.source} when >1 zeros in {places.source} are "
-                                    "scattered to the same position. This will be supported "
-                                    "in a future release.")
+                                    "scattered to the same position in self")
     return grad
 
 
-@defop("DelayedError", save=("message",))
+# torch's node for a derivative that exists only to first order (its DelayedError)
+@defop("Error", save=("message",))
 def _delayed_error(xp, input: Tensor, message):
     return input.copy()
 
@@ -321,8 +321,8 @@ def index_add(input, dim, index, source, *, alpha=1):
     size = input.shape[dim] if input.ndim else 1
     outside = _outside(index._data, size)
     if outside is not None:
-        if dim == 0:  # torch's two kernels word this differently
-            raise RuntimeError(f"index {outside} is out of bounds for dimension 0 with size "
+        if input.ndim > 1 and dim in (0, input.ndim - 1):  # torch's scatter_add kernel
+            raise RuntimeError(f"index {outside} is out of bounds for dimension {dim} with size "
                                f"{size}")
         raise IndexError("index out of range in self")
     return _index_add(input, dim, index._data.reshape(-1), source, alpha)
@@ -400,7 +400,7 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True):
                            f"amin but got {reduce}.")
     dim = _check_index_func("index_reduce", input, dim, index, source)
     if input.dtype is _dtype.bool:
-        raise RuntimeError("\"index_func_\" not implemented for 'Bool'")
+        raise NotImplementedError("\"index_func_\" not implemented for 'Bool'")
     if _outside(index._data, input.shape[dim] if input.ndim else 1) is not None:
         raise IndexError("index out of range in self")
     return _index_reduce(input, dim, index._data.reshape(-1), source, reduce, include_self)
@@ -409,13 +409,14 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True):
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     """input with src's values reduced (sum, prod, mean, amax, amin) into the places that index
     names along dim."""
-    _check_tensor("scatter_reduce", "src", 3, src)
+    _check_tensor("scatter_reduce", "src", 4, src)
     if reduce not in _UFUNCS:
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got "
                            f"{reduce}")
     dim = _check_scatter(input, dim, index, src)
     if reduce == "mean" and input.dtype is _dtype.bool:
-        raise RuntimeError("\"scatter_gather_tensor_cpu_reduce_mean\" not implemented for 'Bool'")
+        raise NotImplementedError("\"scatter_gather_tensor_cpu_reduce_mean\" not implemented for "
+                                  "'Bool'")
     return _scatter_reduce(input, dim, index._data, src, reduce, include_self)
 
 
@@ -441,14 +442,14 @@ _masked_scatter.derivatives(input=lambda ctx: _masked_fill(ctx.grad, ctx.mask, 0
 
 def masked_scatter(input, mask, source):
     """input (broadcast with mask) with source's leading values written where mask is True."""
-    _check_tensor("masked_scatter", "source", 2, source)
+    _check_tensor("masked_scatter", "source", 3, source)
     if mask.dtype is not _dtype.bool:
         raise RuntimeError(f"masked_scatter_ only supports boolean masks, but got mask with dtype "
                            f"{mask.dtype.legacy_name}")
     if source.dtype is not input.dtype:
         raise RuntimeError(f"masked_scatter: expected self and source to have same dtypes but got"
                            f"{input.dtype.legacy_name} and {source.dtype.legacy_name}")
-    shape = broadcast_shapes(input.shape, mask.shape)
+    shape = broadcast_shapes(mask.shape, input.shape)
     mask = np.broadcast_to(mask._data, shape)
     if np.count_nonzero(mask) > source.numel():
         raise RuntimeError("Number of elements of source < number of ones in mask")
@@ -540,5 +541,5 @@ def _index_put_checked(input, indices, values, accumulate, first):
 
 FUNCTIONS = ("index_add index_copy index_fill index_put index_reduce masked_scatter put "
              "scatter_reduce").split()
-METHODS = [name for name in FUNCTIONS if name != "index_put"]
+METHODS = {name: method_of(globals()[name]) for name in FUNCTIONS if name != "index_put"}
 TENSOR_ONLY = {"index_put": _index_put_method}
