@@ -131,9 +131,19 @@ _default = [None]  # the device set by set_default_device or a `with device(...)
 _DEFAULT_STACK = []
 
 
+_BY_STRING = {}  # parsed device strings: factories and .to() see the same few again and again
+
+
 def as_device(value):
     """A device from what torch accepts as one: a device, a string, an index."""
-    return value if type(value) is device else device(value)
+    if type(value) is device:
+        return value
+    if type(value) is str:
+        parsed = _BY_STRING.get(value)
+        if parsed is None:
+            parsed = _BY_STRING[value] = device(value)
+        return parsed
+    return device(value)
 
 
 def _refuse(target, aten_op):
@@ -167,7 +177,7 @@ def tensor_device(value, aten_op="empty.memory_format"):
         if not isinstance(value, (str, bytes)) and not _is_index(value):
             raise TypeError("argument 'device' must be torch.device, not "
                             f"{type(value).__name__}")
-        value = device(value)
+        value = as_device(value)
     if value._type != "cpu":
         _refuse(value, aten_op)
     return CPU

@@ -352,6 +352,8 @@ class Tensor:
 
     # ---- dtype conversions (torch returns self when nothing changes) ----------------------
     def to(self, *args, **kwargs):
+        if not kwargs and len(args) == 1 and type(args[0]) is _dtype.dtype:  # the common to(dtype)
+            return self if args[0] is self.dtype else ops.to_copy(self, args[0])
         target, dtype, _, copy, memory_format = parse_to_arguments(args, kwargs)
         if target is not None:
             _device.tensor_device(target, None)  # raises unless the device is the cpu
