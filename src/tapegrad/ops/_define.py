@@ -199,8 +199,9 @@ class Op:
             for output_nr, result in enumerate(outputs):
                 _mark_view(result, inputs[0], self.forward, args[1:],
                            output_nr if several else None)
-                # torch: a view made without recording still requires grad (as a leaf)
-                result._requires_grad = inputs[0]._requires_grad and result.dtype.is_differentiable
+                # torch: a view made without recording requires grad if its base does
+                result._requires_grad = (result._base._requires_grad
+                                         and result.dtype.is_differentiable)
                 if several:  # torch refuses in-place writes to these (see ops/_inplace.py)
                     result.__dict__["_multi_view"] = (output_nr, self.node_class.__name__)
         if self.differentiable and grad_mode._state.recording:

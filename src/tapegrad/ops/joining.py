@@ -1,12 +1,17 @@
-"""Joining and splitting: cat, stack and their variants; split, chunk and unbind (several views
-of the input) and narrow."""
+"""Joining and splitting: cat, stack and their variants, block_diag and constant_pad_nd; split,
+chunk and unbind (several views of the input), their unsafe_ twins, tensor_split and
+hsplit/vsplit/dsplit, and narrow."""
 import inspect
 import itertools
 
+import numpy as np
+
+from .. import _dtype
 from .._tensor import Tensor
+from . import activation
 from ._checks import wrap_dim
 from ._define import defop
-from .shape import at_least_dims, select_view, slice_view, reshape, zeros_of
+from .shape import at_least_dims, redeclare, reshape, select_view, slice_view, zeros_of
 
 # ---- joining: cat and stack ----------------------------------------------------------------
 
@@ -220,20 +225,29 @@ def split(tensor, split_size_or_sections, dim=0):
         raise RuntimeError("split expects at least a 1-dimensional tensor")
     if isinstance(split_size_or_sections, (list, tuple)):
         return split_with_sizes(tensor, split_size_or_sections, dim)
-    split_size = int(split_size_or_sections)
-    dim = wrap_dim(dim, tensor.ndim)
+    return _split(tensor, *split_size_arguments(tensor, split_size_or_sections, dim))
+
+
+def split_size_arguments(tensor, split_size, dim):
+    """(split_size, dim), checked as torch's split does."""
+    split_size, dim = int(split_size), wrap_dim(dim, tensor.ndim)
     if split_size < 0:
         raise RuntimeError(f"split expects split_size be non-negative, but got "
                            f"split_size={split_size}")
     if split_size == 0 and tensor.shape[dim]:
         raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension "
                            f"size of {tensor.shape[dim]}")
-    return _split(tensor, split_size, dim)
+    return split_size, dim
 
 
 def split_with_sizes(input, split_sizes, dim=0):
+    return _split_with_sizes(input, *split_sizes_arguments(input, split_sizes, dim))
+
+
+def split_sizes_arguments(input, split_sizes, dim, name="split_with_sizes"):
+    """(split_sizes, dim), checked as torch's split_with_sizes does."""
     if not isinstance(split_sizes, (list, tuple)):
-        raise TypeError("split_with_sizes(): argument 'split_sizes' (position 1) must be tuple "
+        raise TypeError(f"{name}(): argument 'split_sizes' (position 1) must be tuple "
                         f"of ints, not {type(split_sizes).__name__}")
     dim, split_sizes = wrap_dim(dim, input.ndim), tuple(int(s) for s in split_sizes)
     if any(size < 0 for size in split_sizes):
@@ -243,11 +257,17 @@ def split_with_sizes(input, split_sizes, dim=0):
         raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to "
                            f"{input.shape[dim]} (input tensor's size at dimension {dim}), but "
                            f"got split_sizes={list(split_sizes)}")
-    return _split_with_sizes(input, split_sizes, dim)
+    return split_sizes, dim
 
 
 def chunk(input, chunks, dim=0):
     """`chunks` views of equal size (fewer when the size does not allow it)."""
+    with_sizes, arguments = _chunking(input, chunks, dim)
+    return (_split_with_sizes if with_sizes else _split)(input, *arguments)
+
+
+def _chunking(input, chunks, dim):
+    """How chunk splits: (True, (sizes, dim)) or (False, (split_size, dim))."""
     if input.ndim == 0:
         raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     if chunks <= 0:
@@ -255,8 +275,34 @@ def chunk(input, chunks, dim=0):
     dim = wrap_dim(dim, input.ndim)
     size = input.shape[dim]
     if size == 0:  # as torch: keep the number of chunks, all empty
-        return _split_with_sizes(input, (0,) * chunks, dim)
-    return _split(input, -(-size // chunks), dim)
+        return True, ((0,) * chunks, dim)
+    return False, (-(-size // chunks), dim)
+
+
+# torch's unsafe_ variants: the same pieces, sharing the input's memory but not its version
+# counter (torch leaves it to the caller not to write to them).
+_unsafe_split = redeclare(_split, "UnsafeSplitBackward0", "_unsafe_split", view=False)
+_unsafe_split_with_sizes = redeclare(_split_with_sizes, "UnsafeSplitWithSizesBackward0",
+                                     "_unsafe_split_with_sizes", view=False)
+
+
+def unsafe_split(tensor, split_size, dim=0):
+    if not isinstance(split_size, int):
+        raise TypeError(f"unsafe_split(): argument 'split_size' (position 2) must be int, not "
+                        f"{type(split_size).__name__}")
+    if tensor.ndim == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
+    return _unsafe_split(tensor, *split_size_arguments(tensor, split_size, dim))
+
+
+def unsafe_split_with_sizes(input, split_sizes, dim=0):
+    arguments = split_sizes_arguments(input, split_sizes, dim, "unsafe_split_with_sizes")
+    return _unsafe_split_with_sizes(input, *arguments)
+
+
+def unsafe_chunk(input, chunks, dim=0):
+    with_sizes, arguments = _chunking(input, chunks, dim)
+    return (_unsafe_split_with_sizes if with_sizes else _unsafe_split)(input, *arguments)
 
 
 @defop("UnbindBackward0", save=("dim",), view=True)
@@ -283,6 +329,11 @@ def unbind(input, dim=0):
 
 
 def narrow(input, dim, start, length):
+    return slice_view(input, *narrow_bounds(input, dim, start, length))
+
+
+def narrow_bounds(input, dim, start, length):
+    """(dim, start, end, step) of narrow's slice, checked as torch does."""
     if input.ndim == 0:
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     if length < 0:
@@ -297,10 +348,146 @@ def narrow(input, dim, start, length):
     if start + length > size:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size "
                            f"({size}).")
-    return slice_view(input, dim, start, start + length, 1)
+    return dim, start, start + length, 1
 
 
-_BOTH = "chunk narrow split split_with_sizes unbind".split()
-FUNCTIONS = _BOTH + ("cat column_stack concat concatenate dstack hstack row_stack stack "
-                     "vstack").split()
+# ---- tensor_split and hsplit/vsplit/dsplit: one slice (SliceBackward0) per piece ------------
+
+_TENSOR_SPLIT_SIGNATURES = (
+    " * (Tensor input, tuple of ints indices, int dim = 0)\n"
+    " * (Tensor input, Tensor tensor_indices_or_sections, int dim = 0)\n"
+    " * (Tensor input, int sections, int dim = 0)\n")
+
+
+def tensor_split(input, indices_or_sections, dim=0):
+    """Pieces along dim: `sections` nearly equal ones (the first ones one larger), or cut at
+    the given indices (clamped, as slices are)."""
+    if input.ndim == 0:
+        raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a "
+                           "tensor with 0 dims")
+    cuts = indices_or_sections
+    if isinstance(cuts, Tensor):
+        cuts = _split_points(cuts)
+    elif not isinstance(cuts, (int, list, tuple)):
+        raise TypeError(f"tensor_split() received an invalid combination of arguments - got "
+                        f"(Tensor, {type(cuts).__name__}), but expected one of:\n"
+                        + _TENSOR_SPLIT_SIGNATURES)
+    dim = wrap_dim(dim, input.ndim)
+    size = input.shape[dim]
+    if isinstance(cuts, int):
+        if cuts <= 0:
+            raise RuntimeError(f"number of sections must be larger than 0, got {cuts}")
+        small, larger = divmod(size, cuts)
+        cuts = list(itertools.accumulate([small + 1] * larger + [small] * (cuts - larger - 1)))
+    bounds = [0] + [int(i) for i in cuts] + [size]
+    pieces = []
+    for start, end in zip(bounds, bounds[1:]):
+        start, end, _ = slice(start, end).indices(size)
+        pieces.append(slice_view(input, dim, start, max(start, end), 1))
+    return tuple(pieces)
+
+
+def _split_points(tensor):
+    """A tensor of tensor_split: a number of sections (0-d) or indices (1-D)."""
+    if tensor.dtype.name != "int64":
+        raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to have dtype of "
+                           f"long, but got {tensor.dtype.legacy_name}")
+    if tensor.ndim > 1:
+        raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to be a "
+                           f"zero-dimensional or one-dimensional tensor, but got a tensor with "
+                           f"{tensor.ndim} dims")
+    return int(tensor.item()) if tensor.ndim == 0 else tensor.tolist()
+
+
+def _split_along(name, input, indices_or_sections, min_ndim, dim):
+    """hsplit/vsplit/dsplit: tensor_split along dim, into sections that must be equal."""
+    if input.ndim < min_ndim:
+        raise RuntimeError(f"torch.{name} requires a tensor with at least {min_ndim} dimension, "
+                           f"but got a tensor with {input.ndim} dimensions!")
+    if isinstance(indices_or_sections, int):
+        size = input.shape[dim]
+        if indices_or_sections == 0 or size % indices_or_sections:
+            raise RuntimeError(f"torch.{name} attempted to split along dimension {dim}, but the "
+                               f"size of the dimension {size} is not divisible by the "
+                               f"split_size {indices_or_sections}!")
+    elif not isinstance(indices_or_sections, (list, tuple)):
+        kind = type(indices_or_sections).__name__
+        mismatch = f"      didn't match because some of the arguments have invalid types: " \
+                   f"(Tensor, !{kind}!)\n"
+        raise TypeError(f"{name}() received an invalid combination of arguments - got (Tensor, "
+                        f"{kind}), but expected one of:\n * (Tensor input, int sections)\n"
+                        f"{mismatch} * (Tensor input, tuple of ints indices)\n{mismatch}")
+    return tensor_split(input, indices_or_sections, dim)
+
+
+def hsplit(input, indices_or_sections):
+    """Split along the columns (dim 1; dim 0 of a vector)."""
+    dim = 0 if input.ndim == 1 else 1
+    return _split_along("hsplit", input, indices_or_sections, 1, dim)
+
+
+def vsplit(input, indices_or_sections):
+    return _split_along("vsplit", input, indices_or_sections, 2, 0)
+
+
+def dsplit(input, indices_or_sections):
+    return _split_along("dsplit", input, indices_or_sections, 3, 2)
+
+
+# ---- block_diag and constant_pad_nd --------------------------------------------------------
+
+def _block_diag_forward(xp, tensors, corners, shape):
+    result = xp.zeros(shape, tensors[0].dtype if tensors else xp.float32)
+    for array, (row, column) in zip(tensors, corners):
+        rows, columns = _as_block(array.shape)
+        result[row:row + rows, column:column + columns] = array.reshape(rows, columns)
+    return result
+
+
+def _as_block(shape):
+    """A 0-d, 1-D or 2-D shape as the (rows, columns) of its block."""
+    return (1,) * (2 - len(shape)) + tuple(shape)
+
+
+def _block_part(ctx, i):
+    (row, column), shape = ctx.corners[i], getattr(ctx, f"tensor{i}_shape")
+    rows, columns = _as_block(shape)
+    block = ctx.grad[row:row + rows, column:column + columns]
+    return reshape(block, shape)
+
+
+_block_diag = _TensorListOp("BlockDiagBackward0", _block_diag_forward, save=("corners",))
+_block_diag.derivatives(each=_block_part)
+
+
+def block_diag(*tensors):
+    """The tensors (0-d, 1-D as rows, 2-D) as blocks along the diagonal of a matrix."""
+    corners, row, column = [], 0, 0
+    for i, tensor in enumerate(tensors):
+        if tensor.ndim > 2:
+            raise RuntimeError(f"torch.block_diag: Input tensors must have 2 or fewer "
+                               f"dimensions. Input {i} has {tensor.ndim} dimensions")
+        corners.append((row, column))
+        rows, columns = _as_block(tensor.shape)
+        row, column = row + rows, column + columns
+    if not tensors:  # torch gives a 1 x 0 matrix
+        return Tensor._make(np.zeros((1, 0), _dtype.get_default_dtype().numpy))
+    return _block_diag(tensors, tuple(corners), (row, column))
+
+
+def constant_pad_nd(input, pad, value=0):
+    """Pad (or crop, with negative sizes) the last len(pad) // 2 dims with value."""
+    if len(pad) % 2:
+        raise RuntimeError(f"Length of pad must be even but instead it equals {len(pad)}")
+    if len(pad) > 2 * input.ndim:
+        raise RuntimeError(f"Length of pad should be no more than twice the number of dimensions "
+                           f"of the input. Pad length is {len(pad)}while the input has "
+                           f"{input.ndim}dimensions.")
+    return activation.pad(input, tuple(pad), "constant", value)
+
+
+_BOTH = ("chunk dsplit hsplit narrow split split_with_sizes tensor_split unbind unsafe_chunk "
+         "unsafe_split unsafe_split_with_sizes vsplit").split()
+FUNCTIONS = _BOTH + ("block_diag cat column_stack concat concatenate constant_pad_nd dstack "
+                     "hstack row_stack stack vstack").split()
 METHODS = _BOTH

@@ -1,5 +1,5 @@
-"""Reordering copies (flip, roll, repeat, repeat_interleave, tril/triu) and diagonals
-(diagonal, diagonal_scatter, diag_embed, diag)."""
+"""Reordering copies (flip, rot90, roll, repeat, repeat_interleave, tril/triu) and diagonals
+(diagonal, diagonal_copy, diagonal_scatter, diag_embed, diag, diagflat)."""
 import numpy as np
 
 from .._tensor import Tensor
@@ -36,6 +36,32 @@ def flipud(input):
     if input.ndim < 1:
         raise RuntimeError("Input must be >= 1-d.")
     return _flip(input, (0,))
+
+
+@defop("Rot90Backward0", save=("k", "dims"))
+def _rot90(xp, input: Tensor, k, dims):
+    # torch's steps, whose strides it shows: an odd turn flips a copy along one dim, then
+    # swaps the two dims of that copy
+    if k % 2 == 0:
+        return xp.flip(input, dims if k else ()).copy()
+    flipped = xp.flip(input, dims[1] if k == 1 else dims[0]).copy()
+    return xp.swapaxes(flipped, *dims)
+
+
+_rot90.derivatives(input=lambda ctx: _rot90(ctx.grad, -ctx.k, ctx.dims))
+
+
+def rot90(input, k=1, dims=(0, 1)):
+    """Rotate by k quarter turns in the plane of dims, from the first dim towards the second."""
+    if len(dims) != 2:
+        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
+    if input.ndim < 2:
+        raise RuntimeError(f"expected total dims >= 2, but got total dims = {input.ndim}")
+    wrapped = tuple(wrap_dim(d, input.ndim) for d in dims)
+    if wrapped[0] == wrapped[1]:
+        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {dims[0]} "
+                           f"and dim1 = {dims[1]}")
+    return _rot90(input, k % 4, wrapped)
 
 
 @defop("RollBackward0", save=("shifts", "dims"))
@@ -244,6 +270,10 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     return _diagonal(input, offset, *_diagonal_dims(dim1, dim2, input.ndim))
 
 
+def diagonal_copy(input, offset=0, dim1=0, dim2=1):
+    return _diagonal_copy(input, offset, *_diagonal_dims(dim1, dim2, input.ndim))
+
+
 def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
     dim1, dim2 = _diagonal_dims(dim1, dim2, input.ndim)
     slice_shape = _diagonal_view(np, input._data, offset, dim1, dim2).shape
@@ -267,11 +297,25 @@ def diag(input, diagonal=0):
     raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.ndim}D")
 
 
-_BOTH = ("diag diag_embed diagonal diagonal_scatter fliplr flipud repeat_interleave roll tril "
-         "triu").split()
-FUNCTIONS = _BOTH + "flip tile".split()
+def diagflat(input, offset=0):
+    """The flattened input on the (offset) diagonal of a square matrix."""
+    return _diag_embed(view(input.contiguous(), -1), offset, 0, 1)
+
+
+def _flip_method(self, *dims, **keywords):
+    """Tensor.flip: dims one by one, as one sequence, or as the keyword dims."""
+    if dims:
+        return flip(self, varargs(dims))
+    if "dims" not in keywords:
+        raise TypeError('flip() missing 1 required positional arguments: "dims"')
+    return flip(self, **keywords)
+
+
+_BOTH = ("diag diag_embed diagflat diagonal diagonal_scatter fliplr flipud repeat_interleave "
+         "roll rot90 tril triu").split()
+FUNCTIONS = _BOTH + "diagonal_copy flip tile".split()
 METHODS = _BOTH + ["repeat"]
 TENSOR_ONLY = {
-    "flip": lambda self, *dims: flip(self, varargs(dims)),
+    "flip": _flip_method,
     "tile": lambda self, *dims: tile(self, varargs(dims)),
 }

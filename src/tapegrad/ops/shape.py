@@ -1,7 +1,10 @@
 """Shape ops that are views (they share storage and version counter with their input):
 reshaping, in-place reshaping, and the select/slice/alias views that indexing builds on."""
+import warnings
+
 import numpy as np
 
+from .. import _dtype
 from .._tensor import Tensor
 from ..autograd import forward_ad, grad_mode
 from ._checks import numel, wrap_dim, wrap_dims
@@ -14,7 +17,7 @@ def varargs(sizes):
     return tuple(sizes[0]) if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)) else sizes
 
 
-def _infer_shape(shape, numel):
+def infer_shape(shape, numel):
     """Resolve one -1 entry and check the element count, as torch's view/reshape."""
     shape = tuple(int(s) for s in varargs(shape))
     if shape.count(-1) > 1:
@@ -55,12 +58,15 @@ unsafe_view.derivatives(input=lambda ctx: reshape(ctx.grad, ctx.input_shape))
 
 
 def view(input, *shape):
-    return _view(input, _infer_shape(shape, input.numel()))
+    """A view with another shape, or (view(dtype)) the same bytes read as another dtype."""
+    if len(shape) == 1 and isinstance(shape[0], _dtype.dtype):
+        return strided.view_dtype(input, shape[0])
+    return _view(input, infer_shape(shape, input.numel()))
 
 
 def reshape(input, *shape):
     """A view when the strides allow it, otherwise a copy (CloneBackward0 + UnsafeView)."""
-    shape = _infer_shape(shape, input.numel())
+    shape = infer_shape(shape, input.numel())
     try:
         np.reshape(input._data, shape, copy=False)
     except ValueError:
@@ -89,10 +95,14 @@ def _t(xp, input: Tensor):
 _t.derivatives(input=lambda ctx: t(ctx.grad))
 
 
-def t(input):
+def check_t(name, input):
     if input.ndim > 2:
-        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is "
+        raise RuntimeError(f"{name}() expects a tensor with <= 2 dimensions, but self is "
                            f"{input.ndim}D")
+
+
+def t(input):
+    check_t("t", input)
     return _t(input)
 
 
@@ -106,6 +116,40 @@ _transpose.derivatives(input=lambda ctx: _transpose(ctx.grad, ctx.dim0, ctx.dim1
 
 def transpose(input, dim0, dim1):
     return _transpose(input, wrap_dim(dim0, input.ndim), wrap_dim(dim1, input.ndim))
+
+
+_ZERO_D_HINTS = {"mT": "This function is the identity in these cases.",
+                 "mH": "Consider using x.conj().", "adjoint()": "Consider using x.conj()."}
+
+
+def _matrix_transpose(name, input):
+    """mT, mH and adjoint(): the last two dims swapped (torch's warnings and errors)."""
+    if input.ndim == 0:
+        owner = "" if name == "adjoint()" else "Tensor."
+        warnings.warn(f"{owner}{name} is deprecated on 0-D tensors. {_ZERO_D_HINTS[name]}",
+                      UserWarning, stacklevel=3)
+        return input  # torch returns the tensor itself
+    if input.ndim == 1:
+        raise RuntimeError(f"tensor.{name} is only supported on matrices or batches of "
+                           "matrices. Got 1-D tensor.")
+    return _transpose(input, input.ndim - 2, input.ndim - 1)
+
+
+def adjoint(input):
+    return _matrix_transpose("adjoint()", input)
+
+
+def _hermitian_transpose(input):
+    """Tensor.H: the transpose of a matrix (tapegrad has no complex conjugate to take)."""
+    if input.ndim == 0:
+        warnings.warn("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().",
+                      UserWarning, stacklevel=2)
+        return input
+    if input.ndim != 2:
+        hint = ". For batches of matrices, consider using tensor.mH" if input.ndim > 2 else "."
+        raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got "
+                           f"{input.ndim}-D tensor{hint}")
+    return _transpose(input, 0, 1)
 
 
 swapaxes = swapdims = transpose
@@ -122,7 +166,11 @@ _permute.derivatives(input=lambda ctx: _permute(ctx.grad, tuple(np.argsort(ctx.d
 def permute(input, *dims):
     if not dims:
         raise TypeError('permute() missing 1 required positional arguments: "dims"')
-    dims = varargs(dims)
+    return _permute(input, permutation(input, varargs(dims)))
+
+
+def permutation(input, dims):
+    """dims, checked as an ordering of input's dims, each wrapped."""
     if len(dims) != input.ndim:
         raise RuntimeError("permute(sparse_coo): number of dimensions in the tensor input does "
                            "not match the length of the desired ordering of dimensions i.e. "
@@ -130,7 +178,7 @@ def permute(input, *dims):
     wrapped = tuple(wrap_dim(d, input.ndim) for d in dims)
     if len(set(wrapped)) != len(wrapped):
         raise RuntimeError("permute(): duplicate dims are not allowed.")
-    return _permute(input, wrapped)
+    return wrapped
 
 
 @defop("UnsqueezeBackward0", save=("dim",), view=True)
@@ -169,7 +217,7 @@ def _squeeze_dims(xp, input: Tensor, dims):
 _squeeze_dims.derivatives(input=lambda ctx: reshape(ctx.grad, ctx.input_shape))
 
 
-def _squeezing(input, dim):
+def squeezing(input, dim):
     """The squeeze op for dim (None, one dim or several) and its arguments."""
     if dim is None:
         return _squeeze_all, ()
@@ -179,35 +227,44 @@ def _squeezing(input, dim):
 
 
 def squeeze(input, dim=None):
-    op, args = _squeezing(input, dim)
+    op, args = squeezing(input, dim)
     return op(input, *args)
 
 
 # ---- in-place reshaping: x.unsqueeze_(0), x.squeeze_() --------------------------------------
 
-def _in_place_twin(node_name, op, save=()):
-    """op declared again under the node name torch gives its in-place variant."""
-    twin = defop(node_name, save=save, view=True, name=op.__name__ + "_")(op.forward)
+def redeclare(op, node_name, name, view=True, forward=None):
+    """op declared again, under another node name (its in-place or copying variant), with the
+    same derivatives; `forward` replaces its forward (same parameters)."""
+    twin = defop(node_name, save=tuple(saved for saved, _, _ in op.save_plan), view=view,
+                 name=name)(forward or op.forward)
     twin.derivatives(**dict(zip(op.input_names, op.formulas)))
     return twin
 
 
+def in_place_twin(node_name, op):
+    """op declared again under the node name torch gives its in-place variant."""
+    return redeclare(op, node_name, op.__name__ + "_")
+
+
 _IN_PLACE_TWINS = {
-    unsqueeze_view: _in_place_twin("UnsqueezeBackward1", unsqueeze_view, save=("dim",)),
-    _squeeze_all: _in_place_twin("SqueezeBackward3", _squeeze_all),
-    _squeeze_dim: _in_place_twin("SqueezeBackward4", _squeeze_dim),
-    _squeeze_dims: _in_place_twin("SqueezeBackward5", _squeeze_dims),
+    unsqueeze_view: in_place_twin("UnsqueezeBackward1", unsqueeze_view),
+    _squeeze_all: in_place_twin("SqueezeBackward3", _squeeze_all),
+    _squeeze_dim: in_place_twin("SqueezeBackward4", _squeeze_dim),
+    _squeeze_dims: in_place_twin("SqueezeBackward5", _squeeze_dims),
+    _t: in_place_twin("TBackward1", _t),
+    _transpose: in_place_twin("TransposeBackward1", _transpose),
 }
 
 
-def _reshape_in_place(op, input, *args):
-    """input takes the shape of op's view of it (and, when tracked, its node); the data stays,
-    and the version counts a change, as torch's in-place view ops do."""
+def reshape_in_place(twin, input, *args):
+    """input takes the shape of twin's view of it (and, when tracked, its node); the data
+    stays, and the version counts a change, as torch's in-place view ops do."""
     from ._inplace import _check_leaf  # _inplace builds on this module
     tracked = grad_mode.is_recording() and input._requires_grad
     if tracked:
         _check_leaf(input)
-    result = _IN_PLACE_TWINS[op](input, *args)
+    result = twin(input, *args)
     input._data = result._data
     if input._base is not None:  # still a view of its base, one step further
         input._view_fn = result._view_fn
@@ -219,12 +276,45 @@ def _reshape_in_place(op, input, *args):
 
 
 def unsqueeze_(input, dim):
-    return _reshape_in_place(unsqueeze_view, input, wrap_dim(dim, input.ndim + 1))
+    return reshape_in_place(_IN_PLACE_TWINS[unsqueeze_view], input, wrap_dim(dim, input.ndim + 1))
 
 
 def squeeze_(input, dim=None):
-    op, args = _squeezing(input, dim)
-    return _reshape_in_place(op, input, *args)
+    op, args = squeezing(input, dim)
+    return reshape_in_place(_IN_PLACE_TWINS[op], input, *args)
+
+
+def t_(input):
+    check_t("t_", input)
+    return reshape_in_place(_IN_PLACE_TWINS[_t], input)
+
+
+def transpose_(input, dim0, dim1):
+    dims = wrap_dim(dim0, input.ndim), wrap_dim(dim1, input.ndim)
+    return reshape_in_place(_IN_PLACE_TWINS[_transpose], input, *dims)
+
+
+def resize_(input, *sizes, memory_format=None):
+    """input becomes contiguous with the given sizes over its storage from where it starts;
+    a storage too small for them is replaced by a larger one that begins with the old."""
+    sizes = tuple(int(n) for n in varargs(sizes))
+    if input._requires_grad:
+        raise RuntimeError("cannot resize variables that require grad")
+    if any(n < 0 for n in sizes):
+        raise RuntimeError("numel: integer multiplication overflow")  # torch's words
+    offset = strided.offset_in_storage(input)
+    needed = offset + numel(sizes)
+    storage = strided.storage_of(input)
+    if needed > storage.size:
+        larger = np.zeros(needed, input.dtype.numpy)
+        larger[:storage.size] = storage
+        storage = larger
+    input._data = storage[offset:needed].reshape(sizes)
+    return input
+
+
+def resize_as_(input, the_template, memory_format=None):
+    return resize_(input, the_template.shape)
 
 
 @defop("ExpandBackward0", view=True)
@@ -236,7 +326,11 @@ _expand.derivatives(input=lambda ctx: reduction.sum_to_size(ctx.grad, ctx.input_
 
 
 def expand(input, *size):
-    size = varargs(size)
+    return _expand(input, expanded_shape(input, varargs(size)))
+
+
+def expanded_shape(input, size):
+    """The shape input expands to: size, checked, with -1 keeping a dim's size."""
     lead = len(size) - input.ndim
     if lead < 0:
         raise RuntimeError(f"expand(torch.{input.dtype.legacy_name}Tensor{{{list(input.shape)}}}, "
@@ -256,7 +350,7 @@ def expand(input, *size):
             raise RuntimeError(f"The expanded size of the tensor ({new}) must match the existing "
                                f"size ({old}) at non-singleton dimension {lead + i}.  Target "
                                f"sizes: {list(size)}.  Tensor sizes: {list(input.shape)}")
-    return _expand(input, tuple(shape))
+    return tuple(shape)
 
 
 def expand_as(input, other):
@@ -387,16 +481,22 @@ def zeros_of(like, shape=None):
     return Tensor._make(np.zeros(like.shape if shape is None else shape, like.dtype.numpy))
 
 
-from . import indexing, reduction  # noqa: E402  (they build on this module: import them last)
+from . import indexing, reduction, strided  # noqa: E402  (they build on this module: import them last)
 
 
-_BOTH = ("broadcast_to flatten moveaxis movedim permute ravel reshape squeeze swapaxes swapdims t "
-         "transpose unflatten unsqueeze").split()
-FUNCTIONS = _BOTH + "atleast_1d atleast_2d atleast_3d".split()
-METHODS = _BOTH + "expand expand_as reshape_as view view_as".split()
+_BOTH = ("adjoint broadcast_to flatten moveaxis movedim permute ravel reshape squeeze swapaxes "
+         "swapdims t transpose unflatten unsqueeze").split()
+FUNCTIONS = _BOTH + "atleast_1d atleast_2d atleast_3d resize_as_".split()
+METHODS = _BOTH + "expand expand_as reshape_as resize_ resize_as_ view view_as".split()
 TENSOR_ONLY = {
     "T": property(lambda self: permute(self, tuple(reversed(range(self.ndim))))),
-    "mT": property(lambda self: transpose(self, -2, -1)),
+    "mT": property(lambda self: _matrix_transpose("mT", self)),
+    "mH": property(lambda self: _matrix_transpose("mH", self)),
+    "H": property(_hermitian_transpose),
     "squeeze_": squeeze_,
     "unsqueeze_": unsqueeze_,
+    "t_": t_,
+    "transpose_": transpose_,
+    "swapaxes_": transpose_,
+    "swapdims_": transpose_,
 }
