@@ -556,3 +556,9 @@ def test_module_to_device_and_dtype():
     same(lambda lib: repr(lib.nn.Linear(2, 3).to(device="cpu", non_blocking=True)))
     same(lambda lib: repr(lib.nn.Module().to("cuda")))
     same(lambda lib: lib.nn.Conv2d(2, 3, 1).to(memory_format=lib.channels_last).weight.stride())
+
+
+@pytest.mark.parametrize("device", ["cpu", "cpu:1", "cuda", "mps", "xla", "meta", "hip", 0],
+                         ids=str)
+def test_generator_device(device):
+    same_outcome(lambda lib: lib.Generator(device=device).device)

@@ -20,6 +20,24 @@ _NOT_COMPILED = {
             "`//mtia/host_runtime/torch_mtia:torch_mtia` as your target dependency!",
 }
 NO_ACCELERATOR = "Cannot access accelerator device when none is available."
+# What torch's CPU build says when something needs its CUDA library, after "Cannot ... ".
+CUDA_LIBRARY_MISSING = (
+    "without ATen_cuda library. PyTorch splits its backend into two shared libraries: a CPU "
+    "library and a CUDA library; this error has occurred because you are trying to use some "
+    "CUDA functionality, but the CUDA library has not been loaded by the dynamic linker for some "
+    "reason.  The CUDA library MUST be loaded, EVEN IF you don't directly use any symbols from "
+    "the CUDA library! One common culprit is a lack of -Wl,--no-as-needed in your link "
+    "arguments; many dynamic linkers will delete dynamic library dependencies if you don't "
+    "depend on any of their symbols.  You can check if this has occurred by using ldd on your "
+    "binary to see if there is a dependency on *_cuda.so library.")
+_NO_GENERATOR = {
+    "cuda": "Cannot get CUDA generator " + CUDA_LIBRARY_MISSING,
+    "mps": "Cannot execute getNewGenerator() without MPS backend.",
+    "xla": "Cannot get XLA generator without torch_xla library. This error has occurred because "
+           "you are trying to use some XLA functionality, but the XLA library has not been "
+           "loaded by the dynamic linker. You must load xla libraries by `import torch_xla`",
+    "meta": "META device type not an accelerator.",
+}
 CUDA_NOT_COMPILED = _NOT_COMPILED["cuda"]
 _MISSING = object()
 
@@ -197,3 +215,12 @@ def get_default_device():
     if current._type != "cpu" and current._index is None:  # torch resolves it on a tensor
         _refuse(current, None)
     return current
+
+
+def generator_device(value):
+    """The device of torch.Generator(device=value): the cpu, or torch's error for the others."""
+    target = as_device(value)
+    if target._type != "cpu":
+        raise RuntimeError(_NO_GENERATOR.get(target._type,
+                                             "Backend doesn`t support getNewGenerator()"))
+    return CPU

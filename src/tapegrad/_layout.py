@@ -1,4 +1,5 @@
 """torch.memory_format and torch.layout values: tapegrad tensors are always strided."""
+from numpy.lib.stride_tricks import as_strided
 
 
 class _NamedConstant:
@@ -43,5 +44,19 @@ def laid_out(array, value):
         raise TypeError(f"memory_format must be torch.memory_format, not {type(value).__name__}")
     if array.ndim != len(order):
         raise RuntimeError(f"required rank {len(order)} tensor to use {value._name} format")
-    inverse = sorted(range(len(order)), key=order.__getitem__)
-    return array.transpose(order).copy().transpose(inverse)
+    strides = _strides_in_order(array.shape, order, array.itemsize)
+    if array.strides == strides:
+        return array
+    physical = array.transpose(order).copy()
+    return as_strided(physical, array.shape, strides)
+
+
+def _strides_in_order(shape, order, itemsize):
+    """Byte strides of shape laid out dim by dim in order (the last innermost), as torch
+    computes them: a dim of size 0 or 1 counts as size 1."""
+    strides = [0] * len(shape)
+    step = itemsize
+    for dim in reversed(order):
+        strides[dim] = step
+        step *= max(shape[dim], 1)
+    return tuple(strides)

@@ -5,11 +5,14 @@ import warnings
 
 import numpy as np
 
+from ._device import generator_device
+
 
 class Generator:
     """torch.Generator on NumPy's PCG64: same seeding API, different random stream."""
 
     def __init__(self, device="cpu"):
+        self.device = generator_device(device)
         self._seed = 67280421310721  # torch's default seed
         self.numpy = np.random.default_rng(self._seed)
 

@@ -626,18 +626,6 @@ def _to_invalid(args, kwargs):
                      f"expected one of:\n{_TO_SIGNATURES}")
 
 
-_CUDA_LIBRARY_MISSING = (
-    "Cannot initialize CUDA without ATen_cuda library. PyTorch splits its backend into two "
-    "shared libraries: a CPU library and a CUDA library; this error has occurred because you "
-    "are trying to use some CUDA functionality, but the CUDA library has not been loaded by "
-    "the dynamic linker for some reason.  The CUDA library MUST be loaded, EVEN IF you don't "
-    "directly use any symbols from the CUDA library! One common culprit is a lack of "
-    "-Wl,--no-as-needed in your link arguments; many dynamic linkers will delete dynamic "
-    "library dependencies if you don't depend on any of their symbols.  You can check if this "
-    "has occurred by using ldd on your binary to see if there is a dependency on *_cuda.so "
-    "library.")
-
-
 def _dtype_of_type(value):
     """The dtype Tensor.type(value) names: a dtype, 'torch.FloatTensor', 'torch.cuda...'."""
     if isinstance(value, _dtype.dtype):
@@ -646,7 +634,7 @@ def _dtype_of_type(value):
         raise TypeError("dtype must be a type, str, or dtype object")
     name = value if isinstance(value, str) else value.__name__
     if name.startswith("torch.cuda.") and name.endswith("Tensor"):
-        raise RuntimeError(_CUDA_LIBRARY_MISSING)
+        raise RuntimeError("Cannot initialize CUDA " + _device.CUDA_LIBRARY_MISSING)
     for candidate in _dtype._BY_NUMPY.values():
         if name == f"torch.{candidate.legacy_name}Tensor":
             return candidate
