@@ -118,7 +118,8 @@ ROWS = (
           ops=("diagonal_copy",)),
 
     # ---- scatters into what a view would see --------------------------------------------------
-    OpRow("select_scatter", lambda lib, x, src, dim, index: lib.select_scatter(x, src, dim, index), (
+    OpRow("select_scatter", lambda lib, x, src, dim, index: lib.select_scatter(
+        x, src, dim, index), (
         S((3, 4), (4,), constants={"dim": 0, "index": -1}, label="row"),
         S((3, 4), (3,), constants={"dim": 1, "index": 2}, label="column"),
         S((3,), (), constants={"dim": 0, "index": 1}, label="0d-src"),
@@ -149,7 +150,8 @@ ROWS = (
     ), ops=("tensor_split",)),
     OpRow("tensor_split_all", lambda lib, x: _weighted_cat(lib, x.tensor_split(3, 1), 1), (
         S((2, 5)),), ops=("tensor_split",)),
-    OpRow("hsplit", lambda lib, x, cuts: _weighted_cat(lib, lib.hsplit(x, cuts), min(x.ndim - 1, 1)),
+    OpRow("hsplit", lambda lib, x, cuts: _weighted_cat(lib, lib.hsplit(x, cuts),
+                                                        min(x.ndim - 1, 1)),
           (S((2, 4), constants={"cuts": 2}, label="2d"),
            S((6,), constants={"cuts": [1, 4]}, label="1d")), ops=("hsplit",)),
     OpRow("vsplit", lambda lib, x: _weighted_cat(lib, x.vsplit([1]), 0), (S((3, 2)),),
@@ -170,7 +172,8 @@ ROWS = (
         ops=("broadcast_tensors",)),
     OpRow("broadcast_shapes", lambda lib, x: x.expand(lib.broadcast_shapes(x.shape, (2, 1, 1), 3)),
           (S((3, 1)),), ops=("broadcast_shapes",)),
-    OpRow("meshgrid", lambda lib, a, b, indexing: _weighted_sum(lib.meshgrid(a, b, indexing=indexing)),
+    OpRow("meshgrid", lambda lib, a, b, indexing: _weighted_sum(
+        lib.meshgrid(a, b, indexing=indexing)),
           (S((2,), (3,), constants={"indexing": "ij"}, label="ij"),
            S((2,), (), constants={"indexing": "xy"}, label="xy-0d")), ops=("meshgrid",)),
     OpRow("meshgrid_list", lambda lib, a, b, c: _weighted_sum(lib.meshgrid([a, b, c],
@@ -193,6 +196,7 @@ ROWS = (
         S((2, 3), constants={"k": 1, "dims": (0, 1)}, label="once"),
         S((2, 3, 2), constants={"k": -3, "dims": [2, 0]}, label="back"),
         S((2, 3), constants={"k": 6, "dims": (1, -2)}, label="twice"),
+        S((2, 3), constants={"k": 3, "dims": (0, 1)}, label="three"),
         S((3, 2), constants={"k": 0, "dims": (0, 1)}, layouts=("t",), label="t"),
     ), ops=("rot90",)),
     OpRow("rot90_method", lambda lib, x: x.rot90(), (S((2, 3)),), ops=("rot90",)),

@@ -9,8 +9,8 @@ import numpy as np
 from .._tensor import Size, Tensor
 from ._checks import broadcast_shapes as _broadcast_shape
 from .indexing import masked_select
-from .joining import stack
-from .shape import expand, flatten, reshape
+from .joining import stack, tensor_list
+from .shape import expand, flatten
 
 
 def broadcast_shapes(*shapes):
@@ -51,10 +51,7 @@ def _tensors(args):
 
 def broadcast_tensors(*tensors):
     """Each tensor expanded to the common shape (a tensor already of that shape as it is)."""
-    for i, tensor in enumerate(tensors):
-        if not isinstance(tensor, Tensor):
-            raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
-                            f"{type(tensor).__name__}")
+    tensor_list("broadcast_tensors", tensors)
     shape = _broadcast_shape(*(tensor.shape for tensor in tensors)) if tensors else ()
     return tuple(tensor if tensor.shape == shape else expand(tensor, shape)
                  for tensor in tensors)

@@ -71,7 +71,8 @@ _cat = _TensorListOp("CatBackward0", _cat_forward, save=("dim", "bounds"))
 _cat.derivatives(each=_cat_part)
 
 
-def _tensor_list(name, tensors):
+def tensor_list(name, tensors):
+    """tensors (a list or tuple of Tensors, checked with torch's errors) as a tuple."""
     if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
         raise TypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, "
                         f"not {type(tensors).__name__}")
@@ -84,7 +85,7 @@ def _tensor_list(name, tensors):
 
 def cat(tensors, dim=0, *, axis=None):
     """Join tensors along an existing dim. As torch, 1-D empty tensors are skipped (legacy)."""
-    tensors = _tensor_list("cat", tensors)
+    tensors = tensor_list("cat", tensors)
     if not tensors:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     for i, tensor in enumerate(tensors):
@@ -120,7 +121,7 @@ concat = concatenate = cat
 
 def _stack_of(name, tensors, ndim):
     """The tensors, checked, each given at least ndim dims."""
-    tensors = _tensor_list(name, tensors)
+    tensors = tensor_list(name, tensors)
     if not tensors:
         raise RuntimeError(f"{name} expects a non-empty TensorList")
     return [at_least_dims(ndim, tensor) for tensor in tensors]
@@ -159,7 +160,7 @@ _stack.derivatives(each=lambda ctx, i: select_view(ctx.grad, ctx.dim, i))
 
 def stack(tensors, dim=0, *, axis=None):
     """Join equally shaped tensors along a new dim."""
-    tensors = _tensor_list("stack", tensors)
+    tensors = tensor_list("stack", tensors)
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
     dim = wrap_dim(dim if axis is None else axis, tensors[0].ndim + 1)

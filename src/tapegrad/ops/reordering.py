@@ -42,6 +42,7 @@ def flipud(input):
 def _rot90(xp, input: Tensor, k, dims):
     # torch's steps, whose strides it shows: an odd turn flips a copy along one dim, then
     # swaps the two dims of that copy
+    k %= 4
     if k % 2 == 0:
         return xp.flip(input, dims if k else ()).copy()
     flipped = xp.flip(input, dims[1] if k == 1 else dims[0]).copy()
@@ -61,7 +62,7 @@ def rot90(input, k=1, dims=(0, 1)):
     if wrapped[0] == wrapped[1]:
         raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {dims[0]} "
                            f"and dim1 = {dims[1]}")
-    return _rot90(input, k % 4, wrapped)
+    return _rot90(input, k, wrapped)
 
 
 @defop("RollBackward0", save=("shifts", "dims"))

@@ -481,7 +481,8 @@ def zeros_of(like, shape=None):
     return Tensor._make(np.zeros(like.shape if shape is None else shape, like.dtype.numpy))
 
 
-from . import indexing, reduction, strided  # noqa: E402  (they build on this module: import them last)
+# They build on this module: import them last.
+from . import indexing, reduction, strided  # noqa: E402
 
 
 _BOTH = ("adjoint broadcast_to flatten moveaxis movedim permute ravel reshape squeeze swapaxes "

@@ -8,9 +8,8 @@ do from the start of its storage.
 """
 import numpy as np
 
-from .. import _dtype
 from .._tensor import Tensor
-from ._checks import numel, wrap_dim
+from ._checks import wrap_dim
 from ._define import defop
 from .indexing import _index, _index_put
 from .shape import in_place_twin, reshape, reshape_in_place, zeros_of
