@@ -288,6 +288,8 @@ def _compare_arrays(what, expected, actual, tolerance, values=True):
         raise Failure("mismatch", f"{what} dtype {actual.dtype} != {expected.dtype}")
     if not values:
         return
+    if expected.dtype == torch.bfloat16:  # NumPy has no bfloat16: compare the values as float32
+        expected, actual = expected.float(), actual.float()
     want = expected.detach().resolve_conj().resolve_neg().numpy()
     got = np.asarray(actual.detach().numpy())
     if want.dtype == np.bool_ or not np.issubdtype(want.dtype, np.inexact):

@@ -60,3 +60,54 @@ def _strides_in_order(shape, order, itemsize):
         strides[dim] = step
         step *= max(shape[dim], 1)
     return tuple(strides)
+
+
+def copied_as(array, value):
+    """A copy of array in memory format value; preserve_format keeps the order of its strides
+    (torch keeps the strides themselves of a dense tensor)."""
+    if value is preserve_format:
+        return array.copy(order="K")
+    arranged = laid_out(array, value)
+    return arranged.copy() if arranged is array else arranged
+
+
+def is_laid_out(array, value):
+    """Tensor.is_contiguous(memory_format=value): whether array's strides are value's (the
+    strides of size-1 dims do not count)."""
+    order = _CHANNELS_LAST_ORDER.get(value)
+    if order is None:  # contiguous_format, and preserve_format as torch reads it here
+        return array.flags.c_contiguous
+    if array.ndim != len(order):
+        return False
+    expected = array.itemsize
+    for dim in reversed(order):  # innermost first: channels, then the spatial dims, batch
+        if array.shape[dim] != 1:
+            if array.strides[dim] != expected:
+                return False
+            expected *= array.shape[dim]
+    return True
+
+
+def memory_format_argument(function, args, kwargs, default, optional=False):
+    """The memory format of a method whose only parameter is the keyword memory_format
+    (float(), contiguous(), ...), with torch's errors for anything else; an optional one
+    takes None for the default."""
+    if args:
+        raise TypeError(f"{function}() takes 0 positional arguments but {len(args)} "
+                        f"{'was' if len(args) == 1 else 'were'} given")
+    for name in kwargs:
+        if name != "memory_format":
+            raise TypeError(f"{function}() got an unexpected keyword argument '{name}'")
+    value = kwargs.get("memory_format", default)
+    if value is None and optional:
+        return default
+    check_memory_format(function, value)
+    return value
+
+
+def check_memory_format(function, value):
+    """torch's TypeError for a memory_format= argument that is not a memory format."""
+    if not isinstance(value, memory_format):
+        from ._random import type_name
+        raise TypeError(f"{function}(): argument 'memory_format' must be torch.memory_format, "
+                        f"not {type_name(value)}")

@@ -378,32 +378,43 @@ class Tensor:
                             f"{type(other).__name__}")
         return self.to(other.dtype)
 
-    def float(self):
-        return self.to(_dtype.float32)
+    def _converted(self, name, dtype, args, kwargs):
+        """float(), double(), ...: to(dtype, memory_format=...), checked as torch does."""
+        if not args and not kwargs:
+            return self.to(dtype)
+        memory_format = _layout.memory_format_argument(name, args, kwargs,
+                                                       _layout.preserve_format, optional=True)
+        return self.to(dtype, memory_format=memory_format)
 
-    def double(self):
-        return self.to(_dtype.float64)
+    def float(self, *args, **kwargs):
+        return self._converted("float", _dtype.float32, args, kwargs)
 
-    def half(self):
-        return self.to(_dtype.float16)
+    def double(self, *args, **kwargs):
+        return self._converted("double", _dtype.float64, args, kwargs)
 
-    def long(self):
-        return self.to(_dtype.int64)
+    def half(self, *args, **kwargs):
+        return self._converted("half", _dtype.float16, args, kwargs)
 
-    def int(self):
-        return self.to(_dtype.int32)
+    def bfloat16(self, *args, **kwargs):
+        return self._converted("bfloat16", _dtype.bfloat16, args, kwargs)
 
-    def short(self):
-        return self.to(_dtype.int16)
+    def long(self, *args, **kwargs):
+        return self._converted("long", _dtype.int64, args, kwargs)
 
-    def char(self):
-        return self.to(_dtype.int8)
+    def int(self, *args, **kwargs):
+        return self._converted("int", _dtype.int32, args, kwargs)
 
-    def byte(self):
-        return self.to(_dtype.uint8)
+    def short(self, *args, **kwargs):
+        return self._converted("short", _dtype.int16, args, kwargs)
 
-    def bool(self):
-        return self.to(_dtype.bool)
+    def char(self, *args, **kwargs):
+        return self._converted("char", _dtype.int8, args, kwargs)
+
+    def byte(self, *args, **kwargs):
+        return self._converted("byte", _dtype.uint8, args, kwargs)
+
+    def bool(self, *args, **kwargs):
+        return self._converted("bool", _dtype.bool, args, kwargs)
 
     def cpu(self, memory_format=None):
         return self.to("cpu", memory_format=memory_format)
@@ -414,11 +425,22 @@ class Tensor:
             raise RuntimeError("Invalid device, must be cuda device")
         return self.to(target, non_blocking=non_blocking, memory_format=memory_format)
 
-    def contiguous(self, memory_format=None):
-        return self if self._data.flags.c_contiguous else ops.clone(self)
+    def contiguous(self, *args, **kwargs):
+        memory_format = _layout.contiguous_format
+        if args or kwargs:
+            memory_format = _layout.memory_format_argument("contiguous", args, kwargs,
+                                                           memory_format)
+        if _layout.is_laid_out(self._data, memory_format):
+            return self
+        if memory_format is _layout.preserve_format:
+            raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
+        return ops.clone(self, memory_format=memory_format)
 
-    def is_contiguous(self, memory_format=None):
-        return self._data.flags.c_contiguous
+    def is_contiguous(self, *args, **kwargs):
+        if not args and not kwargs:
+            return self._data.flags.c_contiguous
+        return _layout.is_laid_out(self._data, _layout.memory_format_argument(
+            "is_contiguous", args, kwargs, _layout.contiguous_format))
 
     def stride(self, dim=None):
         strides = tuple(s // self._data.itemsize for s in self._data.strides)

@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 
-from .. import _dtype
+from .. import _dtype, _layout
 from .._tensor import Tensor
 from ._checks import broadcast_shapes
 from ._define import defop
@@ -703,7 +703,12 @@ def isfinite(xp, input: Tensor):
 
 @defop("CloneBackward0")
 def clone(xp, input: Tensor, memory_format=None):
-    return input.copy()
+    if memory_format is None:
+        return input.copy()
+    _layout.check_memory_format("clone", memory_format)
+    return _layout.copied_as(input, memory_format)
+
+
 
 
 clone.derivatives(input=lambda ctx: ctx.grad)
