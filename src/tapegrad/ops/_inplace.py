@@ -244,10 +244,10 @@ def zero_(target):
 
 def setitem(target, key, value):
     """target[key] = value: a copy into the view target[key] (CopySlices), or index_put_."""
-    from .indexing import _as_key_item, _index_put, _is_basic, getitem
+    from .indexing import _index_put, _is_basic, getitem, value_mismatch, written_key
     _check_inference(target)
     items = key if isinstance(key, tuple) else (key,)
-    arrays = tuple(_as_key_item(item) for item in items)
+    arrays = written_key(items, value)
     tracked = grad_mode.is_recording() and (
         target._requires_grad or isinstance(value, Tensor) and value._requires_grad)
     if not tracked:
@@ -256,6 +256,8 @@ def setitem(target, key, value):
         except IndexError:
             getitem(target, key)  # raises torch's error for the key
             raise
+        except ValueError:
+            raise value_mismatch(target.shape, arrays, value) from None
         target._bump_version()
         return
     if isinstance(value, Tensor) and value.ndim and value.shape[0] == 1:

@@ -8,7 +8,8 @@ import numpy as np
 from .._tensor import Tensor
 from ._checks import broadcast_shapes, numel, wrap_dim
 from ._define import defop
-from .shape import alias_view, select_view, slice_view, unsqueeze_view, reshape, zeros_of
+from .shape import (alias_view, expand, select_view, slice_view, unsqueeze_view, reshape,
+                    zeros_of)
 
 # ---- indexing ------------------------------------------------------------------------------
 
@@ -25,10 +26,13 @@ _index.derivatives(input=lambda ctx: _index_put(
 def _index_put(xp, input: Tensor, key, values: Tensor, accumulate=False):
     result = input.copy()
     values = xp.asarray(values, dtype=input.dtype)
-    if accumulate:
-        xp.add.at(result, key, values)
-    else:
-        result[key] = values
+    try:
+        if accumulate:
+            xp.add.at(result, key, values)
+        else:
+            result[key] = values
+    except ValueError:
+        raise value_mismatch(input.shape, key, values) from None
     return result
 
 
@@ -51,7 +55,7 @@ def _as_key_item(item):
             return item._data.astype(bool)
         if item.ndim == 0 and not item.dtype.is_floating_point and item.dtype.name != "bool":
             return int(item.item())
-        if item.dtype.is_floating_point:
+        if item.dtype.name not in ("int64", "int32", "bool"):
             raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
         return item._data
     if isinstance(item, (list, tuple)):
@@ -59,6 +63,31 @@ def _as_key_item(item):
     if isinstance(item, bool):  # x[True] is x[None] with a mask of one True
         return np.asarray(item)
     return item
+
+
+def written_key(items, value):
+    """A setitem key's items as arrays; torch fills with a number through masked_fill_, which
+    refuses a uint8 mask."""
+    if not isinstance(value, Tensor) and any(
+            isinstance(item, Tensor) and item.dtype.name == "uint8" for item in items):
+        raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype "
+                           "unsigned char")
+    return tuple(_as_key_item(item) for item in items)
+
+
+def value_mismatch(shape, key, value):
+    """torch's error for values that do not broadcast to the shape of input[key]."""
+    indexed = np.broadcast_to(np.zeros((), bool), shape)[key].shape
+    value_shape = value.shape if isinstance(value, (Tensor, np.ndarray)) else np.shape(value)
+    if all(_is_basic(item) for item in key):
+        # torch copies into a view, its leading 1-sized dims dropped: expand's error
+        kept = next((i for i, size in enumerate(value_shape) if size != 1), len(value_shape))
+        try:
+            expand(zeros_of(Tensor._make(np.zeros(())), value_shape[kept:]), indexed)
+        except RuntimeError as error:
+            return error
+    return RuntimeError(f"shape mismatch: value tensor of shape {list(value_shape)} cannot be "
+                        f"broadcast to indexing result of shape {list(indexed)}")
 
 
 def _consumed_dims(item):
@@ -292,6 +321,9 @@ def argwhere(input):
 
 def nonzero_static(input, *, size, fill_value=-1):
     """nonzero's rows, cut or padded with fill_value to exactly `size` rows."""
+    if not isinstance(size, int):
+        raise TypeError(f"nonzero_static(): argument 'size' must be int, not "
+                        f"{type(size).__name__}")
     if size < 0:
         raise RuntimeError("nonzero_static: 'size' must be an non-negative integer")
     found = np.argwhere(input._data)[:size]
@@ -351,6 +383,8 @@ def take_along_dim(input, indices, dim=None):
     dim (indices wrap around, as in torch); dim=None: at indices into the flattened input."""
     if dim is None:
         return gather(input.view(-1), 0, indices.view(-1))
+    if input.ndim == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     if input.ndim != indices.ndim:
         raise RuntimeError(f"torch.take_along_dim(): input and indices should have the same "
                            f"number of dimensions, but got {input.ndim} dimensions for input, "
@@ -362,7 +396,9 @@ def take_along_dim(input, indices, dim=None):
     index_shape = broadcast_shapes(_with_size(input.shape, dim, indices), indices.shape)
     input_shape = broadcast_shapes(_with_size(indices.shape, dim, input), input.shape)
     index = np.broadcast_to(indices._data, index_shape)
-    size = _size_at(input, dim)
+    size = input.shape[dim]
+    if size == 0 and index.size:  # torch wraps the indices with a remainder by the size
+        raise RuntimeError("ZeroDivisionError")
     return _gather(input.expand(input_shape), dim, index % size if size else index)
 
 

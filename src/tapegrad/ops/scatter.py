@@ -8,9 +8,10 @@ from .. import _dtype
 from .._tensor import Tensor
 from ._checks import broadcast_shapes, numel, wrap_dim
 from ._define import defop
-from .indexing import (_along, _as_key_item, _at_least_1d, _check_index_array, _check_scatter,
+from .indexing import (_along, _at_least_1d, _check_index_array, _check_scatter,
                        _gather, _index_put, _masked_fill, _masked_select, _region, _scatter_add,
-                       _scatter_value, _take, index_select, index_select_op, method_of)
+                       _scatter_value, _take, index_select, index_select_op, method_of,
+                       written_key)
 from .pointwise import where
 from .shape import reshape, zeros_of
 
@@ -516,7 +517,7 @@ def _index_put_checked(input, indices, values, accumulate, first):
             raise TypeError(f"expected Tensor as element {i} in argument {first}, but got "
                             f"{type(item).__name__}")
     _check_tensor("index_put", "values", first + 2, values)
-    key = tuple(np.asarray(_as_key_item(item)) for item in indices)
+    key = tuple(np.asarray(item) for item in written_key(indices, values))
     used = sum(item.ndim if item.dtype == bool else 1 for item in key)
     if used > input.ndim:
         raise IndexError(f"too many indices for tensor of dimension {input.ndim} (got {used})")
