@@ -9,7 +9,7 @@ from .._tensor import Tensor
 from ._checks import wrap_dim
 from .indexing import select
 from .joining import cat, narrow
-from .pointwise import logical_xor
+from .pointwise import div_scalar, logical_xor, mul_scalar
 from .reduction import cumsum, sum
 from .shape import reshape, zeros_of
 
@@ -18,10 +18,8 @@ _NO_DX = object()
 
 def _slice(input, dim, start, stop=None):
     """input[start:stop] along dim, negative positions counting from the end."""
-    size = input.shape[dim]
-    start = start + size if start < 0 else start
-    stop = size if stop is None else stop + size if stop < 0 else stop
-    return narrow(input, dim, start, stop - start)
+    start, stop, _ = slice(start, stop).indices(input.shape[dim])
+    return narrow(input, dim, start, max(stop - start, 0))
 
 
 # ---- diff ----------------------------------------------------------------------------------
@@ -91,16 +89,18 @@ def _spacings(input, spacing, dims, given_dims):
 
 def _uniform_gradient(input, h, dim, edge_order):
     """Central differences inside, one-sided ones of edge_order at the two ends."""
-    centre = (_slice(input, dim, 2) - _slice(input, dim, 0, -2)) / h
+    centre = div_scalar(_slice(input, dim, 2) - _slice(input, dim, 0, -2), h)
     if edge_order == 1:
-        first = (_slice(input, dim, 1, 2) - _slice(input, dim, 0, 1)) / h
-        last = (_slice(input, dim, -1) - _slice(input, dim, -2, -1)) / h
+        first = _slice(input, dim, 1, 2) - _slice(input, dim, 0, 1)
+        last = _slice(input, dim, -1) - _slice(input, dim, -2, -1)
     else:
-        first = (-1.5 * _slice(input, dim, 0, 1) + 2 * _slice(input, dim, 1, 2)
-                 - 0.5 * _slice(input, dim, 2, 3)) / h
-        last = (0.5 * _slice(input, dim, -3, -2) - 2 * _slice(input, dim, -2, -1)
-                + 1.5 * _slice(input, dim, -1)) / h
-    return cat([first, centre / 2, last], dim)
+        first = (mul_scalar(_slice(input, dim, 0, 1), -1.5)
+                 + mul_scalar(_slice(input, dim, 1, 2), 2.0)
+                 - mul_scalar(_slice(input, dim, 2, 3), 0.5))
+        last = (mul_scalar(_slice(input, dim, -3, -2), 0.5)
+                - mul_scalar(_slice(input, dim, -2, -1), 2.0)
+                + mul_scalar(_slice(input, dim, -1), 1.5))
+    return cat([div_scalar(first, h), div_scalar(centre, 2.0), div_scalar(last, h)], dim)
 
 
 def _coordinate_gradient(input, coordinates, dim, edge_order):
@@ -123,9 +123,9 @@ def _coordinate_gradient(input, coordinates, dim, edge_order):
         h0, h1, hn, hm = steps[0], steps[1], steps[-1], steps[-2]
         first = (-(2.0 * h0 + h1) / (h0 * (h0 + h1)) * _slice(input, dim, 0, 1)
                  + (h0 + h1) / (h0 * h1) * _slice(input, dim, 1, 2)
-                 - h0 / (h1 * (h0 + h1)) * _slice(input, dim, 2, 3))
+                 + -h0 / (h1 * (h0 + h1)) * _slice(input, dim, 2, 3))
         last = (hn / (hm * (hn + hm)) * _slice(input, dim, -3, -2)
-                - (hn + hm) / (hn * hm) * _slice(input, dim, -2, -1)
+                + -(hn + hm) / (hn * hm) * _slice(input, dim, -2, -1)
                 + (2 * hn + hm) / (hn * (hn + hm)) * _slice(input, dim, -1))
     return cat([first, centre, last], dim)
 
@@ -184,18 +184,18 @@ def _integral(name, y, x, dx, dim, cumulative):
     if y.ndim == 0:
         raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     dim = wrap_dim(dim, y.ndim)
-    if y.shape[dim] == 0:
-        shape = y.shape if cumulative else y.shape[:dim] + y.shape[dim + 1:]
-        return zeros_of(y, shape)
+    if y.shape[dim] == 0 and not cumulative:
+        return zeros_of(y, y.shape[:dim] + y.shape[dim + 1:])
     pairs = _slice(y, dim, 1) + _slice(y, dim, 0, -1)
+    # torch multiplies and divides by C++ numbers here: MulBackward1 and DivBackward1
     if x is not None:
         weighted = _steps(name, y, x, dim) * pairs
-        return (cumsum(weighted, dim) if cumulative else sum(weighted, dim)) / 2.0
-    dx = 1 if dx is _NO_DX else dx
+        return div_scalar(cumsum(weighted, dim) if cumulative else sum(weighted, dim), 2.0)
+    dx = 1.0 if dx is _NO_DX else float(dx)
     if cumulative:
-        return cumsum(dx / 2.0 * pairs, dim)
+        return cumsum(mul_scalar(pairs, dx / 2.0), dim)
     ends = select(y, dim, 0) + select(y, dim, -1)
-    return (sum(y, dim) - ends * 0.5) * dx
+    return mul_scalar(sum(y, dim) - mul_scalar(ends, 0.5), dx)
 
 
 def trapezoid(y, x=None, *, dx=_NO_DX, dim=-1):

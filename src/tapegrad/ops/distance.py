@@ -5,7 +5,7 @@ from ._checks import wrap_dim
 from ._define import defop
 from .pointwise import where
 from .reduction import norm_backward, norm_of, sum, vector_norm
-from .shape import unsqueeze
+from .shape import unsqueeze, zeros_of
 
 # ---- dist ----------------------------------------------------------------------------------
 
@@ -55,8 +55,8 @@ def _cdist_differences_grad(ctx):
 
 def _summed_over(dim, negated):
     def formula(ctx):
-        if ctx.p == 0:  # counting nonzeros: a zero gradient
-            return None
+        if ctx.p == 0:  # counting nonzeros: a zero gradient (torch's is a zero tensor)
+            return zeros_of(ctx.x2 if negated else ctx.x1)
         grad = sum(_cdist_differences_grad(ctx), dim)
         return -grad if negated else grad
     return formula

@@ -9,6 +9,7 @@ import numpy as np
 from .._tensor import Tensor
 from ._define import defop
 from .reduction import return_type
+from .shape import reshape
 
 histogram_return = return_type("histogram", ("hist", "bin_edges"))
 histogramdd_return = return_type("histogramdd", ("hist", "bin_edges"))
@@ -89,15 +90,28 @@ def _edges(xp, points, bins, range):
     return edges
 
 
-@defop("NotImplemented")
-def _histogramdd(xp, input: Tensor, bins, range, weight: Tensor, density):
-    points = input.reshape(-1, input.shape[-1])
+def _histogramdd_forward(xp, input, weight, bins, range, density, flat):
+    """(hist, edges...); flat: input holds 1-D samples (histogram), else rows of points."""
+    points = input.reshape(-1, 1 if flat else input.shape[-1])
+    weight = None if weight is None else weight.reshape(-1)
     edges = _edges(xp, points, bins, range)
     return (_count(xp, points, edges, weight, density),) + tuple(xp.array(e) for e in edges)
 
 
-_histogramdd.derivatives(input=_raises_in_backward("_histogramdd_from_bin_cts"),
-                         weight=_raises_in_backward("_histogramdd_from_bin_cts"))
+# torch's node has an edge to the weight only when a weight is given: two declarations
+@defop("NotImplemented", name="_histogramdd")
+def _histogramdd(xp, input: Tensor, bins, range, density, flat):
+    return _histogramdd_forward(xp, input, None, bins, range, density, flat)
+
+
+@defop("NotImplemented", name="_weighted_histogramdd")
+def _weighted_histogramdd(xp, input: Tensor, weight: Tensor, bins, range, density, flat):
+    return _histogramdd_forward(xp, input, weight, bins, range, density, flat)
+
+
+_histogramdd.derivatives(input=_raises_in_backward("_histogramdd_from_bin_cts"))
+_weighted_histogramdd.derivatives(input=_raises_in_backward("_histogramdd_from_bin_cts"),
+                                  weight=_raises_in_backward("_histogramdd_from_bin_cts"))
 
 
 def _check_histogram(input, bins, range, weight):
@@ -150,12 +164,16 @@ def _c_name(dtype):
             "float16": "c10::Half", "bool": "bool"}.get(dtype.name, dtype.name)
 
 
-def _run_histogram(input, bins, range, weight, density):
-    """(hist, edges...) of the rows of input (..., D); bins has one entry per dim. Differs from
-    torch: given bin edges that require grad do not make the results require grad."""
-    _check_histogram(input, bins, range, weight)
+def _run_histogram(input, bins, range, weight, density, flat=False):
+    """(hist, edges...) of the rows of input (..., D), or of its values if flat; bins has one
+    entry per dim. Differs from torch: given bin edges that require grad do not make the
+    results require grad."""
+    points = reshape(input, (-1, 1)) if flat else input
+    _check_histogram(points, bins, range, weight)
     bins = [b._data if isinstance(b, Tensor) else int(b) for b in bins]
-    return _histogramdd(input, bins, range, weight, density)
+    if weight is None:
+        return _histogramdd(input, bins, range, density, flat)
+    return _weighted_histogramdd(input, weight, bins, range, density, flat)
 
 
 def histogramdd(input, bins, *, range=None, weight=None, density=False):
@@ -178,10 +196,9 @@ def histogram(input, bins, *, range=None, weight=None, density=False):
     if not input.dtype.is_floating_point:
         raise NotImplementedError(f"\"histogram_cpu\" not implemented for "
                                   f"'{input.dtype.legacy_name}'")
-    points = input.reshape(-1, 1)
-    weight = None if weight is None else weight.reshape(-1) if weight.shape == input.shape \
-        else weight
-    hist, edges = _run_histogram(points, [bins], range, weight, density)
+    if weight is not None and weight.shape == input.shape:
+        weight = reshape(weight, (-1,))
+    hist, edges = _run_histogram(input, [bins], range, weight, density, flat=True)
     return histogram_return(hist, edges)
 
 

@@ -353,7 +353,7 @@ _var.derivatives(input=lambda ctx: var_backward(ctx.grad, ctx.input, ctx.dim, ct
 _std.derivatives(input=_std_backward)
 
 
-def variance_arguments(name, input, dim, unbiased, correction):
+def variance_arguments(name, input, dim, unbiased, correction, stacklevel=4):
     """(dims or None, correction) from torch's var/std overloads: (dim, unbiased, keepdim),
     (dim, *, correction, keepdim) and (unbiased); warns as torch with no degrees of freedom."""
     if isinstance(dim, bool):
@@ -368,7 +368,9 @@ def variance_arguments(name, input, dim, unbiased, correction):
     kept = 1 if dims is None else numel([n for d, n in enumerate(input.shape) if d not in dims])
     count = input.numel() // kept if kept else 0
     if count - correction <= 0:
-        warnings.warn(DEGREES_OF_FREEDOM_WARNING.format(name), UserWarning, stacklevel=3)
+        # stacklevel: the user's line, above var (or std, ...) and its numpy_keywords wrapper
+        warnings.warn(DEGREES_OF_FREEDOM_WARNING.format(name), UserWarning,
+                      stacklevel=stacklevel)
     return dims, correction
 
 

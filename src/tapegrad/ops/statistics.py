@@ -6,10 +6,11 @@ import numpy as np
 from .._tensor import Tensor
 from ._checks import numel, wrap_dim
 from ._define import defop
+from .._creation import full_like
 from .pointwise import clamp, lerp, where
 from .reduction import (nansum, numpy_keywords, sum, unreduce, var_backward, variance_arguments,
                         variance_of)
-from .shape import movedim, reshape, unsqueeze
+from .shape import reshape, transpose, unsqueeze
 from .sorting import sort
 from .unary import sqrt
 
@@ -81,7 +82,7 @@ _var_mean.derivatives(input=_with_mean_part(_var_part))
 def _moments(name, op, input, dim, unbiased, keepdim, correction):
     if not (input.dtype.is_floating_point or input.dtype.is_complex):
         raise RuntimeError(f"{name} only support floating point and complex dtypes")
-    dims, correction = variance_arguments(name, input, dim, unbiased, correction)
+    dims, correction = variance_arguments(name, input, dim, unbiased, correction, stacklevel=5)
     return op(input, dims, correction, keepdim)
 
 
@@ -122,49 +123,61 @@ def _check_quantile(name, input, q, interpolation):
         raise RuntimeError(f"{name}() q values must be in the range [0, 1]")
 
 
+def _sorted_slices(input, dim, keepdim):
+    """The values sorted along the reduced dim, moved last, laid out as the result will be
+    (kept dims of size 1 stay), and the result's shape without the quantile dim."""
+    if dim is None:
+        ordered = sort(reshape(input, (-1,))).values
+        kept = [1] * input.ndim if keepdim else []
+    else:
+        dim = wrap_dim(dim, input.ndim)
+        if dim == input.ndim - 1 or input.ndim == 0:
+            ordered = sort(input).values
+        else:
+            ordered = sort(transpose(unsqueeze(input, -1), dim, -1)).values
+        kept = list(input.shape)
+        if keepdim:
+            kept[dim:dim + 1] = [1] if input.ndim else []
+        else:
+            del kept[dim:dim + 1]
+    return reshape(ordered, kept + [ordered.shape[-1] if ordered.ndim else 1])
+
+
 def _ranks(ordered, q, interpolation, ignore_nan):
-    """The position of each quantile in the sorted slices (fractional for linear and midpoint),
-    shape (..., len(q)); differentiable in q."""
-    size = ordered.shape[-1]
+    """The position of each quantile in the sorted slices, shape (..., len(q)): fractional
+    for linear and midpoint, differentiable in q."""
     is_nan = ordered != ordered
     if ignore_nan:  # NaNs sort last: a slice's valid part is its first `count` values
-        last = sum(~is_nan, -1, keepdim=True) - 1
-        spoiled = last < 0  # only NaN: the result is NaN
+        ranks = q * (sum(~is_nan, -1, keepdim=True) - 1)
+        ranks = where(ranks < 0, 0.0, ranks)  # only NaN: the first, a NaN
     else:
-        last = size - 1
-        spoiled = is_nan.any(-1, keepdim=True)  # any NaN makes the result NaN
-    ranks = q * last
+        last = ordered.shape[-1] - 1
+        ranks = where(is_nan.any(-1, keepdim=True), float(last), q * last)  # NaN sits last
     if interpolation == "lower":
-        ranks = ranks.floor()
-    elif interpolation == "higher":
-        ranks = ranks.ceil()
-    elif interpolation == "nearest":
-        ranks = ranks.round()  # half to even, as torch
-    return where(spoiled, float(size - 1), ranks)  # NaN sits at the end of a spoiled slice
+        return ranks.floor()
+    if interpolation == "higher":
+        return ranks.ceil()
+    if interpolation == "nearest":
+        return ranks.round()  # half to even, as torch
+    return ranks
 
 
 def _quantile(name, input, q, dim, keepdim, interpolation, ignore_nan):
+    """torch's quantile: gather the neighbours of each rank in the sorted slices, and lerp."""
     _check_quantile(name, input, q, interpolation)
     scalar_q = not isinstance(q, Tensor)
     q = Tensor._make(np.full(1, q, input.dtype.numpy)) if scalar_q else reshape(q, (-1,))
-    if dim is None:
-        values, reduced = reshape(input, (-1,)), None
-    else:
-        reduced = wrap_dim(dim, input.ndim)
-        values = movedim(input, reduced, -1) if input.ndim else reshape(input, (1,))
-    ordered = sort(values, -1).values
+    ordered = _sorted_slices(input, dim, keepdim)
     ranks = _ranks(ordered, q, interpolation, ignore_nan)
-    low = ranks.floor()
-    index_shape = ordered.shape[:-1] + (len(q),)
-    below = ordered.gather(-1, low.long().expand(index_shape))
-    above = ordered.gather(-1, ranks.ceil().long().expand(index_shape))
-    weight = 0.5 if interpolation == "midpoint" else (ranks - low).expand(index_shape)
-    result = movedim(lerp(below, above, weight), -1, 0)  # (len(q), ...)
-    if keepdim:
-        shape = [len(q)] + [1 if reduced is None or d == reduced else n
-                            for d, n in enumerate(input.shape)]
-        result = reshape(result, shape)
-    return result.squeeze_(0) if scalar_q else result
+    below = ranks.long()
+    result = ordered.gather(-1, below)
+    if interpolation in ("linear", "midpoint"):
+        weights = full_like(ranks, 0.5) if interpolation == "midpoint" else ranks - below
+        result = lerp(result, ordered.gather(-1, ranks.ceil().long()), weights)
+    if scalar_q:
+        return result.squeeze_(-1)
+    # the quantiles move to the front; torch transposes in place (TransposeBackward1)
+    return transpose(result.unsqueeze_(0), 0, -1).squeeze_(-1)
 
 
 @numpy_keywords
