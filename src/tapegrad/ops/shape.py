@@ -57,11 +57,23 @@ def unsafe_view(xp, input: Tensor, shape):
 unsafe_view.derivatives(input=lambda ctx: reshape(ctx.grad, ctx.input_shape))
 
 
-def view(input, *shape):
+def view(input, *shape, size=None, dtype=None):
     """A view with another shape, or (view(dtype)) the same bytes read as another dtype."""
-    if len(shape) == 1 and isinstance(shape[0], _dtype.dtype):
-        return strided.view_dtype(input, shape[0])
+    if not shape or size is not None or dtype is not None or isinstance(shape[0], _dtype.dtype):
+        return _view_by_keyword_or_dtype(input, shape + tuple(
+            value for value in (size, dtype) if value is not None))
     return _view(input, infer_shape(shape, input.numel()))
+
+
+def _view_by_keyword_or_dtype(input, given):
+    if len(given) == 1 and isinstance(given[0], _dtype.dtype):
+        return strided.view_dtype(input, given[0])
+    if not given or any(isinstance(value, _dtype.dtype) for value in given):
+        kinds = ", ".join("torch.dtype" if isinstance(value, _dtype.dtype)
+                          else type(value).__name__ for value in given)
+        raise TypeError(f"view() received an invalid combination of arguments - got ({kinds}), "
+                        "but expected one of:\n * (torch.dtype dtype)\n * (tuple of ints size)\n")
+    return _view(input, infer_shape(given, input.numel()))
 
 
 def reshape(input, *shape):

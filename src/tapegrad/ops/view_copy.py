@@ -65,10 +65,10 @@ def unsqueeze_copy(input, dim):
     return _COPIES[shape.unsqueeze_view](input, wrap_dim(dim, input.ndim + 1))
 
 
-def view_copy(input, size):
+def view_copy(input, size=None, dtype=None):
     """A copy of input.view(size), or of input.view(dtype)."""
-    if isinstance(size, _dtype.dtype):
-        return shape.view(input, size).clone()
+    if dtype is not None or isinstance(size, _dtype.dtype):
+        return shape.view(input, dtype or size).clone()
     return _COPIES[shape._view](input, shape.infer_shape(size, input.numel()))
 
 
