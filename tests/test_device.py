@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import tapegrad
-from compare import error_of, same, same_error, torch_or_skip
+from compare import same, same_error, torch_or_skip
 
 
 @pytest.fixture(autouse=True)
@@ -193,37 +193,37 @@ def test_deterministic_algorithms_switch():
 # ---- device= in factories ----------------------------------------------------------------------
 
 FACTORIES = {
-    "tensor": lambda lib, device: lib.tensor([1.0], device=device),
-    "as_tensor": lambda lib, device: lib.as_tensor([1.0], device=device),
-    "as_tensor-tensor": lambda lib, device: lib.as_tensor(lib.ones(1), device=device),
-    "zeros": lambda lib, device: lib.zeros(2, device=device),
-    "ones": lambda lib, device: lib.ones(2, device=device),
-    "empty": lambda lib, device: lib.empty(2, device=device).shape,
-    "full": lambda lib, device: lib.full((2,), 1.5, device=device),
-    "arange": lambda lib, device: lib.arange(3, device=device),
-    "linspace": lambda lib, device: lib.linspace(0, 1, 3, device=device),
-    "logspace": lambda lib, device: lib.logspace(0, 1, 3, device=device),
-    "eye": lambda lib, device: lib.eye(2, device=device),
-    "rand": lambda lib, device: lib.rand(2, device=device).shape,
-    "randn": lambda lib, device: lib.randn(2, device=device).shape,
-    "randint": lambda lib, device: lib.randint(3, (2,), device=device).shape,
-    "randperm": lambda lib, device: lib.randperm(3, device=device).shape,
-    "scalar_tensor": lambda lib, device: lib.scalar_tensor(1, device=device),
-    "empty_strided": lambda lib, device: lib.empty_strided((2,), (1,), device=device).shape,
-    "empty_permuted": lambda lib, device: lib.empty_permuted((2,), (0,), device=device).shape,
-    "zeros_like": lambda lib, device: lib.zeros_like(lib.ones(1), device=device),
-    "ones_like": lambda lib, device: lib.ones_like(lib.ones(1), device=device),
-    "full_like": lambda lib, device: lib.full_like(lib.ones(1), 2.0, device=device),
-    "empty_like": lambda lib, device: lib.empty_like(lib.ones(1), device=device).shape,
-    "rand_like": lambda lib, device: lib.rand_like(lib.ones(1), device=device).shape,
-    "randn_like": lambda lib, device: lib.randn_like(lib.ones(1), device=device).shape,
-    "new_tensor": lambda lib, device: lib.ones(1).new_tensor([2.0], device=device),
-    "new_zeros": lambda lib, device: lib.ones(1).new_zeros(2, device=device),
-    "new_ones": lambda lib, device: lib.ones(1).new_ones(2, device=device),
-    "new_full": lambda lib, device: lib.ones(1).new_full((2,), 3.0, device=device),
-    "new_empty": lambda lib, device: lib.ones(1).new_empty(2, device=device).shape,
-    "to": lambda lib, device: lib.ones(1).to(device),
-    "to-keyword": lambda lib, device: lib.ones(1).to(device=device),
+    "tensor": lambda lib, **options: lib.tensor([1.0], **options),
+    "as_tensor": lambda lib, **options: lib.as_tensor([1.0], **options),
+    "as_tensor-tensor": lambda lib, **options: lib.as_tensor(lib.ones(1), **options),
+    "zeros": lambda lib, **options: lib.zeros(2, **options),
+    "ones": lambda lib, **options: lib.ones(2, **options),
+    "empty": lambda lib, **options: lib.empty(2, **options).shape,
+    "full": lambda lib, **options: lib.full((2,), 1.5, **options),
+    "arange": lambda lib, **options: lib.arange(3, **options),
+    "linspace": lambda lib, **options: lib.linspace(0, 1, 3, **options),
+    "logspace": lambda lib, **options: lib.logspace(0, 1, 3, **options),
+    "eye": lambda lib, **options: lib.eye(2, **options),
+    "rand": lambda lib, **options: lib.rand(2, **options).shape,
+    "randn": lambda lib, **options: lib.randn(2, **options).shape,
+    "randint": lambda lib, **options: lib.randint(3, (2,), **options).shape,
+    "randperm": lambda lib, **options: lib.randperm(3, **options).shape,
+    "scalar_tensor": lambda lib, **options: lib.scalar_tensor(1, **options),
+    "empty_strided": lambda lib, **options: lib.empty_strided((2,), (1,), **options).shape,
+    "empty_permuted": lambda lib, **options: lib.empty_permuted((2,), (0,), **options).shape,
+    "zeros_like": lambda lib, **options: lib.zeros_like(lib.ones(1), **options),
+    "ones_like": lambda lib, **options: lib.ones_like(lib.ones(1), **options),
+    "full_like": lambda lib, **options: lib.full_like(lib.ones(1), 2.0, **options),
+    "empty_like": lambda lib, **options: lib.empty_like(lib.ones(1), **options).shape,
+    "rand_like": lambda lib, **options: lib.rand_like(lib.ones(1), **options).shape,
+    "randn_like": lambda lib, **options: lib.randn_like(lib.ones(1), **options).shape,
+    "new_tensor": lambda lib, **options: lib.ones(1).new_tensor([2.0], **options),
+    "new_zeros": lambda lib, **options: lib.ones(1).new_zeros(2, **options),
+    "new_ones": lambda lib, **options: lib.ones(1).new_ones(2, **options),
+    "new_full": lambda lib, **options: lib.ones(1).new_full((2,), 3.0, **options),
+    "new_empty": lambda lib, **options: lib.ones(1).new_empty(2, **options).shape,
+    "to": lambda lib, **options: lib.ones(1).to(options["device"]),
+    "to-keyword": lambda lib, **options: lib.ones(1).to(**options),
 }
 
 
@@ -238,17 +238,15 @@ def _first_line(result):
 def test_factory_device(factory, device):
     torch = torch_or_skip()
     make = FACTORIES[factory]
-    ours = _first_line(outcome(lambda: make(tapegrad, device)))
-    if device == "mps" and factory == "empty_permuted":
-        pytest.skip("torch 2.13 CPU reaches MPS code and segfaults")
-    theirs = _first_line(outcome(lambda: make(torch, device)))
+    ours = _first_line(outcome(lambda: make(tapegrad, device=device)))
+    theirs = _first_line(outcome(lambda: make(torch, device=device)))
     assert ours == theirs
 
 
 @pytest.mark.parametrize("factory", FACTORIES)
 def test_factory_refuses_meta_clearly(factory):
     with pytest.raises(NotImplementedError, match="tapegrad has no meta tensors"):
-        FACTORIES[factory](tapegrad, "meta")
+        FACTORIES[factory](tapegrad, device="meta")
 
 
 def test_factory_made_on_cpu_index_is_on_cpu():
@@ -562,3 +560,14 @@ def test_module_to_device_and_dtype():
                          ids=str)
 def test_generator_device(device):
     same_outcome(lambda lib: lib.Generator(device=device).device)
+
+
+@pytest.mark.parametrize("factory", [name for name in FACTORIES
+                                     if not name.startswith(("to", "as_"))])
+def test_factory_refuses_pinned_memory(factory):
+    same_error(lambda lib: FACTORIES[factory](lib, pin_memory=True))
+
+
+def test_pinned_memory_queries():
+    same(lambda lib: (lib.ones(1).is_pinned(), repr(lib.ones(1).layout)))
+    same_error(lambda lib: lib.ones(1).pin_memory())

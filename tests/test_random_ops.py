@@ -249,6 +249,43 @@ def test_normal_gradient_reaches_std_of_another_dtype():
     same(scenario)
 
 
+RANDINT_LIKE_CASES = {
+    "high": lambda L, x: L.randint_like(x, 10),
+    "low high": lambda L, x: L.randint_like(x, 2, 10),
+    "high keyword": lambda L, x: L.randint_like(x, high=10),
+    "low and high keyword": lambda L, x: L.randint_like(x, 2, high=5),
+    "input keyword": lambda L, x: L.randint_like(input=x, high=5),
+    "tensor high": lambda L, x: L.randint_like(x, L.tensor(10.0)),
+    "dtype": lambda L, x: L.randint_like(x, 10, dtype=L.int32),
+    "bool": lambda L, x: L.randint_like(x, 2, dtype=L.bool),
+    "requires_grad": lambda L, x: L.randint_like(x, 10, requires_grad=True),
+    "generator": lambda L, x: L.randint_like(x, 10, generator=L.Generator()),
+    "memory_format": lambda L, x: L.randint_like(x, 10, memory_format=L.contiguous_format),
+    "channels_last input": lambda L, x: L.randint_like(
+        L.zeros(2, 3, 2, 2).contiguous(memory_format=L.channels_last), 4),
+}
+
+
+@pytest.mark.parametrize("case", RANDINT_LIKE_CASES)
+def test_randint_like_matches_torch(case):
+    def scenario(lib):
+        result = RANDINT_LIKE_CASES[case](lib, lib.zeros(2, 3, dtype=lib.float64))
+        return _shape_and_dtype(result), result.stride()
+    same(scenario)
+
+
+def test_randint_like_is_uniform_on_its_range():
+    tapegrad.manual_seed(0)
+    values = tapegrad.randint_like(tapegrad.zeros(N, dtype=tapegrad.int64), -3, 7).numpy()
+    assert set(np.unique(values)) == set(range(-3, 7))
+    _within(values, 1.5, (10 ** 2 - 1) / 12)
+    first = tapegrad.randint_like(tapegrad.zeros(50), 100, generator=tapegrad.Generator()
+                                  .manual_seed(1)).tolist()
+    again = tapegrad.randint_like(tapegrad.zeros(50), 100, generator=tapegrad.Generator()
+                                  .manual_seed(1)).tolist()
+    assert first == again
+
+
 # ---- torch's errors --------------------------------------------------------------------------
 
 def _x(lib, dtype="float64", n=3):
@@ -362,6 +399,22 @@ ERRORS = {
     "log_normal int": lambda L: _x(L, "int32").log_normal_(),
     "log_normal uint8": lambda L: _x(L, "uint8").log_normal_(),
     "exponential int32": lambda L: _x(L, "int32").exponential_(),
+    # randint_like
+    "randint_like bool out of bounds": lambda L: L.randint_like(_x(L), 10, dtype=L.bool),
+    "randint_like int requires grad": lambda L: L.randint_like(_x(L), 10, dtype=L.long,
+                                                               requires_grad=True),
+    "randint_like float high": lambda L: L.randint_like(_x(L), 10.0),
+    "randint_like no bounds": lambda L: L.randint_like(_x(L)),
+    "randint_like bool high": lambda L: L.randint_like(_x(L), True),
+    "randint_like low alone": lambda L: L.randint_like(_x(L), low=2),
+    "randint_like four": lambda L: L.randint_like(_x(L), 2, 5, 6),
+    "randint_like low above high": lambda L: L.randint_like(_x(L), 10, 2),
+    "randint_like uint8 high": lambda L: L.randint_like(_x(L), 300, dtype=L.uint8),
+    "randint_like uint8 low": lambda L: L.randint_like(_x(L), -1, 3, dtype=L.uint8),
+    "randint_like unknown keyword": lambda L: L.randint_like(_x(L), 10, foo=1),
+    "randint_like number input": lambda L: L.randint_like(3, 10),
+    "randint_like complex": lambda L: L.randint_like(_x(L, "complex64"), 10),
+    "randint_like generator int": lambda L: L.randint_like(_x(L), 10, generator=1),
     "cauchy on a leaf": lambda L: _x(L).requires_grad_().cauchy_(),
     "geometric on a leaf": lambda L: _x(L).requires_grad_().geometric_(0.5),
 }

@@ -8,7 +8,7 @@ import warnings
 
 import numpy as np
 
-from . import _dtype
+from . import _dtype, _random
 from ._device import tensor_device
 from ._layout import laid_out
 from ._random import numpy_generator
@@ -93,23 +93,23 @@ def _inferred_dtype(array, data):
     raise TypeError(f"Could not infer dtype of {type(data).__name__}")
 
 
-def _copy_of(data, dtype, device, requires_grad, warn_as):
+def _copy_of(data, dtype, device, requires_grad, pin_memory, warn_as):
     if isinstance(data, Tensor):
         warnings.warn(COPY_CONSTRUCT_WARNING.format(warn_as), UserWarning, stacklevel=3)
-        tensor_device(device, None)
+        tensor_device(device, None, pin_memory)
         return _new(data._data.copy(), dtype, requires_grad)
     plain = _unwrap_nested(data)
     array = np.array(plain)
     if array.dtype == object:
         raise TypeError(f"Could not infer dtype of {type(data).__name__}")
     dtype = dtype or _inferred_dtype(array, data)
-    tensor_device(device, None)  # torch reads the data first
+    tensor_device(device, None, pin_memory)  # torch reads the data first
     return _new(array, dtype, requires_grad)
 
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """A new leaf tensor holding a copy of data."""
-    return _copy_of(data, dtype, device, requires_grad, "torch.tensor")
+    return _copy_of(data, dtype, device, requires_grad, pin_memory, "torch.tensor")
 
 
 def as_tensor(data, dtype=None, device=None):
@@ -137,19 +137,19 @@ def _filled(size, value, dtype, requires_grad, out=None):
 
 def zeros(*sizes, size=None, out=None, dtype=None, layout=None, device=None, pin_memory=False,
           requires_grad=False):
-    tensor_device(device)
+    tensor_device(device, pin_memory=pin_memory)
     return _filled(_size(sizes, keyword=size), 0, dtype, requires_grad, out)
 
 
 def ones(*sizes, size=None, out=None, dtype=None, layout=None, device=None, pin_memory=False,
          requires_grad=False):
-    tensor_device(device)
+    tensor_device(device, pin_memory=pin_memory)
     return _filled(_size(sizes, keyword=size), 1, dtype, requires_grad, out)
 
 
 def empty(*sizes, size=None, out=None, dtype=None, layout=None, device=None, pin_memory=False,
           requires_grad=False, memory_format=None):
-    tensor_device(device)
+    tensor_device(device, pin_memory=pin_memory)
     dtype = dtype or _dtype.get_default_dtype()
     array = laid_out(np.empty(_size(sizes, keyword=size), dtype=dtype.numpy), memory_format)
     return _new(array, None, requires_grad, out)
@@ -171,7 +171,7 @@ def _strided_array(size, stride, dtype):
 
 def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_memory=False,
                   requires_grad=False):
-    tensor_device(device, "empty_strided")
+    tensor_device(device, "empty_strided", pin_memory)
     dtype = dtype or _dtype.get_default_dtype()
     stride = tuple(int(s) for s in stride)
     return _new(_strided_array(_size(size, "empty_strided"), stride, dtype), None,
@@ -181,7 +181,7 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_mem
 def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None,
                    pin_memory=False, requires_grad=False):
     """An uninitialised tensor of size whose dims lie in memory in physical_layout's order."""
-    tensor_device(device)
+    tensor_device(device, pin_memory=pin_memory)
     size, order = _size(size, "empty_permuted"), tuple(physical_layout)
     if len(order) != len(size):
         raise RuntimeError("Number of dimensions in size does not match the length of the "
@@ -201,7 +201,7 @@ def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=Non
 
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, pin_memory=False,
          requires_grad=False):
-    tensor_device(device)
+    tensor_device(device, pin_memory=pin_memory)
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     if dtype is None and out is None:
@@ -211,7 +211,7 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, pi
 
 def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, pin_memory=False,
         requires_grad=False):
-    tensor_device(device)
+    tensor_device(device, pin_memory=pin_memory)
     m = n if m is None else m
     for name, value in (("n", n), ("m", m)):
         if value < 0:
@@ -222,7 +222,7 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, pin_memory
 
 def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
            pin_memory=False, requires_grad=False):
-    tensor_device(device)
+    tensor_device(device, pin_memory=pin_memory)
     if end is None:
         start, end = 0, start
     values = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
@@ -277,7 +277,7 @@ def _spaced_dtype(dtype, name):
 
 def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None,
              pin_memory=False, requires_grad=False):
-    tensor_device(device)
+    tensor_device(device, pin_memory=pin_memory)
     start, end, steps = _endpoints("linspace", start, end, steps)
     dtype = _spaced_dtype(dtype, "linspace")
     values = _evenly_spaced(start, end, steps, dtype)
@@ -286,7 +286,7 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
 
 def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None,
              pin_memory=False, requires_grad=False):
-    tensor_device(device)
+    tensor_device(device, pin_memory=pin_memory)
     start, end, steps = _endpoints("logspace", start, end, steps)
     base = base.item() if isinstance(base, Tensor) else base
     dtype = _spaced_dtype(dtype, "logspace")
@@ -304,7 +304,7 @@ def _float_dtype(dtype, name):
 
 def rand(*sizes, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
          pin_memory=False, requires_grad=False):
-    tensor_device(device)
+    tensor_device(device, pin_memory=pin_memory)
     dtype = _float_dtype(dtype, "check_uniform_bounds")
     array = numpy_generator(generator).random(_size(sizes, keyword=size), dtype=np.float64)
     return _new(array.astype(dtype.numpy), None, requires_grad, out)
@@ -312,7 +312,7 @@ def rand(*sizes, size=None, generator=None, out=None, dtype=None, layout=None, d
 
 def randn(*sizes, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
           pin_memory=False, requires_grad=False):
-    tensor_device(device)
+    tensor_device(device, pin_memory=pin_memory)
     dtype = _float_dtype(dtype, "normal_kernel_cpu")
     array = numpy_generator(generator).standard_normal(_size(sizes, keyword=size))
     return _new(array.astype(dtype.numpy), None, requires_grad, out)
@@ -320,7 +320,7 @@ def randn(*sizes, size=None, generator=None, out=None, dtype=None, layout=None, 
 
 def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None, layout=None,
             device=None, pin_memory=False, requires_grad=False):
-    tensor_device(device)
+    tensor_device(device, pin_memory=pin_memory)
     if size is None:  # randint(high, size)
         low, high, size = 0, low, high
     if high is None:
@@ -334,22 +334,22 @@ def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None
 
 def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None,
              pin_memory=False, requires_grad=False):
-    tensor_device(device)
+    tensor_device(device, pin_memory=pin_memory)
     return _new(numpy_generator(generator).permutation(n), dtype or _dtype.int64,
                 requires_grad, out)
 
 
 def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=False,
                   requires_grad=False):
-    tensor_device(device)
+    tensor_device(device, pin_memory=pin_memory)
     return _filled((), s, dtype or _dtype.get_default_dtype(), requires_grad)
 
 
 # ---- *_like: input's shape, dtype, device and (by default) memory layout --------------------
 
-def _like_array(input, dtype, device, memory_format):
+def _like_array(input, dtype, device, memory_format, pin_memory):
     """An uninitialised array laid out as input (torch's preserve_format) or as asked."""
-    tensor_device(input.device if device is None else device, _LIKE_KERNEL)
+    tensor_device(input.device if device is None else device, _LIKE_KERNEL, pin_memory)
     dtype = dtype or input.dtype
     array = np.empty_like(input._data, dtype=dtype.numpy)
     return laid_out(array, memory_format), dtype
@@ -358,7 +358,7 @@ def _like_array(input, dtype, device, memory_format):
 def _like(fill):
     def like(input, *, dtype=None, layout=None, device=None, pin_memory=False,
              requires_grad=False, memory_format=None):
-        array, dtype = _like_array(input, dtype, device, memory_format)
+        array, dtype = _like_array(input, dtype, device, memory_format, pin_memory)
         fill(array, dtype)
         return _new(array, None, requires_grad)
     return like
@@ -385,61 +385,90 @@ for _name, _factory in (("empty", empty_like), ("zeros", zeros_like), ("ones", o
 
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, pin_memory=False,
               requires_grad=False, memory_format=None):
-    array, dtype = _like_array(input, dtype, device, memory_format)
+    array, dtype = _like_array(input, dtype, device, memory_format, pin_memory)
     array.fill(fill_value.item() if isinstance(fill_value, Tensor) else fill_value)
     return _new(array, None, requires_grad)
 
 
-def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=None,
-                 pin_memory=False, requires_grad=False, memory_format=None):
-    if high is None:  # randint_like(input, high)
-        low, high = 0, low
-    if low >= high:
-        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} "
-                           f">= to={high}")
-    array, dtype = _like_array(input, dtype, device, memory_format)
-    array[...] = numpy_generator(None).integers(low, high, array.shape)
-    return _new(array, None, requires_grad)
+_RANDINT_LIKE_OVERLOADS = tuple(
+    f" * (Tensor input, {first}, *, {generator}torch.memory_format memory_format = None, "
+    "torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, bool "
+    "pin_memory = False, bool requires_grad = False)"
+    for first in ("int low, int high", "Tensor high", "int high")
+    for generator in ("torch.Generator generator, ", ""))
+_RANDINT_LIKE_OPTIONS = ("generator", "dtype", "layout", "device", "pin_memory",
+                         "requires_grad", "memory_format")
+
+
+def randint_like(*args, **kwargs):
+    """Integers uniform on [low, high) with input's shape, layout and (by default) dtype:
+    random_(low, high) on an empty_like, so its bound checks are random_'s."""
+    options = {key: kwargs[key] for key in _RANDINT_LIKE_OPTIONS if key in kwargs}
+    input, low, high = _randint_like_bounds(args, kwargs)
+    array, dtype = _like_array(input, options.get("dtype"), options.get("device"),
+                               options.get("memory_format"), options.get("pin_memory", False))
+    _random.random_(Tensor._make(array, dtype), low, high, generator=options.get("generator"))
+    return _new(array, None, options.get("requires_grad", False))
+
+
+def _randint_like_bounds(args, kwargs):
+    """(input, low, high) from randint_like's overloads (high alone may be a tensor)."""
+    plain = {key: value for key, value in kwargs.items() if key not in _RANDINT_LIKE_OPTIONS}
+    with_low = len(args) == 3 or (len(args) == 2 and "high" in plain)
+    bound = dict(zip(("input", "low", "high") if with_low else ("input", "high"), args))
+    valid = len(args) <= 3 and not set(bound) & set(plain) and set(plain) <= {
+        "input", "low", "high"}
+    bound.update(plain)
+    input, low, high = bound.get("input"), bound.get("low", 0), bound.get("high")
+    if isinstance(high, Tensor) and "low" not in bound:
+        high = int(high.item())
+    valid = (valid and isinstance(input, Tensor) and _random.is_int(low)
+             and _random.is_int(high) and _random.is_generator(kwargs.get("generator")))
+    if not valid:
+        raise _random.invalid_combination("randint_like", args, kwargs, _RANDINT_LIKE_OVERLOADS)
+    return input, low, high
 
 
 # ---- Tensor.new_*: self's dtype and device unless given ------------------------------------
 
-def _new_options(self, dtype, device):
-    tensor_device(self.device if device is None else device)
+def _new_options(self, dtype, device, pin_memory):
+    tensor_device(self.device if device is None else device, pin_memory=pin_memory)
     return dtype or self.dtype
 
 
-def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False, layout=None,
-               pin_memory=False):
+def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
     return _copy_of(data, dtype or self.dtype, self.device if device is None else device,
-                    requires_grad, "tensor.new_tensor")
+                    requires_grad, False, "tensor.new_tensor")
 
 
 def new_empty(self, *sizes, size=None, dtype=None, device=None, requires_grad=False, layout=None,
               pin_memory=False):
-    dtype = _new_options(self, dtype, device)
+    dtype = _new_options(self, dtype, device, pin_memory)
     return _new(np.empty(_size(sizes, keyword=size), dtype.numpy), None, requires_grad)
 
 
 def new_empty_strided(self, size, stride, *, dtype=None, device=None, requires_grad=False,
                       layout=None, pin_memory=False):
     return empty_strided(size, stride, dtype=dtype or self.dtype, requires_grad=requires_grad,
-                         device=self.device if device is None else device)
+                         device=self.device if device is None else device,
+                         pin_memory=pin_memory)
 
 
 def new_zeros(self, *sizes, size=None, dtype=None, device=None, requires_grad=False, layout=None,
               pin_memory=False):
-    return _filled(_size(sizes, keyword=size), 0, _new_options(self, dtype, device), requires_grad)
+    dtype = _new_options(self, dtype, device, pin_memory)
+    return _filled(_size(sizes, keyword=size), 0, dtype, requires_grad)
 
 
 def new_ones(self, *sizes, size=None, dtype=None, device=None, requires_grad=False, layout=None,
              pin_memory=False):
-    return _filled(_size(sizes, keyword=size), 1, _new_options(self, dtype, device), requires_grad)
+    dtype = _new_options(self, dtype, device, pin_memory)
+    return _filled(_size(sizes, keyword=size), 1, dtype, requires_grad)
 
 
 def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False,
              layout=None, pin_memory=False):
-    dtype = _new_options(self, dtype, device)
+    dtype = _new_options(self, dtype, device, pin_memory)
     return _filled(_size(size, "new_full"), fill_value, dtype, requires_grad)
 
 

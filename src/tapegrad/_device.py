@@ -20,6 +20,8 @@ _NOT_COMPILED = {
             "`//mtia/host_runtime/torch_mtia:torch_mtia` as your target dependency!",
 }
 NO_ACCELERATOR = "Cannot access accelerator device when none is available."
+NO_PINNED_MEMORY = ("pin_memory=True requires a CUDA or other accelerator backend; no pinned "
+                    "memory allocator is available on this system.")
 # What torch's CPU build says when something needs its CUDA library, after "Cannot ... ".
 CUDA_LIBRARY_MISSING = (
     "without ATen_cuda library. PyTorch splits its backend into two shared libraries: a CPU "
@@ -184,13 +186,11 @@ def _refuse(target, aten_op):
         "the selective/custom build process (if using custom build).")
 
 
-def tensor_device(value, aten_op="empty.memory_format"):
+def tensor_device(value, aten_op="empty.memory_format", pin_memory=False):
     """The device a new tensor gets for a factory's device= argument (None: the default).
-    Raises torch's error unless that device is the cpu."""
+    Raises torch's error unless that device is the cpu, or if pinned memory is asked for."""
     if value is None:
-        value = _default[0]
-        if value is None:
-            return CPU
+        value = _default[0] or CPU
     elif type(value) is not device:
         if not isinstance(value, (str, bytes)) and not _is_index(value):
             raise TypeError("argument 'device' must be torch.device, not "
@@ -198,6 +198,8 @@ def tensor_device(value, aten_op="empty.memory_format"):
         value = as_device(value)
     if value._type != "cpu":
         _refuse(value, aten_op)
+    if pin_memory:
+        raise RuntimeError(NO_PINNED_MEMORY)
     return CPU
 
 

@@ -108,6 +108,14 @@ class Tensor:
         """The device index: -1 on the cpu."""
         return -1 if self._device.type == "cpu" else self._device.index or 0
 
+    layout = property(lambda self: _layout.strided)
+
+    def is_pinned(self, device=None):
+        return False
+
+    def pin_memory(self, device=None):
+        raise RuntimeError(_device.NO_ACCELERATOR)  # pinning needs an accelerator to pin for
+
     def is_floating_point(self):
         return self.dtype.is_floating_point
 

@@ -3,7 +3,7 @@ algorithm switches torch keeps beside them: deterministic algorithms and float32
 precision. tapegrad computes with NumPy either way; the switches are kept and reported."""
 import warnings
 
-from . import cuda, cudnn, mps
+from . import cuda, cudnn, mps  # noqa: F401  (torch.backends.cudnn, ... after import torch)
 
 _deterministic = {"mode": False, "warn_only": False}
 _MATMUL_PRECISIONS = ("highest", "high", "medium")

@@ -35,36 +35,22 @@ class cuBLASModule:
 
 
 matmul = cuBLASModule()
-_attention = {"flash": True, "mem_efficient": True, "math": True, "cudnn": True}
 
 
-def flash_sdp_enabled():
-    return _attention["flash"]
+def _attention_switch(kernel):
+    """The query and the setter of one scaled-dot-product-attention kernel flag."""
+    state = {"enabled": True}
+
+    def is_enabled():
+        return state["enabled"]
+
+    def enable(enabled):
+        state["enabled"] = enabled
+    is_enabled.__name__, enable.__name__ = f"{kernel}_sdp_enabled", f"enable_{kernel}_sdp"
+    return is_enabled, enable
 
 
-def enable_flash_sdp(enabled):
-    _attention["flash"] = enabled
-
-
-def mem_efficient_sdp_enabled():
-    return _attention["mem_efficient"]
-
-
-def enable_mem_efficient_sdp(enabled):
-    _attention["mem_efficient"] = enabled
-
-
-def math_sdp_enabled():
-    return _attention["math"]
-
-
-def enable_math_sdp(enabled):
-    _attention["math"] = enabled
-
-
-def cudnn_sdp_enabled():
-    return _attention["cudnn"]
-
-
-def enable_cudnn_sdp(enabled):
-    _attention["cudnn"] = enabled
+flash_sdp_enabled, enable_flash_sdp = _attention_switch("flash")
+mem_efficient_sdp_enabled, enable_mem_efficient_sdp = _attention_switch("mem_efficient")
+math_sdp_enabled, enable_math_sdp = _attention_switch("math")
+cudnn_sdp_enabled, enable_cudnn_sdp = _attention_switch("cudnn")
