@@ -100,6 +100,10 @@ ERRORS = {
         lib.ones(3, 4, dtype=lib.bool), lib.ones(11)),
     "masked_scatter-broadcast": lambda lib: _x(lib).masked_scatter(
         lib.ones(2, 4, dtype=lib.bool), lib.ones(12)),
+    "masked_scatter_-mask-more-dims": lambda lib: lib.zeros(4).masked_scatter_(
+        lib.ones(3, 4, dtype=lib.bool), lib.ones(12)),
+    "masked_scatter_-mask-mismatch": lambda lib: _x(lib).masked_scatter_(
+        lib.ones(2, 4, dtype=lib.bool), lib.ones(12)),
     "masked_scatter-number": lambda lib: _x(lib).masked_scatter(
         lib.ones(3, 4, dtype=lib.bool), 1.0),
     # put

@@ -13,7 +13,7 @@ from .indexing import (_along, _at_least_1d, _check_index_array, _check_scatter,
                        _scatter_value, _take, index_select, index_select_op, method_of,
                        written_key)
 from .pointwise import where
-from .shape import reshape, zeros_of
+from .shape import expand, reshape, zeros_of
 
 # ---- where a source along dim lands --------------------------------------------------------
 
@@ -457,6 +457,19 @@ def masked_scatter(input, mask, source):
     return _masked_scatter(input, mask, source)
 
 
+def _masked_scatter_(self, mask, source):
+    """Tensor.masked_scatter_: the mask is expanded to the tensor's shape, never the reverse."""
+    from ._inplace import inplace  # _inplace builds on the op modules
+    if isinstance(mask, Tensor) and mask.ndim > self.ndim:
+        raise RuntimeError(f"expand(CPU{mask.dtype.legacy_name}Type{{{list(mask.shape)}}}, "
+                           f"size={list(self.shape)}): the number of sizes provided "
+                           f"({self.ndim}) must be greater or equal to the number of dimensions "
+                           f"in the tensor ({mask.ndim})")
+    if isinstance(mask, Tensor):
+        expand(mask, self.shape)  # raises expand's error for a mask that does not fit
+    return inplace(masked_scatter, self, mask, source)
+
+
 @defop("PutBackward0", save=("index", "accumulate"))
 def _put(xp, input: Tensor, index, source: Tensor, accumulate=False):
     result = input.copy()
@@ -543,4 +556,4 @@ def _index_put_checked(input, indices, values, accumulate, first):
 FUNCTIONS = ("index_add index_copy index_fill index_put index_reduce masked_scatter put "
              "scatter_reduce").split()
 METHODS = {name: method_of(globals()[name]) for name in FUNCTIONS if name != "index_put"}
-TENSOR_ONLY = {"index_put": _index_put_method}
+TENSOR_ONLY = {"index_put": _index_put_method, "masked_scatter_": _masked_scatter_}
