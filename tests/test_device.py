@@ -507,6 +507,9 @@ def test_factory_out_argument():
 # ---- the tutorial opening ----------------------------------------------------------------------
 
 TUTORIAL = textwrap.dedent("""
+    device = (torch.accelerator.current_accelerator().type
+              if torch.accelerator.is_available() else "cpu")
+    print(f"Using {device} device")
     device = "cuda" if torch.cuda.is_available() else "cpu"
     print(f"Using {device} device")
     torch.set_default_device(device)
@@ -571,3 +574,32 @@ def test_factory_refuses_pinned_memory(factory):
 def test_pinned_memory_queries():
     same(lambda lib: (lib.ones(1).is_pinned(), repr(lib.ones(1).layout)))
     same_error(lambda lib: lib.ones(1).pin_memory())
+
+
+def test_module_type_takes_tensor_type_names():
+    same(lambda lib: str(lib.nn.Linear(2, 3).type("torch.DoubleTensor").weight.dtype))
+    same(lambda lib: str(lib.nn.Linear(2, 3).type(lib.float64).bias.dtype))
+
+
+@pytest.mark.parametrize("call", [
+    "is_available", "current_accelerator", "device_count", "current_device_index",
+    "set_device_index", "synchronize", "current_stream", "empty_cache", "memory_allocated",
+    "memory_stats", "max_memory_allocated", "memory_reserved", "reset_peak_memory_stats",
+    "get_memory_info", "get_device_capability",
+])
+def test_accelerator_function_matches_torch(call):
+    arguments = (0,) if call == "set_device_index" else ()
+    same_outcome(lambda lib: getattr(lib.accelerator, call)(*arguments))
+
+
+@pytest.mark.parametrize("index", [0, None])
+def test_accelerator_device_index_context(index):
+    def scenario(lib):
+        with lib.accelerator.device_index(index):
+            return "entered"
+    same_outcome(scenario)
+
+
+def test_accelerator_tutorial_opening():
+    same(lambda lib: lib.accelerator.current_accelerator().type
+         if lib.accelerator.is_available() else "cpu")

@@ -2,8 +2,8 @@
 
 `import tapegrad as torch` runs ordinary PyTorch autograd code and prints what torch prints.
 """
-from . import (autograd, backends, cuda, explain, interop, linalg, nn, optim, return_types,
-               serialization, utils, viz)
+from . import (accelerator, autograd, backends, cuda, explain, interop, linalg, nn, optim,
+               return_types, serialization, utils, viz)
 from ._creation import (arange, as_tensor, empty, empty_like, empty_permuted, empty_strided, eye,
                         from_numpy, full, full_like, linspace, logspace, ones, ones_like, rand,
                         rand_like, randint, randint_like, randn, randn_like, randperm,

@@ -381,7 +381,7 @@ class Module:
         return self._apply(convert)
 
     def type(self, dst_type):
-        return self._apply(lambda t: t.to(dst_type))
+        return self._apply(lambda t: t.type(dst_type))
 
     def float(self):
         return self._apply(lambda t: t.float() if _is_float_like(t) else t)
