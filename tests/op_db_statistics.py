@@ -220,7 +220,8 @@ ROWS = (
     OpRow("diff", lambda lib, x, *parts, **options: x.diff(
         **options, **dict(zip(("prepend", "append"), parts))), (
         S((5,), label="1d"), S((3, 4), constants={"n": 2, "dim": 0}, label="n2-dim0"),
-        S((3, 4), constants={"n": 0}, label="n0", bugs=QUALIFIED_NAME_BUG), S((3, 4), constants={"n": 5}, label="n5"),
+        S((3, 4), constants={"n": 0}, label="n0", bugs=QUALIFIED_NAME_BUG),
+        S((3, 4), constants={"n": 5}, label="n5"),
         S((3, 4), (3, 2), constants={"dim": 1}, label="prepend"),
         S((3, 4), (1, 4), (2, 4), constants={"dim": 0, "n": 2}, label="prepend-append"),
         T((3, 4), constants={"dim": 0})), ops=("diff",)),

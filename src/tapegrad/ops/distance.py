@@ -1,7 +1,7 @@
 """Distances: dist (the p-norm of a difference), cdist (every pairwise distance between two
 sets of row vectors) and renorm (rescaling slices to a maximum norm)."""
 from .._tensor import Tensor
-from ._checks import wrap_dim
+from ._checks import broadcast_shapes, wrap_dim
 from ._define import defop
 from .pointwise import where
 from .reduction import norm_backward, norm_of, sum, vector_norm
@@ -89,6 +89,7 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
                            f"{x2.dtype.legacy_name}")
     if p < 0:
         raise RuntimeError("cdist only supports non-negative p values")
+    broadcast_shapes(x1.shape[:-2], x2.shape[:-2])  # torch's error names the batch dims only
     return _cdist(x1, x2, float(p))
 
 

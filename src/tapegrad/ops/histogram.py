@@ -21,6 +21,11 @@ def _raises_in_backward(aten_name):
     return formula
 
 
+def _histogram_backward(ctx):
+    # torch.histogram records its own node; histogramdd's hist comes from a helper op
+    _raises_in_backward("histogram" if ctx.flat else "_histogramdd_from_bin_cts")(ctx)
+
+
 def _linspace(xp, start, end, steps, dtype):
     """torch's linspace in dtype: the first half counted up from start, the rest down from end,
     so both ends are exact."""
@@ -56,8 +61,8 @@ def _count(xp, points, edges, weight, density):
     if density:
         hist = hist / points.dtype.type(hist.sum())
         for d, column_edges in enumerate(edges):
-            lengths = xp.diff(column_edges).reshape([-1 if k == d else 1 for k in range(len(shape))])
-            hist = hist / lengths
+            along_d = [-1 if k == d else 1 for k in range(len(shape))]
+            hist = hist / xp.diff(column_edges).reshape(along_d)
     return hist.astype(points.dtype)
 
 
@@ -99,19 +104,18 @@ def _histogramdd_forward(xp, input, weight, bins, range, density, flat):
 
 
 # torch's node has an edge to the weight only when a weight is given: two declarations
-@defop("NotImplemented", name="_histogramdd")
+@defop("NotImplemented", save=("flat",), name="_histogramdd")
 def _histogramdd(xp, input: Tensor, bins, range, density, flat):
     return _histogramdd_forward(xp, input, None, bins, range, density, flat)
 
 
-@defop("NotImplemented", name="_weighted_histogramdd")
+@defop("NotImplemented", save=("flat",), name="_weighted_histogramdd")
 def _weighted_histogramdd(xp, input: Tensor, weight: Tensor, bins, range, density, flat):
     return _histogramdd_forward(xp, input, weight, bins, range, density, flat)
 
 
-_histogramdd.derivatives(input=_raises_in_backward("_histogramdd_from_bin_cts"))
-_weighted_histogramdd.derivatives(input=_raises_in_backward("_histogramdd_from_bin_cts"),
-                                  weight=_raises_in_backward("_histogramdd_from_bin_cts"))
+_histogramdd.derivatives(input=_histogram_backward)
+_weighted_histogramdd.derivatives(input=_histogram_backward, weight=_histogram_backward)
 
 
 def _check_histogram(input, bins, range, weight):
@@ -193,9 +197,6 @@ def histogramdd(input, bins, *, range=None, weight=None, density=False):
 
 def histogram(input, bins, *, range=None, weight=None, density=False):
     """The histogram of input's values: bins is a count or the bin edges."""
-    if not input.dtype.is_floating_point:
-        raise NotImplementedError(f"\"histogram_cpu\" not implemented for "
-                                  f"'{input.dtype.legacy_name}'")
     if weight is not None and weight.shape == input.shape:
         weight = reshape(weight, (-1,))
     hist, edges = _run_histogram(input, [bins], range, weight, density, flat=True)

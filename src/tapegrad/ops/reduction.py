@@ -43,7 +43,9 @@ def _torch_keywords(name, aliases, n_positional, kwargs):
             continue
         torch_key, position = aliases.get(key, (None, None))
         if torch_key is None or torch_key in kwargs or n_positional > position:
-            raise TypeError(f"{name}() got an unexpected keyword argument '{key}'")
+            # torch names the first NumPy spelling given, whichever one failed
+            first = next(k for k in kwargs if k in ("axis", "keepdims"))
+            raise TypeError(f"{name}() got an unexpected keyword argument '{first}'")
         renamed[torch_key] = renamed.pop(key)
     return renamed
 
@@ -577,7 +579,8 @@ def _aminmax(xp, input: Tensor, dim, keepdim):
 
 def _aminmax_backward(ctx):
     """Each of the two results splits its gradient among its ties, as amin and amax do."""
-    shape, dims, keepdim = ctx.input_shape, ctx.dim or tuple(range(len(ctx.input_shape))), ctx.keepdim
+    shape, keepdim = ctx.input_shape, ctx.keepdim
+    dims = tuple(range(len(shape))) if ctx.dim is None else ctx.dim
     total = None
     for grad, result in zip(ctx.grads, (ctx.result0, ctx.result1)):
         if grad is None:

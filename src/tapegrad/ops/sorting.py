@@ -193,7 +193,7 @@ def nanmedian(input, dim=None, keepdim=False):
     if dim is None:
         return _nanmedian_all(input)
     dim = wrap_dim(dim, input.ndim)
-    check_reduced_sizes("nanmedian", input, (dim,))
+    check_reduced_sizes("median", input, (dim,))  # torch's text for nanmedian too
     return nanmedian_return(*_nanmedian_dim(input, dim, keepdim))
 
 

@@ -162,9 +162,9 @@ def _ranks(ordered, q, interpolation, ignore_nan):
     return ranks
 
 
-def _quantile(name, input, q, dim, keepdim, interpolation, ignore_nan):
+def _quantile(input, q, dim, keepdim, interpolation, ignore_nan):
     """torch's quantile: gather the neighbours of each rank in the sorted slices, and lerp."""
-    _check_quantile(name, input, q, interpolation)
+    _check_quantile("quantile", input, q, interpolation)  # torch's text for nanquantile too
     scalar_q = not isinstance(q, Tensor)
     q = Tensor._make(np.full(1, q, input.dtype.numpy)) if scalar_q else reshape(q, (-1,))
     ordered = _sorted_slices(input, dim, keepdim)
@@ -183,13 +183,13 @@ def _quantile(name, input, q, dim, keepdim, interpolation, ignore_nan):
 @numpy_keywords
 def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
     """The q-th quantiles along dim (of all elements by default); NaN if a slice has NaN."""
-    return _quantile("quantile", input, q, dim, keepdim, interpolation, False)
+    return _quantile(input, q, dim, keepdim, interpolation, False)
 
 
 @numpy_keywords
 def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
     """quantile over the values that are not NaN."""
-    return _quantile("nanquantile", input, q, dim, keepdim, interpolation, True)
+    return _quantile(input, q, dim, keepdim, interpolation, True)
 
 
 # ---- covariance and correlation ------------------------------------------------------------
