@@ -292,6 +292,15 @@ def test_default_device_missing_refuses_every_factory(device):
     same_error(factory)
 
 
+def test_default_device_meta_is_reported_but_refused_by_factories():
+    def scenario(lib):
+        with lib.device("meta"):
+            return str(lib.get_default_device())
+    same(scenario)
+    with tapegrad.device("meta"), pytest.raises(NotImplementedError, match="no meta tensors"):
+        tapegrad.zeros(1)
+
+
 def test_default_device_bad_values():
     same_error(lambda lib: lib.set_default_device("banana"))
     same_error(lambda lib: lib.set_default_device(1))

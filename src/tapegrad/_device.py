@@ -214,7 +214,8 @@ def get_default_device():
     current = _default[0]
     if current is None:
         return CPU
-    if current._type != "cpu" and current._index is None:  # torch resolves it on a tensor
+    # torch resolves a device without an index by making a tensor there (meta always works)
+    if current._type not in ("cpu", "meta") and current._index is None:
         _refuse(current, None)
     return current
 
