@@ -348,6 +348,11 @@ ROWS = (
         _histogram_sample([[0.5, 1.0], [1.5, 2.0]], "range", bins=2,
                           range=[0.0, 2.0, 0.0, 4.0])),
           smooth=False, ops=("histogramdd",)),
+    OpRow("hash_tensor", lambda lib, x, **options: (x * 2, lib.hash_tensor(x, **options),
+                                                    x.hash_tensor(**options) == 0), (
+        S((3, 4), label="all"), S((3, 4), constants={"dim": 1, "keepdim": True}, label="dim1"),
+        S((2, 3, 2), constants={"dim": (0, 2)}, label="dims"), S((), label="0d"),
+        S((2, 0), constants={"dim": 0}, label="empty")), ops=("hash_tensor",)),
     OpRow("bincount", lambda lib, w, *, index: (w * 2, lib.bincount(index),
                                                 lib.bincount(index, w, minlength=6)), (
         Sample(values=(np.array([0.5, 1.0, 2.0, 1.5]),),

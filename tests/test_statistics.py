@@ -129,6 +129,10 @@ ERRORS = {
     "bincount-2d": lambda lib: lib.bincount(V(lib, [[1, 3]])),
     "bincount-minlength": lambda lib: lib.bincount(V(lib, [1, 2]), minlength=-1),
     "bincount-weights-length": lambda lib: lib.bincount(V(lib, [1, 2]), weights=lib.ones(3)),
+    "hash_tensor-empty": lambda lib: lib.zeros(0).hash_tensor(),
+    "hash_tensor-empty-dim": lambda lib: lib.zeros(2, 0).hash_tensor(1),
+    "hash_tensor-mode": lambda lib: X(lib, 2, 3).hash_tensor(mode=1),
+    "uint64-promotion": lambda lib: lib.promote_types(lib.uint64, lib.int64),
     # NumPy's keyword spellings, where torch takes them and where it does not
     "sum-dim-and-axis": lambda lib: X(lib, 2, 3).sum(dim=1, axis=1),
     "sum-positional-and-axis": lambda lib: X(lib, 2, 3).sum(1, axis=1),
@@ -204,6 +208,9 @@ VALUES = {
         lib.bincount(V(lib, [1, 3, 1]), V(lib, [0.5, 1.0, 2.0])),
         lib.bincount(V(lib, [1, 3, 1]), V(lib, [1, 2, 3]), 6)),
     "bincount-empty": lambda lib: lib.bincount(V(lib, [], "int64")),
+    "hash_tensor-dtypes": lambda lib: (
+        lib.hash_tensor(V(lib, [True, False, True])), lib.hash_tensor(V(lib, [-1, 3], "int8")),
+        lib.hash_tensor(V(lib, [1.5, 2.5], "float16")), lib.hash_tensor(lib.zeros(2, 0), 0)),
     "diff-n0-with-prepend": lambda lib: lib.diff(X(lib, 2, 3), n=0, prepend=X(lib, 2, 1)),
     "diff-int-promotes-prepend": lambda lib: lib.diff(V(lib, [1, 5, 2]), prepend=V(lib, [0.5])),
     "gradient-int": lambda lib: lib.gradient(V(lib, [1, 4, 9])),

@@ -16,7 +16,7 @@ from .backends import (are_deterministic_algorithms_enabled, get_float32_matmul_
                        use_deterministic_algorithms)
 from ._dtype import (bfloat16, bool, cdouble, cfloat, complex64, complex128, double, dtype, float,
                      float16, float32, float64, get_default_dtype, half, int, int8, int16, int32,
-                     int64, long, promote_types, set_default_dtype, short, uint8)
+                     int64, long, promote_types, set_default_dtype, short, uint8, uint64)
 from ._printing import get_printoptions, set_printoptions
 from ._random import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from ._tensor import Size, Tensor, device, is_tensor

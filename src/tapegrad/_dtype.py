@@ -46,6 +46,7 @@ float64 = dtype("float64", np.float64, "Double")
 complex64 = dtype("complex64", np.complex64, "ComplexFloat")
 complex128 = dtype("complex128", np.complex128, "ComplexDouble")
 uint8 = dtype("uint8", np.uint8, "Byte")
+uint64 = dtype("uint64", np.uint64, "UInt64")  # only hash_tensor makes one
 int8 = dtype("int8", np.int8, "Char")
 int16 = dtype("int16", np.int16, "Short")
 int32 = dtype("int32", np.int32, "Int")
@@ -81,7 +82,7 @@ short, int, long = int16, int32, int64
 cfloat, cdouble = complex64, complex128
 
 _BY_NUMPY = {d.numpy: d for d in (float16, float32, float64, complex64, complex128,
-                                  uint8, int8, int16, int32, int64, bool)}
+                                  uint8, int8, int16, int32, int64, bool, uint64)}
 if ml_dtypes is not None:
     _BY_NUMPY[bfloat16.numpy] = bfloat16
 
@@ -119,6 +120,10 @@ def promote_types(type1, type2):
     """torch.promote_types: the smallest dtype both can be cast to, by torch's lattice."""
     if type1 is type2:
         return type1
+    if uint64 in (type1, type2) and not (type1.is_floating_point or type2.is_floating_point):
+        first, second = (type1, type2) if type1 is uint64 else (type2, type1)
+        raise RuntimeError("Promotion for uint16, uint32, uint64 types is not supported, "
+                           f"attempted to promote {first.legacy_name} and {second.legacy_name}")
     category1, category2 = _category(type1), _category(type2)
     if category1 != category2:
         # Unlike NumPy, a float beats any integer whatever its width (int64 + float16 -> float16).

@@ -698,6 +698,28 @@ def count_nonzero(input, dim=None):
     return _count_nonzero(input, reduced_dims(dim, input.ndim))
 
 
+@defop(None)
+def _hash_tensor(xp, input: Tensor, dim, keepdim):
+    # each element as its 64-bit float or integer, whose bits are xor-ed together
+    wide = input.astype(xp.float64 if input.dtype.kind in "fc" else xp.int64)
+    return xp.bitwise_xor.reduce(wide.view(xp.uint64), axis=dim, keepdims=keepdim)
+
+
+@numpy_keywords
+def hash_tensor(input, dim=None, *, keepdim=False, mode=0):
+    """xor of the bits of every element (along dim), as a uint64 tensor."""
+    if mode != 0:
+        raise RuntimeError(f"Unknown hash_tensor mode: {mode}")
+    dims = reduced_dims(dim, input.ndim)
+    if input.numel() == 0 and (dim is None or dim == () or dim == []):
+        raise RuntimeError("hash_tensor: Expected reduction dim to be specified for "
+                           "input.numel() == 0. Specify the reduction dim with the 'dim' argument.")
+    for d in dims:
+        if input.shape[d] == 0:
+            raise IndexError(f"hash_tensor: Expected reduction dim {d} to have non-zero size.")
+    return _hash_tensor(input.reshape(input.shape or (1,)) if dims else input, dims, keepdim)
+
+
 # ---- running sums and products -------------------------------------------------------------
 
 def _running(xp, accumulate, input, dim, dtype):
@@ -889,7 +911,7 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     return vector_norm(input, p, dim, keepdim, dtype=dtype)
 
 
-FUNCTIONS = ("all amax amin aminmax any argmax argmin count_nonzero cumprod cumsum logsumexp max "
-             "mean min nansum norm prod std sum trace var").split()
+FUNCTIONS = ("all amax amin aminmax any argmax argmin count_nonzero cumprod cumsum hash_tensor "
+             "logsumexp max mean min nansum norm prod std sum trace var").split()
 METHODS = FUNCTIONS + ["sum_to_size"]
 LINALG_FUNCTIONS = ["vector_norm"]
