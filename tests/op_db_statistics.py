@@ -25,16 +25,6 @@ NOT_IMPLEMENTED = {
        for check in ("gradcheck", "gradgrad", "forward_ad")},
     "torch": _QUALIFIED_NAME, "float32": _QUALIFIED_NAME}
 QUALIFIED_NAME_BUG = {"torch": _QUALIFIED_NAME, "float32": _QUALIFIED_NAME}
-# Bug: torch moves the quantiles to the front with an in-place transpose_ (TransposeBackward1),
-# which tapegrad lacks.
-IN_PLACE_TRANSPOSE_BUG = {check: "bug: no in-place transpose_ (TransposeBackward1) to move the "
-                          "quantile dim as torch does" for check in ("torch", "float32")}
-
-
-def _values(*arrays, label, **options):
-    """A sample at explicit values that the numerical checks use too (unlike K)."""
-    return Sample(values=tuple(np.asarray(a, dtype=np.float64) for a in arrays), label=label,
-                  **options)
 
 
 def _dims(shape, dim, keepdim=False, label=""):
@@ -64,14 +54,11 @@ def _quantile_fn(name):
 
 _QUANTILE = (
     S((3, 4), label="scalar-q"),
-    S((3, 4), (2,), constants={"dim": 1}, requires_grad=(True, False), label="q-dim1",
-      bugs=IN_PLACE_TRANSPOSE_BUG),
+    S((3, 4), (2,), constants={"dim": 1}, requires_grad=(True, False), label="q-dim1"),
     S((2, 3, 2), (3,), constants={"dim": -2, "keepdim": True}, requires_grad=(True, False),
-      label="q-dim-keepdim",
-      bugs=IN_PLACE_TRANSPOSE_BUG),
+      label="q-dim-keepdim"),
     S((5,), (2,), constants={"keepdim": True}, requires_grad=(True, False),
-      label="q-all-keepdim",
-      bugs=IN_PLACE_TRANSPOSE_BUG),
+      label="q-all-keepdim"),
     S((3, 4), constants={"dim": 0, "interpolation": "lower"}, label="lower"),
     S((3, 4), constants={"dim": 0, "interpolation": "higher"}, label="higher"),
     S((3, 4), constants={"dim": 1, "interpolation": "midpoint"}, label="midpoint"),
@@ -186,7 +173,7 @@ ROWS = (
           domain=_quantile_draw, smooth=False, ops=("nanquantile",)),
     # in q alone, the linear interpolation is linear between integer ranks
     OpRow("quantile_q_grad", lambda lib, x, q: lib.quantile(x, q, dim=0), (
-        S((4, 3), (3,), requires_grad=(False, True), label="q", bugs=IN_PLACE_TRANSPOSE_BUG),),
+        S((4, 3), (3,), requires_grad=(False, True), label="q"),),
           domain=_quantile_draw, smooth=False, ops=("quantile",)),
     OpRow("quantile_method", lambda lib, x: x.quantile(0.75, 0) + x.nanquantile(0.25, 0),
           (S((3, 4)),), domain=DISTINCT, smooth=False, ops=("quantile", "nanquantile")),

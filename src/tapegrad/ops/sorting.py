@@ -7,7 +7,7 @@ leave them; tapegrad always takes equal values in order of position (stable, as 
 median does). topk(sorted=False) returns the values sorted.
 """
 from .._tensor import Tensor
-from ._checks import wrap_dim
+from ._checks import numel, wrap_dim
 from ._define import defop
 from .reduction import (check_reduced_sizes, evenly_distributed, numpy_keywords, pick_along,
                         return_type, value_selecting_backward)
@@ -375,10 +375,13 @@ def _searchsorted(xp, sorted_sequence: Tensor, values: Tensor, side, out_int32, 
     dtype = xp.int32 if out_int32 else xp.int64
     if sorted_sequence.ndim == 1:
         return xp.searchsorted(sorted_sequence, values, side=side).astype(dtype)
-    rows = sorted_sequence.reshape(-1, sorted_sequence.shape[-1])
-    wanted = values.reshape(rows.shape[0], -1)
-    found = [xp.searchsorted(row, want, side=side) for row, want in zip(rows, wanted)]
-    return xp.asarray(found, dtype=dtype).reshape(values.shape)
+    count = numel(sorted_sequence.shape[:-1])  # rows, also when some size is 0
+    rows = sorted_sequence.reshape(count, sorted_sequence.shape[-1])
+    wanted = values.reshape(count, values.shape[-1])
+    found = xp.zeros(wanted.shape, dtype)
+    for r, (row, want) in enumerate(zip(rows, wanted)):
+        found[r] = xp.searchsorted(row, want, side=side)
+    return found.reshape(values.shape)
 
 
 def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None,

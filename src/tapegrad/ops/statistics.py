@@ -176,8 +176,7 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan):
         result = lerp(result, ordered.gather(-1, ranks.ceil().long()), weights)
     if scalar_q:
         return result.squeeze_(-1)
-    # the quantiles move to the front; torch transposes in place (TransposeBackward1)
-    return transpose(result.unsqueeze_(0), 0, -1).squeeze_(-1)
+    return result.unsqueeze_(0).transpose_(0, -1).squeeze_(-1)  # the quantiles move first
 
 
 @numpy_keywords
