@@ -612,3 +612,42 @@ def test_accelerator_device_index_context(index):
 def test_accelerator_tutorial_opening():
     same(lambda lib: lib.accelerator.current_accelerator().type
          if lib.accelerator.is_available() else "cpu")
+
+
+# ---- legacy constructors and type objects ------------------------------------------------------
+
+LEGACY_CALLS = [
+    lambda lib: lib.FloatTensor(2, 3).shape, lambda lib: lib.FloatTensor([1, 2]),
+    lambda lib: lib.LongTensor([1.5, 2]), lambda lib: lib.FloatTensor(),
+    lambda lib: lib.FloatTensor((2, 3)), lambda lib: lib.FloatTensor(lib.Size([2, 3])).shape,
+    lambda lib: lib.FloatTensor(lib.ones(2)), lambda lib: lib.FloatTensor(2.5),
+    lambda lib: lib.FloatTensor(2, device="cpu").shape, lambda lib: lib.FloatTensor(-1),
+    lambda lib: lib.FloatTensor("a"), lambda lib: lib.FloatTensor(np.ones(2)),
+    lambda lib: lib.FloatTensor(lib.ones(2, dtype=lib.float64)),
+    lambda lib: lib.FloatTensor(lib.ones(1, dtype=lib.int32)),
+    lambda lib: lib.FloatTensor(2, device="cuda"),
+    lambda lib: (isinstance(lib.ones(1), lib.FloatTensor),
+                 isinstance(lib.ones(1, dtype=lib.int64), lib.FloatTensor),
+                 isinstance(lib.ones(1), lib.cuda.FloatTensor),
+                 issubclass(lib.FloatTensor, lib.Tensor), lib.FloatTensor.dtype),
+    lambda lib: (lib.BoolTensor([True]), lib.HalfTensor([1]), lib.CharTensor([1]),
+                 lib.ShortTensor([1]), lib.IntTensor([1]), lib.ByteTensor([1])),
+    lambda lib: lib.cuda.FloatTensor(2), lambda lib: lib.ones(1).type(lib.DoubleTensor),
+    lambda lib: lib.ones(1).type(lib.cuda.FloatTensor),
+    lambda lib: lib.Tensor(2, 3).shape, lambda lib: lib.Tensor([1, 2]), lambda lib: lib.Tensor(),
+    lambda lib: lib.Tensor(lib.ones(1, dtype=lib.int64)), lambda lib: lib.Tensor(2, device="cuda"),
+]
+
+
+@pytest.mark.parametrize("call", LEGACY_CALLS)
+def test_legacy_constructors_and_types(call):
+    torch = torch_or_skip()
+
+    def shown(lib):
+        kind, text = outcome(lambda: call(lib))
+        return kind, text.split("\n      didn't match")[0].split("\n * (torch.Storage")[0]
+    assert shown(tapegrad) == shown(torch)
+
+
+def test_legacy_type_names():
+    same(lambda lib: (repr(lib.FloatTensor), repr(lib.cuda.LongTensor)))

@@ -9,6 +9,7 @@ from ._creation import (arange, as_tensor, empty, empty_like, empty_permuted, em
                         rand_like, randint, randint_like, randn, randn_like, randperm,
                         scalar_tensor, tensor, zeros, zeros_like)
 from ._device import get_default_device, set_default_device
+from ._legacy_tensor_types import CPU_TYPES
 from ._layout import (channels_last, channels_last_3d, contiguous_format, layout, memory_format,
                       preserve_format, strided)
 from .backends import (are_deterministic_algorithms_enabled, get_float32_matmul_precision,
@@ -28,6 +29,7 @@ from .autograd import (enable_grad, inference_mode, is_grad_enabled, is_inferenc
 from .ops import TORCH_FUNCTIONS
 
 globals().update(TORCH_FUNCTIONS)  # torch.add, torch.matmul, ...: each declared with its op
+globals().update(CPU_TYPES)  # torch.FloatTensor, torch.LongTensor, ...
 __version__ = "0.1.0"
 
 

@@ -46,6 +46,12 @@ class Tensor:
     _device = CPU
     __array_priority__ = 1000  # make ndarray <op> Tensor defer to Tensor's reflected dunder
 
+    def __new__(cls, *args, **kwargs):
+        """torch.Tensor(2, 3), torch.Tensor([1, 2]): the legacy constructor, default dtype."""
+        from ._legacy_tensor_types import legacy_new
+        result = legacy_new(_dtype.get_default_dtype(), args, kwargs, any_tensor=True)
+        return result if cls is Tensor else Tensor._make_subclass(cls, result)
+
     @classmethod
     def _make(cls, array, dtype=None):
         """The internal constructor: wraps an ndarray as is, no validation."""
@@ -662,6 +668,8 @@ def _dtype_of_type(value):
         return value
     if not isinstance(value, (str, type)):
         raise TypeError("dtype must be a type, str, or dtype object")
+    if isinstance(getattr(value, "dtype", None), _dtype.dtype):  # torch.FloatTensor and kin
+        value = f"{value.__module__}.{value.__name__}"
     name = value if isinstance(value, str) else value.__name__
     if name.startswith("torch.cuda.") and name.endswith("Tensor"):
         raise RuntimeError("Cannot initialize CUDA " + _device.CUDA_LIBRARY_MISSING)

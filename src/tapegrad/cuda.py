@@ -8,6 +8,9 @@ AssertionError as the rest instead of an AttributeError about torch's internals.
 from collections import OrderedDict
 
 from ._device import CUDA_NOT_COMPILED, as_device, device as _device_class
+from ._legacy_tensor_types import CUDA_TYPES
+
+globals().update(CUDA_TYPES)  # torch.cuda.FloatTensor, ...: they exist, unusable without CUDA
 
 
 class OutOfMemoryError(RuntimeError):
