@@ -4,7 +4,7 @@ import warnings
 
 import numpy as np
 
-from .. import _dtype
+from .. import _dtype, _layout
 from .._tensor import Tensor
 from ..autograd import forward_ad, grad_mode
 from ._checks import numel, wrap_dim, wrap_dims
@@ -83,7 +83,7 @@ def reshape(input, *shape):
         np.reshape(input._data, shape, copy=False)
     except ValueError:
         from .pointwise import clone
-        return unsafe_view(clone(input), shape)
+        return unsafe_view(clone(input, memory_format=_layout.contiguous_format), shape)
     return _view(input, shape)
 
 
@@ -149,6 +149,28 @@ def _matrix_transpose(name, input):
 
 def adjoint(input):
     return _matrix_transpose("adjoint()", input)
+
+
+_WARNED_ONCE = set()  # the deprecations torch warns about once per process
+
+
+def _warn_once(message):
+    if message not in _WARNED_ONCE:
+        _WARNED_ONCE.add(message)
+        warnings.warn(message, UserWarning, stacklevel=3)
+
+
+def _reversed_dims(input):
+    """Tensor.T: the dims in reverse order (torch deprecates it for other than matrices)."""
+    if input.ndim == 0:
+        _warn_once("Tensor.T is deprecated on 0-D tensors. This function is the identity in "
+                   "these cases.")
+    elif input.ndim != 2:
+        _warn_once("The use of `x.T` on tensors of dimension other than 2 to reverse their shape "
+                   "is deprecated and it will throw an error in a future release. Consider "
+                   "`x.mT` to transpose batches of matrices or `x.permute(*torch.arange(x.ndim "
+                   "- 1, -1, -1))` to reverse the dimensions of a tensor.")
+    return _permute(input, tuple(reversed(range(input.ndim))))
 
 
 def _hermitian_transpose(input):
@@ -502,7 +524,7 @@ _BOTH = ("adjoint broadcast_to flatten moveaxis movedim permute ravel reshape sq
 FUNCTIONS = _BOTH + "atleast_1d atleast_2d atleast_3d resize_as_".split()
 METHODS = _BOTH + "expand expand_as reshape_as resize_ resize_as_ view view_as".split()
 TENSOR_ONLY = {
-    "T": property(lambda self: permute(self, tuple(reversed(range(self.ndim))))),
+    "T": property(_reversed_dims),
     "mT": property(lambda self: _matrix_transpose("mT", self)),
     "mH": property(lambda self: _matrix_transpose("mH", self)),
     "H": property(_hermitian_transpose),
