@@ -651,3 +651,8 @@ def test_legacy_constructors_and_types(call):
 
 def test_legacy_type_names():
     same(lambda lib: (repr(lib.FloatTensor), repr(lib.cuda.LongTensor)))
+
+
+def test_legacy_types_pickle_without_torch():
+    assert pickle.loads(pickle.dumps(tapegrad.FloatTensor)) is tapegrad.FloatTensor
+    assert pickle.loads(pickle.dumps(tapegrad.cuda.IntTensor)) is tapegrad.cuda.IntTensor

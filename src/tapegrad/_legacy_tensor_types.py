@@ -63,19 +63,24 @@ class _LegacyTensorType(type):
 
     def __call__(cls, *args, **kwargs):
         if cls.device_type != "cpu":
-            raise TypeError(f"type {cls.__module__}.{cls.__name__} not available. Torch not "
-                            "compiled with CUDA enabled.")
+            raise TypeError(f"type {cls.torch_name} not available. Torch not compiled with CUDA "
+                            "enabled.")
         return legacy_new(cls.dtype, args, kwargs)
+
+    def __repr__(cls):
+        return f"<class '{cls.torch_name}'>"
 
 
 def _legacy_type(module, dtype, device_type):
     name = f"{dtype.legacy_name}Tensor"
+    torch_name = module.replace("tapegrad", "torch") + "." + name
     return _LegacyTensorType(name, (), {"__module__": module, "dtype": dtype,
-                                        "device_type": device_type})
+                                        "device_type": device_type, "torch_name": torch_name})
 
 
 _LEGACY_DTYPES = (_dtype.float32, _dtype.float64, _dtype.float16, _dtype.uint8, _dtype.int8,
                   _dtype.int16, _dtype.int32, _dtype.int64, _dtype.bool)
-CPU_TYPES = {f"{d.legacy_name}Tensor": _legacy_type("torch", d, "cpu") for d in _LEGACY_DTYPES}
-CUDA_TYPES = {f"{d.legacy_name}Tensor": _legacy_type("torch.cuda", d, "cuda")
+CPU_TYPES = {f"{d.legacy_name}Tensor": _legacy_type("tapegrad", d, "cpu")
+             for d in _LEGACY_DTYPES}
+CUDA_TYPES = {f"{d.legacy_name}Tensor": _legacy_type("tapegrad.cuda", d, "cuda")
               for d in _LEGACY_DTYPES}

@@ -669,7 +669,7 @@ def _dtype_of_type(value):
     if not isinstance(value, (str, type)):
         raise TypeError("dtype must be a type, str, or dtype object")
     if isinstance(getattr(value, "dtype", None), _dtype.dtype):  # torch.FloatTensor and kin
-        value = f"{value.__module__}.{value.__name__}"
+        value = value.torch_name
     name = value if isinstance(value, str) else value.__name__
     if name.startswith("torch.cuda.") and name.endswith("Tensor"):
         raise RuntimeError("Cannot initialize CUDA " + _device.CUDA_LIBRARY_MISSING)
