@@ -76,6 +76,14 @@ STRIDE_CASES = {
         memory_format=L.channels_last_3d),
     "size-1 dims": lambda L: _images(L, 2, 3, 1, 1).contiguous(memory_format=L.channels_last),
     "arithmetic keeps the layout": lambda L: _channels_last(L) * 2 + 1,
+    # clone's default, preserve_format: dense strides in the input's order
+    "clone of a transpose": lambda L: _images(L, 3, 4).t().clone(),
+    "clone of a permutation": lambda L: _images(L, 2, 3, 4).permute(2, 0, 1).clone(),
+    "clone of a strided permutation": lambda L: _images(L, 2, 3, 4)[:, :, ::2].permute(
+        2, 0, 1).clone(),
+    "clone of a broadcast": lambda L: _images(L, 1, 3, 4).expand(3, 3, 4).clone(),
+    "reshape of a transpose": lambda L: _images(L, 3, 4).t().reshape(2, 6),
+    "float of a transpose": lambda L: _images(L, 3, 4).t().float(),
 }
 
 

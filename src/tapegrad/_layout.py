@@ -63,10 +63,12 @@ def _strides_in_order(shape, order, itemsize):
 
 
 def copied_as(array, value):
-    """A copy of array in memory format value; preserve_format keeps the order of its strides
-    (torch keeps the strides themselves of a dense tensor)."""
+    """A copy of array in memory format value. preserve_format keeps the order of the strides
+    (torch's dense strides in the input's order), except that broadcast (stride 0) dims keep
+    their place in a row-major layout, as torch's do."""
     if value is preserve_format:
-        return array.copy(order="K")
+        broadcast = any(s == 0 and n > 1 for s, n in zip(array.strides, array.shape))
+        return array.copy(order="C" if broadcast else "K")
     arranged = laid_out(array, value)
     return arranged.copy() if arranged is array else arranged
 

@@ -444,6 +444,8 @@ class Tensor:
         if args or kwargs:
             memory_format = _layout.memory_format_argument("contiguous", args, kwargs,
                                                            memory_format)
+        elif self._data.flags.c_contiguous:  # the common call, without a memory format
+            return self
         if _layout.is_laid_out(self._data, memory_format):
             return self
         if memory_format is _layout.preserve_format:

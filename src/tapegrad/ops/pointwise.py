@@ -703,10 +703,9 @@ def isfinite(xp, input: Tensor):
 
 @defop("CloneBackward0")
 def clone(xp, input: Tensor, memory_format=None):
-    if memory_format is None:
-        return input.copy()
-    _layout.check_memory_format("clone", memory_format)
-    return _layout.copied_as(input, memory_format)
+    if memory_format is not None:  # None: torch's default, preserve_format
+        _layout.check_memory_format("clone", memory_format)
+    return _layout.copied_as(input, memory_format or _layout.preserve_format)
 
 
 

@@ -242,12 +242,25 @@ def _poisson_sample(rng, rates):
     return sample
 
 
+_MULTINOMIAL_PARAMS = (("num_samples", int, _random.REQUIRED), ("replacement", bool, False))
+
+
 def multinomial(*args, **kwargs):
     """num_samples category indices per row of input (weights, one row or a batch of rows);
     without replacement each index appears at most once per row."""
     (input, num_samples, replacement), generator = _random.bind_arguments(
-        "multinomial", (("input", Tensor, _random.REQUIRED), ("num_samples", int,
-                        _random.REQUIRED), ("replacement", bool, False)), args, kwargs)
+        "multinomial", (("input", Tensor, _random.REQUIRED),) + _MULTINOMIAL_PARAMS, args,
+        kwargs)
+    return _multinomial(input, num_samples, replacement, generator)
+
+
+def _multinomial_method(self, *args, **kwargs):
+    (num_samples, replacement), generator = _random.bind_arguments(
+        "multinomial", _MULTINOMIAL_PARAMS, args, kwargs)
+    return _multinomial(self, num_samples, replacement, generator)
+
+
+def _multinomial(input, num_samples, replacement, generator):
     _check_multinomial(input, num_samples, replacement)
     rng = _random.numpy_generator(generator)
     rows = input.shape[0] if input.ndim == 2 else 1
@@ -312,5 +325,4 @@ def _with_replacement(rng, weights, num_samples):
 
 
 FUNCTIONS = ("bernoulli", "multinomial", "normal", "poisson")
-TENSOR_ONLY = {"bernoulli": _bernoulli_method,
-               "multinomial": lambda self, *args, **kwargs: multinomial(self, *args, **kwargs)}
+TENSOR_ONLY = {"bernoulli": _bernoulli_method, "multinomial": _multinomial_method}
