@@ -20,10 +20,6 @@ ZERO_BY_DEFINITION = {"gradcheck": "not a bug: torch gives normal() a zero gradi
 NOT_IMPLEMENTED = {check: "not a bug: torch.bernoulli(input, p) records NotImplemented, whose "
                    "backward raises (torch's too)" for check in (
                        "gradcheck", "gradgrad", "forward_ad", "torch")}
-# tapegrad's NotImplemented node answers name() 'NotImplemented' where torch's answers
-# 'torch::autograd::NotImplemented' (OpNode.name in ops/_define.py)
-NOT_IMPLEMENTED_NAME_BUG = {"float32": "bug: NotImplemented.name() is 'NotImplemented', torch's "
-                                       "is 'torch::autograd::NotImplemented'"}
 
 
 def _far_from_the_unit_interval(rng, shape):
@@ -50,7 +46,7 @@ ROWS = (
     OpRow("bernoulli_method", lambda lib, p: p.clamp(0, 1).bernoulli(), FEW[:2],
           domain=CERTAIN, smooth=False, ops=("bernoulli",)),
     OpRow("bernoulli_p_number", lambda lib, x: lib.bernoulli(x, 1.0), FEW[:2],
-          ops=("bernoulli",), bugs={**NOT_IMPLEMENTED, **NOT_IMPLEMENTED_NAME_BUG}),
+          ops=("bernoulli",), bugs=NOT_IMPLEMENTED),
     OpRow("normal_tensor_float", lambda lib, mean: lib.normal(mean, 0.0), FEW[:3],
           ops=("normal",), bugs=ZERO_BY_DEFINITION),
     OpRow("normal_tensor_tensor", lambda lib, mean, std: lib.normal(mean, std * 0),
