@@ -557,10 +557,13 @@ class Tensor:
         return self.div_(other)
 
     def __floordiv__(self, other):
-        return ops.div(self, other, rounding_mode="floor")
+        return ops.floor_divide(self, other)
 
     def __rfloordiv__(self, other):
-        return ops.div(other, self, rounding_mode="floor")
+        return ops.floor_divide(other, self)
+
+    def __ifloordiv__(self, other):
+        return self.floor_divide_(other)
 
     def __mod__(self, other):
         return ops.remainder(self, other)
@@ -568,11 +571,17 @@ class Tensor:
     def __rmod__(self, other):
         return ops.remainder(other, self)
 
+    def __imod__(self, other):
+        return self.remainder_(other)
+
     def __pow__(self, exponent):
         return ops.pow(self, exponent)
 
     def __rpow__(self, base):
         return ops.pow(base, self)
+
+    def __ipow__(self, exponent):
+        return self.pow_(exponent)
 
     def __matmul__(self, other):
         return ops.matmul(self, other)
@@ -584,7 +593,7 @@ class Tensor:
         return ops.neg(self)
 
     def __pos__(self):
-        return self
+        return ops.positive(self)
 
     def __abs__(self):
         return ops.abs(self)
@@ -600,6 +609,42 @@ class Tensor:
 
     def __xor__(self, other):
         return ops.bitwise_xor(self, other)
+
+    def __rand__(self, other):
+        return ops.bitwise_and(self, other)
+
+    def __ror__(self, other):
+        return ops.bitwise_or(self, other)
+
+    def __rxor__(self, other):
+        return ops.bitwise_xor(self, other)
+
+    def __iand__(self, other):
+        return self.bitwise_and_(other)
+
+    def __ior__(self, other):
+        return self.bitwise_or_(other)
+
+    def __ixor__(self, other):
+        return self.bitwise_xor_(other)
+
+    def __lshift__(self, other):
+        return ops.bitwise_left_shift(self, other)
+
+    def __rlshift__(self, other):
+        return ops.bitwise_left_shift(other, self)
+
+    def __ilshift__(self, other):
+        return self.bitwise_left_shift_(other)
+
+    def __rshift__(self, other):
+        return ops.bitwise_right_shift(self, other)
+
+    def __rrshift__(self, other):
+        return ops.bitwise_right_shift(other, self)
+
+    def __irshift__(self, other):
+        return self.bitwise_right_shift_(other)
 
     def __eq__(self, other):
         return ops.eq(self, other)

@@ -33,9 +33,14 @@ _OVERLOADS = {
     "clamp_max": ("Tensor input, Tensor max", "Tensor input, Number max"),
 }
 _OVERLOADS["clip"] = _OVERLOADS["clamp"]
+_OVERLOADS["copysign"] = ("Tensor input, Tensor other", "Tensor input, Number other")
+_OVERLOADS["xlogy"] = ("Tensor input, Tensor other", "Number self, Tensor other",
+                       "Tensor input, Number other")
+_OVERLOADS["float_power"] = ("Tensor input, Tensor exponent", "Number self, Tensor exponent",
+                             "Tensor input, Number exponent")
 
 
-def _takes_tensors(function, tensors, others, optional=False):
+def takes_tensors(function, tensors, others, optional=False):
     """Whether `others` select the overload taking them as tensors (else as numbers); torch's
     TypeError when no overload fits (for optional others, Nones count as not given). The
     message spells every argument as passed by position, whatever the call did."""
@@ -45,12 +50,17 @@ def _takes_tensors(function, tensors, others, optional=False):
             return True
         if all(isinstance(value, (int, float, complex)) for value in given):
             return False
+    raise invalid_combination(function, (*tensors, *given))
+
+
+def invalid_combination(function, values):
+    """torch's TypeError for arguments that fit none of its overloads of `function`."""
     got = ", ".join("Tensor" if isinstance(value, Tensor) else type(value).__name__
-                    for value in (*tensors, *given))
+                    for value in values)
     expected = "".join(f" * ({signature}, *, Tensor out = None)\n"
                        for signature in _OVERLOADS[function])
-    raise TypeError(f"{function}() received an invalid combination of arguments - got ({got}), "
-                    f"but expected one of:\n{expected}")
+    return TypeError(f"{function}() received an invalid combination of arguments - got ({got}), "
+                     f"but expected one of:\n{expected}")
 
 
 def require_tensors(function, **arguments):
@@ -59,6 +69,24 @@ def require_tensors(function, **arguments):
         if not isinstance(value, Tensor):
             raise TypeError(f"{function}(): argument '{name}' (position {position}) must be "
                             f"Tensor, not {type(value).__name__}")
+
+
+def not_implemented_in_torch(op, aten_name):
+    """Give op torch's node for ops without a derivative: NotImplemented (name() qualified,
+    as torch names its C++ node), whose backward raises."""
+    def formula(ctx):
+        raise RuntimeError(f"derivative for aten::{aten_name} is not implemented")
+    op.derivatives(**{name: formula for name in op.input_names})
+    op.node_class.name = lambda node: "torch::autograd::NotImplemented"
+
+
+def torch_edges_only(result):
+    """result, its NotImplemented node keeping edges only to the inputs that require grad
+    (torch's node has no entry for the others; its backward raises before any is used)."""
+    node = result.grad_fn
+    if node is not None:
+        node.next_functions = tuple(edge for edge in node.next_functions if edge[0] is not None)
+    return result
 
 
 # ---- arithmetic ----------------------------------------------------------------------------------
@@ -74,12 +102,17 @@ add.derivatives(input=lambda ctx: ctx.grad,
 
 
 @defop("SubBackward0", save=("alpha",), promote="common")
-def sub(xp, input: Tensor, other: Tensor, alpha=1):
-    _check_not_bool(input, other)
+def _sub(xp, input: Tensor, other: Tensor, alpha=1):
     return xp.subtract(input, other if alpha == 1 else other * alpha)
 
 
-sub.derivatives(input=lambda ctx: ctx.grad,
+def sub(input, other, *, alpha=1):
+    """input - alpha * other."""
+    _check_not_bool(input, other)
+    return _sub(input, other, alpha)
+
+
+_sub.derivatives(input=lambda ctx: ctx.grad,
                 other=lambda ctx: -ctx.grad if ctx.alpha == 1 else ctx.grad * -ctx.alpha)
 
 
@@ -102,15 +135,23 @@ _rsub_tensor.derivatives(input=lambda ctx: -ctx.grad if ctx.alpha == 1 else ctx.
 
 def rsub(input, other, alpha=1):
     """other - alpha * input."""
+    _check_not_bool(input, other)
     if isinstance(other, Tensor):
         return _rsub_tensor(input, other, alpha)
     return _rsub_scalar(input, other, alpha)
 
 
-def _check_not_bool(*values):
-    if all(isinstance(v, bool) or getattr(v, "dtype", None) == bool for v in values):
+def _check_not_bool(input, other):
+    """torch refuses subtraction with a bool operand (a bool number counts as one)."""
+    is_bool = [isinstance(v, bool) or getattr(v, "dtype", None) is _dtype.bool
+               for v in (input, other)]
+    if all(is_bool):
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
                            "supported. Use the `^` or `logical_xor()` operator instead.")
+    if any(is_bool):
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not "
+                           "supported. If you are trying to invert a mask, use the `~` or "
+                           "`logical_not()` operator instead.")
 
 
 @defop("MulBackward0", save=("input", "other"), promote="common")
@@ -153,12 +194,33 @@ def div(input, other, *, rounding_mode=None):
     return _rounded_divide(input, other, rounding_mode)
 
 
+def true_divide(input, other):
+    """div without a rounding mode: always a float."""
+    return _true_divide(input, other)
+
+
+# torch records a node for floor_divide whose backward raises
+@defop("NotImplemented", promote="common")
+def _floor_divide(xp, input: Tensor, other: Tensor):
+    _check_divisor(xp, "div_floor_cpu", input, other)
+    return xp.floor_divide(input, other)
+
+
+not_implemented_in_torch(_floor_divide, "floor_divide")
+
+
+def floor_divide(input, other):
+    """input / other rounded down (as div with rounding_mode='floor'); numbers on either side."""
+    return torch_edges_only(_floor_divide(input, other))
+
+
 def _check_divisor(xp, kernel, input, other):
     """torch's errors where NumPy answers: for bools (torch has no kernel; input and other
     share the promoted dtype) and for an integer division by zero (NumPy gives 0)."""
-    if input.dtype.kind == "b":
-        raise NotImplementedError(not_implemented_for(kernel, input.dtype))
-    if input.dtype.kind != "f" and xp.any(xp.asarray(other) == 0):
+    dtype = xp.result_type(input, other)
+    if dtype.kind == "b":
+        raise NotImplementedError(not_implemented_for(kernel, dtype))
+    if dtype.kind != "f" and xp.any(xp.asarray(other) == 0):
         raise RuntimeError("ZeroDivisionError")
 
 
@@ -187,10 +249,6 @@ _remainder_scalar, _remainder_tensor = _remainder_ops(
 _fmod_scalar, _fmod_tensor = _remainder_ops("fmod", "trunc", ("FmodBackward0", "FmodBackward1"))
 
 
-def _not_implemented(ctx):
-    raise RuntimeError("derivative for aten::remainder is not implemented")
-
-
 # number % tensor: torch records a node named NotImplemented that fails in backward
 @defop("NotImplemented", promote="common", scalars=("self",))
 def _remainder_scalar_tensor(xp, self, other: Tensor):
@@ -198,7 +256,7 @@ def _remainder_scalar_tensor(xp, self, other: Tensor):
     return xp.remainder(self, other)
 
 
-_remainder_scalar_tensor.derivatives(other=_not_implemented)
+not_implemented_in_torch(_remainder_scalar_tensor, "remainder")
 
 
 def remainder(input, other):
@@ -212,7 +270,7 @@ def remainder(input, other):
 
 def fmod(input, other):
     """C's remainder (the sign of the dividend); other is a tensor or a number."""
-    if _takes_tensors("fmod", (input,), (other,)):
+    if takes_tensors("fmod", (input,), (other,)):
         return _fmod_tensor(input, other)
     return _fmod_scalar(input, other)
 
@@ -306,7 +364,7 @@ _lerp_tensor.derivatives(input=lambda ctx: ctx.grad * (1 - ctx.weight),
 
 def lerp(input, end, weight):
     """input + weight * (end - input); end (and a weight tensor with dims) of input's dtype."""
-    weight_is_tensor = _takes_tensors("lerp", (input, end), (weight,))
+    weight_is_tensor = takes_tensors("lerp", (input, end), (weight,))
     for name, value in (("end", end), ("weight", weight)):
         if (isinstance(value, Tensor) and value.dtype is not input.dtype
                 and (name == "end" or value.ndim)):
@@ -367,7 +425,7 @@ def _power(xp, base, exponent):
     integer part of base ** exponent (1 for base 1, +-1 for base -1, else 0)."""
     if exponent.dtype.kind == "b":  # both are bool (the dtype is the promoted one)
         raise NotImplementedError(not_implemented_for("pow", exponent.dtype))
-    integers = exponent.dtype.kind in "iu" and xp.asarray(base).dtype.kind in "iu"
+    integers = exponent.dtype.kind in "iu" and xp.asarray(base).dtype.kind in "biu"
     if not (integers and xp.any(exponent < 0)):
         return xp.power(base, exponent)
     negative = exponent < 0
@@ -434,15 +492,54 @@ def div_scalar(xp, input: Tensor, other):
 div_scalar.derivatives(input=lambda ctx: ctx.grad / ctx.other)
 
 
-@defop("XlogyBackward0", save=("input", "other"), promote="float")
-def xlogy(xp, input: Tensor, other: Tensor):
+def _xlogy(xp, input, other):
     # 0 * log(0) is 0 (a NaN other still gives NaN)
+    if not isinstance(other, xp.ndarray):  # a number keeps the array's float dtype
+        other = xp.asarray(other, dtype=xp.result_type(input, other))
     product = xp.multiply(input, xp.log(other))
     return xp.where((input == 0) & ~xp.isnan(other), 0, product).astype(product.dtype)
 
 
-xlogy.derivatives(input=lambda ctx: ctx.grad * xlogy(ctx.input != 0, ctx.other),
-                   other=lambda ctx: ctx.grad * ctx.input / ctx.other)
+# Three overloads, three node names: tensor with tensor, number with tensor, tensor with number.
+@defop("XlogyBackward0", save=("input", "other"), promote="float")
+def _xlogy_tensor(xp, input: Tensor, other: Tensor):
+    return _xlogy(xp, input, other)
+
+
+def _xlogy_input_grad(ctx):
+    # torch's: grad * log(other), but 0 where input is 0 and other <= 0
+    return where((ctx.input == 0) & (ctx.other <= 0), 0.0, xlogy(ctx.grad, ctx.other))
+
+
+_xlogy_tensor.derivatives(input=_xlogy_input_grad,
+                          other=lambda ctx: ctx.grad * ctx.input / ctx.other)
+
+
+@defop("XlogyBackward1", save=("self", "other"), promote="float", scalars=("self",))
+def _xlogy_number_tensor(xp, self, other: Tensor):
+    return _xlogy(xp, self, other)
+
+
+_xlogy_number_tensor.derivatives(other=lambda ctx: ctx.grad * ctx.self / ctx.other)
+
+
+@defop("XlogyBackward2", save=("input", "other"), promote="float", scalars=("other",))
+def _xlogy_tensor_number(xp, input: Tensor, other):
+    return _xlogy(xp, input, other)
+
+
+_xlogy_tensor_number.derivatives(input=_xlogy_input_grad)
+
+
+def xlogy(input, other):
+    """input * log(other), 0 where input is 0 (unless other is nan); a number on either side."""
+    if not isinstance(input, Tensor):
+        if not (isinstance(other, Tensor) and isinstance(input, (int, float))):
+            raise invalid_combination("xlogy", (input, other))
+        return _xlogy_number_tensor(input, other)
+    if isinstance(other, Tensor):
+        return _xlogy_tensor(input, other)
+    return _xlogy_tensor_number(input, other)
 
 
 # ---- clamping and elementwise extremes -----------------------------------------------------------
@@ -501,7 +598,7 @@ def _clamp_any(name, input, min, max):
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     # two tensor bounds or two number bounds, never one of each
-    if _takes_tensors(name, (input,), (min, max), optional=True):
+    if takes_tensors(name, (input,), (min, max), optional=True):
         return _clamp_tensor(input, min, max)
     return _clamp_scalar(input, min, max)
 
@@ -525,7 +622,7 @@ _clamp_min_tensor.derivatives(input=lambda ctx: ctx.grad * (ctx.input >= ctx.min
 
 def clamp_min(input, min):
     """Limit input from below by a number or a (broadcast) tensor."""
-    if _takes_tensors("clamp_min", (input,), (min,)):
+    if takes_tensors("clamp_min", (input,), (min,)):
         return _clamp_min_tensor(input, min)
     return _clamp_min_scalar(input, min)
 
@@ -549,7 +646,7 @@ _clamp_max_tensor.derivatives(input=lambda ctx: ctx.grad * (ctx.input <= ctx.max
 
 def clamp_max(input, max):
     """Limit input from above by a number or a (broadcast) tensor."""
-    if _takes_tensors("clamp_max", (input,), (max,)):
+    if takes_tensors("clamp_max", (input,), (max,)):
         return _clamp_max_tensor(input, max)
     return _clamp_max_scalar(input, max)
 
@@ -649,9 +746,40 @@ lt = _binary_predicate("lt", np.less)
 le = _binary_predicate("le", np.less_equal)
 gt = _binary_predicate("gt", np.greater)
 ge = _binary_predicate("ge", np.greater_equal)
-bitwise_and = _binary_predicate("bitwise_and", np.bitwise_and)
-bitwise_or = _binary_predicate("bitwise_or", np.bitwise_or)
-bitwise_xor = _binary_predicate("bitwise_xor", np.bitwise_xor)
+
+
+def _bitwise(name, ufunc):
+    """A bitwise op of integers or bools; torch has no kernel for floats."""
+    @defop(None, promote="common", name=name)
+    def bitwise(xp, input: Tensor, other: Tensor):
+        dtype = xp.result_type(input, other)
+        if dtype.kind not in "biu":
+            raise NotImplementedError(not_implemented_for(f"{name}_cpu", dtype))
+        return ufunc(input, other)
+    return bitwise
+
+
+bitwise_and = _bitwise("bitwise_and", np.bitwise_and)
+bitwise_or = _bitwise("bitwise_or", np.bitwise_or)
+bitwise_xor = _bitwise("bitwise_xor", np.bitwise_xor)
+
+
+def integer_in_place(name):
+    """Tensor.X_ of an op with integer kernels only: as torch, a result dtype that the tensor
+    cannot hold (x &= 2.5 on integers) is refused before the kernel refuses floats."""
+    def variant(self, other):
+        from ._inplace import inplace  # it builds on this module
+        others = [other] if isinstance(other, Tensor) and other.ndim else []
+        scalars = [other] if isinstance(other, Tensor) and not other.ndim else []
+        numbers = [] if isinstance(other, Tensor) else [other]
+        result = _dtype.result_type([self.dtype, *(t.dtype for t in others)],
+                                    [t.dtype for t in scalars], numbers)
+        if result.is_floating_point and not self.dtype.is_floating_point:
+            raise RuntimeError(f"result type {result.legacy_name} can't be cast to the desired "
+                               f"output type {self.dtype.legacy_name}")
+        return inplace(getattr(Tensor, name), self, other)
+    variant.__name__ = variant.__qualname__ = name + "_"
+    return variant
 
 
 @defop(None)
@@ -708,8 +836,6 @@ def clone(xp, input: Tensor, memory_format=None):
     return _layout.copied_as(input, memory_format or _layout.preserve_format)
 
 
-
-
 clone.derivatives(input=lambda ctx: ctx.grad)
 
 
@@ -736,12 +862,15 @@ from .unary import log  # noqa: E402  (unary builds on this module: import it la
 
 # torch's second names for the same ops
 negative, multiply, divide, subtract = neg, mul, div, sub
+greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
 
 # Public names: tapegrad.X (torch.X) and Tensor.X, bound by ops/__init__.py.
 FUNCTIONS = (
     "add addcdiv addcmul bitwise_and bitwise_not bitwise_or bitwise_xor clamp clamp_max "
-    "clamp_min clip clone div divide eq fmod ge gt isfinite isinf isnan le lerp logical_and "
-    "logical_not logical_or logical_xor lt maximum minimum mul multiply nan_to_num ne neg "
-    "negative pow reciprocal remainder rsub square sub subtract where").split()
+    "clamp_min clip clone div divide eq floor_divide fmod ge greater greater_equal gt "
+    "isfinite isinf isnan le lerp less less_equal logical_and logical_not logical_or "
+    "logical_xor lt maximum minimum mul multiply nan_to_num ne neg negative not_equal pow "
+    "reciprocal remainder rsub square sub subtract true_divide where xlogy").split()
 METHODS = [name for name in FUNCTIONS if name not in ("rsub", "where")]
-TENSOR_ONLY = {"where": _tensor_where}
+TENSOR_ONLY = {"where": _tensor_where, **{
+    name + "_": integer_in_place(name) for name in ("bitwise_and", "bitwise_or", "bitwise_xor")}}

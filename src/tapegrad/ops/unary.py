@@ -30,6 +30,15 @@ def sign(xp, input: Tensor):
 sign.derivatives(input=lambda ctx: zeros_of(ctx.grad))
 
 
+@defop("SgnBackward0")
+def sgn(xp, input: Tensor):
+    """sign, which torch extends to complex numbers (x / |x|); the same for real tensors."""
+    return sign.forward(xp, input)
+
+
+sgn.derivatives(input=lambda ctx: zeros_of(ctx.grad))
+
+
 @defop("ExpBackward0", save=("result",), promote="float")
 def exp(xp, input: Tensor):
     return xp.exp(input)
@@ -224,7 +233,7 @@ _TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)  # erf'(x) = 2 / sqrt(pi) * exp(-x * 
 
 @defop("ErfBackward0", save=("input",), promote="float")
 def erf(xp, input: Tensor):
-    return _erf_and_erfc(xp, input)[0]
+    return erf_and_erfc(xp, input)[0]
 
 
 erf.derivatives(input=lambda ctx: ctx.grad * exp(-ctx.input * ctx.input) * _TWO_OVER_SQRT_PI)
@@ -232,13 +241,13 @@ erf.derivatives(input=lambda ctx: ctx.grad * exp(-ctx.input * ctx.input) * _TWO_
 
 @defop("ErfcBackward0", save=("input",), promote="float")
 def erfc(xp, input: Tensor):
-    return _erf_and_erfc(xp, input)[1]
+    return erf_and_erfc(xp, input)[1]
 
 
 erfc.derivatives(input=lambda ctx: ctx.grad * exp(-ctx.input * ctx.input) * -_TWO_OVER_SQRT_PI)
 
 
-def _erf_and_erfc(xp, input):
+def erf_and_erfc(xp, input):
     """(erf, erfc) of a float array, computed in float64 by W. J. Cody's rational
     approximations (Math. Comp. 23, 1969; netlib specfun CALERF), in the input's dtype."""
     x = input.astype(xp.float64, copy=False)
@@ -345,6 +354,43 @@ def relu(xp, input: Tensor):
 relu.derivatives(input=lambda ctx: ctx.grad * (ctx.result > 0))
 
 
+@defop("SincBackward0", save=("input",), promote="float")
+def sinc(xp, input: Tensor):
+    """sin(pi x) / (pi x), 1 at 0; computed in the input's dtype, as torch."""
+    scaled = input * input.dtype.type(math.pi)
+    return xp.where(input == 0, 1, xp.sin(scaled) / scaled).astype(input.dtype, copy=False)
+
+
+def _sinc_grad(ctx):
+    # d/dx sin(pi x)/(pi x) = (pi x cos(pi x) - sin(pi x)) / (pi x**2); torch takes 0 at 0
+    scaled = ctx.input * math.pi
+    denominator = scaled * ctx.input
+    slope = (scaled * cos(scaled) - sin(scaled)) / denominator
+    return where(denominator == 0, 0.0, ctx.grad * slope)  # also where x**2 underflows
+
+
+sinc.derivatives(input=_sinc_grad)
+
+
+_RADIANS_PER_DEGREE = math.pi / 180
+
+
+@defop("Deg2RadBackward0", promote="float")
+def deg2rad(xp, input: Tensor):
+    return input * input.dtype.type(_RADIANS_PER_DEGREE)
+
+
+deg2rad.derivatives(input=lambda ctx: ctx.grad * _RADIANS_PER_DEGREE)
+
+
+@defop("Rad2DegBackward0", promote="float")
+def rad2deg(xp, input: Tensor):
+    return input * input.dtype.type(1 / _RADIANS_PER_DEGREE)
+
+
+rad2deg.derivatives(input=lambda ctx: ctx.grad * (1 / _RADIANS_PER_DEGREE))
+
+
 # ---- rounding: piecewise constant, so torch gives zero gradients ---------------------------------
 
 def _rounded(input, rounding, kernel):
@@ -429,6 +475,7 @@ arcsinh, arccosh, arctanh, fix = asinh, acosh, atanh, trunc
 # Public names: tapegrad.X (torch.X) and Tensor.X, bound by ops/__init__.py.
 FUNCTIONS = (
     "abs absolute acos arccos arccosh arcsin arcsinh arctan arctan2 arctanh acosh asin asinh "
-    "atan atan2 atanh ceil cos cosh erf erfc exp exp2 expm1 fix floor frac log log10 log1p "
-    "log2 logit relu round rsqrt sigmoid sign sin sinh sqrt tan tanh trunc").split()
+    "atan atan2 atanh ceil cos cosh deg2rad erf erfc exp exp2 expm1 fix floor frac log log10 "
+    "log1p log2 logit rad2deg relu round rsqrt sgn sigmoid sign sin sinc sinh sqrt tan tanh "
+    "trunc").split()
 METHODS = FUNCTIONS

@@ -1,0 +1,300 @@
+"""Binary math on two tensors: copysign, hypot, logaddexp(2), fmax/fmin, heaviside, nextafter,
+ldexp, frexp, float_power, and the integer ops gcd, lcm and the bit shifts."""
+import math
+
+from .. import _dtype
+from .._tensor import Tensor
+from ._define import defop
+from .pointwise import (integer_in_place, invalid_combination, not_implemented_for,
+                        not_implemented_in_torch, pow, require_tensors, takes_tensors, torch_edges_only, where)
+from .reduction import return_type
+from .shape import zeros_of
+from .unary import exp, exp2, sign
+
+
+def _require_floating(kernel, dtype):
+    """torch's error for the integer and bool dtypes its kernel has no loop for."""
+    if dtype.kind not in "fc":
+        raise NotImplementedError(not_implemented_for(kernel, dtype))
+
+
+def _require_integer(kernel, dtype):
+    if dtype.kind not in "iu":
+        raise NotImplementedError(not_implemented_for(kernel, dtype))
+
+
+# ---- signs and magnitudes ------------------------------------------------------------------------
+
+def _copysign_grad(ctx):
+    # +-1 where the sign was kept or flipped (torch: result / input); 0 at input 0. Signs,
+    # not the ratio, so that the second derivative is exactly 0.
+    return where(ctx.input == 0, 0.0, ctx.grad * sign(ctx.result) * sign(ctx.input))
+
+
+@defop("CopysignBackward0", save=("input", "result"), promote="float")
+def _copysign_tensor(xp, input: Tensor, other: Tensor):
+    return xp.copysign(input, other)
+
+
+_copysign_tensor.derivatives(input=_copysign_grad, other=lambda ctx: zeros_of(ctx.grad))
+
+
+@defop("CopysignBackward1", save=("input", "result"), promote="float", scalars=("other",))
+def _copysign_scalar(xp, input: Tensor, other):
+    return xp.copysign(input, other)
+
+
+_copysign_scalar.derivatives(input=_copysign_grad)
+
+
+def copysign(input, other):
+    """input's magnitude with other's sign (-0.0 counts as negative); always a float."""
+    if takes_tensors("copysign", (input,), (other,)):
+        return _copysign_tensor(input, other)
+    return _copysign_scalar(input, other)
+
+
+@defop("HypotBackward0", save=("input", "other", "result"), promote="common")
+def _hypot(xp, input: Tensor, other: Tensor):
+    _require_floating("hypot_cpu", xp.result_type(input, other))
+    return xp.hypot(input, other)
+
+
+_hypot.derivatives(input=lambda ctx: ctx.grad * ctx.input / ctx.result,
+                   other=lambda ctx: ctx.grad * ctx.other / ctx.result)
+
+
+def hypot(input, other):
+    """sqrt(input**2 + other**2) without overflow in the squares."""
+    require_tensors("hypot", input=input, other=other)
+    return _hypot(input, other)
+
+
+# ---- log-sum-exp of two ------------------------------------------------------------------------
+
+@defop("LogaddexpBackward0", save=("input", "other"), promote="common")
+def _logaddexp(xp, input: Tensor, other: Tensor):
+    _require_floating("logaddexp_cpu", xp.result_type(input, other))
+    return xp.logaddexp(input, other)
+
+
+_logaddexp.derivatives(input=lambda ctx: ctx.grad / (1 + exp(ctx.other - ctx.input)),
+                       other=lambda ctx: ctx.grad / (1 + exp(ctx.input - ctx.other)))
+
+
+def logaddexp(input, other):
+    """log(exp(input) + exp(other)), computed without overflow."""
+    require_tensors("logaddexp", input=input, other=other)
+    return _logaddexp(input, other)
+
+
+@defop("Logaddexp2Backward0", save=("input", "other"), promote="common")
+def _logaddexp2(xp, input: Tensor, other: Tensor):
+    _require_floating("logaddexp2_cpu", xp.result_type(input, other))
+    return xp.logaddexp2(input, other)
+
+
+_logaddexp2.derivatives(input=lambda ctx: ctx.grad / (1 + exp2(ctx.other - ctx.input)),
+                        other=lambda ctx: ctx.grad / (1 + exp2(ctx.input - ctx.other)))
+
+
+def logaddexp2(input, other):
+    """log2(2**input + 2**other), computed without overflow."""
+    require_tensors("logaddexp2", input=input, other=other)
+    return _logaddexp2(input, other)
+
+
+# ---- extremes that ignore nan --------------------------------------------------------------------
+
+def _keeps_input(ctx):
+    """Where fmax/fmin took input: ties and a nan other go to input (torch's convention)."""
+    chosen = ctx.input >= ctx.other if ctx.larger else ctx.input <= ctx.other
+    return chosen | (ctx.other != ctx.other)
+
+
+def _extreme(name, node_name, ufunc, larger):
+    @defop(node_name, save=("input", "other", "larger"), promote="common", name="_" + name)
+    def extreme(xp, input: Tensor, other: Tensor, larger=larger):
+        return getattr(xp, ufunc)(input, other)
+
+    extreme.derivatives(input=lambda ctx: ctx.grad * _keeps_input(ctx),
+                        other=lambda ctx: ctx.grad * ~_keeps_input(ctx))
+
+    def public(input, other):
+        require_tensors(name, input=input, other=other)
+        return extreme(input, other)
+    public.__name__ = public.__qualname__ = name
+    public.__doc__ = f"The {'larger' if larger else 'smaller'} of two tensors, elementwise; " \
+                     "a nan loses to a number."
+    return extreme, public
+
+
+_fmax, fmax = _extreme("fmax", "FmaxBackward0", "fmax", True)
+_fmin, fmin = _extreme("fmin", "FminBackward0", "fmin", False)
+
+
+# ---- steps and floating-point neighbours -----------------------------------------------------------
+
+@defop("NotImplemented")
+def _heaviside(xp, input: Tensor, values: Tensor):
+    if input.dtype != values.dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+    return xp.where(input == 0, values, input > 0).astype(input.dtype, copy=False)
+
+
+not_implemented_in_torch(_heaviside, "heaviside")
+
+
+def heaviside(input, values):
+    """0 below zero, 1 above, values at zero (a nan input gives 0, as torch)."""
+    require_tensors("heaviside", input=input, values=values)
+    return torch_edges_only(_heaviside(input, values))
+
+
+@defop("NextafterBackward0", promote="common")
+def _nextafter(xp, input: Tensor, other: Tensor):
+    _require_floating("nextafter_cpu", xp.result_type(input, other))
+    return xp.nextafter(input, other)
+
+
+# torch's derivative: the step is too small to matter, so d/dinput is 1 and d/dother is 0
+_nextafter.derivatives(input=lambda ctx: ctx.grad, other=lambda ctx: zeros_of(ctx.grad))
+
+
+def nextafter(input, other):
+    """The next float after input in the direction of other."""
+    require_tensors("nextafter", input=input, other=other)
+    return _nextafter(input, other)
+
+
+# ---- powers of two -----------------------------------------------------------------------------------
+
+@defop("LdexpBackward0", save=("input", "other", "result"), promote="float")
+def _ldexp(xp, input: Tensor, other: Tensor):
+    # as torch: input * 2**other, so a huge exponent overflows even where the product would not
+    return input * xp.exp2(other)
+
+
+_ldexp.derivatives(input=lambda ctx: ctx.grad * exp2(ctx.other),
+                   other=lambda ctx: ctx.grad * ctx.result * math.log(2.0))
+
+
+def ldexp(input, other):
+    """input * 2**other, a float."""
+    require_tensors("ldexp", input=input, other=other)
+    return _ldexp(input, other)
+
+
+frexp_return = return_type("frexp", ("mantissa", "exponent"))
+
+
+@defop("FrexpBackward0", save=("result1",))
+def _frexp(xp, input: Tensor):
+    if input.dtype.kind != "f":
+        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+    mantissa, exponent = xp.frexp(input)
+    return mantissa, exponent.astype(xp.int32, copy=False)
+
+
+_frexp.derivatives(input=lambda ctx: ctx.grad / exp2(ctx.result1))
+
+
+def frexp(input):
+    """(mantissa, exponent) with input = mantissa * 2**exponent, 0.5 <= |mantissa| < 1."""
+    return frexp_return(*_frexp(input))
+
+
+def float_power(input, exponent):
+    """input ** exponent in float64, whatever the dtypes (torch: its pow on double copies)."""
+    if not isinstance(input, Tensor) and not isinstance(exponent, Tensor):
+        raise invalid_combination("float_power", (input, exponent))
+    input = input.to(_dtype.float64) if isinstance(input, Tensor) else input
+    exponent = exponent.to(_dtype.float64) if isinstance(exponent, Tensor) else float(exponent)
+    return pow(input, exponent)
+
+
+def _float_power_(self, exponent):
+    """Tensor.float_power_: in place only on a float64 tensor, which the result fits."""
+    if self.dtype is not _dtype.float64:
+        raise RuntimeError(f"the base given to float_power_ has dtype {self.dtype.legacy_name} "
+                           "but the operation's result requires dtype Double")
+    from ._inplace import inplace  # it imports the op modules
+    return inplace(float_power, self, exponent)
+
+
+# ---- integer ops -------------------------------------------------------------------------------------
+
+@defop(None, promote="common")
+def _gcd(xp, input: Tensor, other: Tensor):
+    _require_integer("gcd_cpu", xp.result_type(input, other))
+    return xp.gcd(input, other)
+
+
+@defop(None, promote="common")
+def _lcm(xp, input: Tensor, other: Tensor):
+    _require_integer("lcm_cpu", xp.result_type(input, other))
+    return xp.lcm(input, other)
+
+
+def gcd(input, other):
+    """The greatest common divisor of integers (non-negative; gcd(0, 0) is 0)."""
+    require_tensors("gcd", input=input, other=other)
+    return _gcd(input, other)
+
+
+def lcm(input, other):
+    """The least common multiple of integers (non-negative, wrapping around on overflow)."""
+    require_tensors("lcm", input=input, other=other)
+    return _lcm(input, other)
+
+
+def _shift_amounts(xp, input, other):
+    """The shift amounts, and where they lie outside [0, bits), which torch defines too."""
+    bits = 8 * xp.result_type(input, other).itemsize
+    outside = (other < 0) | (other >= bits)
+    return xp.where(outside, 0, other), outside, bits
+
+
+@defop(None, promote="common", name="_left_shift")
+def _left_shift(xp, input: Tensor, other: Tensor):
+    _require_integer("lshift_cpu", xp.result_type(input, other))
+    amounts, outside, _ = _shift_amounts(xp, input, other)
+    shifted = xp.left_shift(input, amounts.astype(xp.result_type(input, other)))
+    return xp.where(outside, 0, shifted).astype(shifted.dtype, copy=False)  # all bits gone
+
+
+@defop(None, promote="common", name="_right_shift")
+def _right_shift(xp, input: Tensor, other: Tensor):
+    _require_integer("rshift_cpu", xp.result_type(input, other))
+    amounts, outside, bits = _shift_amounts(xp, input, other)
+    dtype = xp.result_type(input, other)
+    # shifting out all bits leaves the sign: 0, or -1 for negative signed values
+    amounts = xp.where(outside, bits - 1, amounts).astype(dtype)
+    shifted = xp.right_shift(input, amounts)
+    if dtype.kind == "u":
+        return xp.where(outside, 0, shifted).astype(dtype, copy=False)
+    return shifted
+
+
+def bitwise_left_shift(input, other):
+    """input * 2**other on integers, wrapping around; 0 for shifts outside [0, bits)."""
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+        require_tensors("bitwise_left_shift", input=input)
+    return _left_shift(input, other)
+
+
+def bitwise_right_shift(input, other):
+    """input // 2**other on integers; the sign alone for shifts outside [0, bits)."""
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+        require_tensors("bitwise_right_shift", input=input)
+    return _right_shift(input, other)
+
+
+# Public names: tapegrad.X (torch.X) and Tensor.X, bound by ops/__init__.py.
+FUNCTIONS = (
+    "bitwise_left_shift bitwise_right_shift copysign float_power fmax fmin frexp gcd heaviside "
+    "hypot lcm ldexp logaddexp logaddexp2 nextafter").split()
+METHODS = FUNCTIONS
+TENSOR_ONLY = {"float_power_": _float_power_, **{
+    name + "_": integer_in_place(name)
+    for name in ("bitwise_left_shift", "bitwise_right_shift", "gcd", "lcm")}}
