@@ -188,3 +188,10 @@ def test_bfloat16_with_ml_dtypes_rounds_as_torch():
 def test_promotion_of_half_floats_with_complex_matches_torch():
     same(lambda lib: [str(lib.promote_types(lib.complex64, d)) for d in (
         lib.float16, lib.bfloat16, lib.float64, lib.int64)])
+
+
+@pytest.mark.skipif(not _has_ml_dtypes(), reason="needs ml_dtypes for NumPy's bfloat16")
+def test_bfloat16_samplers_check_bounds_as_torch():
+    same_error(lambda lib: lib.zeros(3, dtype=lib.bfloat16).uniform_(-3e38, 3e38))
+    same_error(lambda lib: lib.zeros(3, dtype=lib.bfloat16).uniform_(0, 1e39))
+    same(lambda lib: str(lib.zeros(3, dtype=lib.bfloat16).normal_().dtype))

@@ -263,7 +263,7 @@ _C_TYPE_NAMES = {"float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32":
                  "int8": "signed char", "int16": "short int", "int32": "int",
                  "int64": "long int", "complex64": "c10::complex<float>",
                  "complex128": "c10::complex<double>"}
-_LIMITS_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double"}
+_LIMITS_NAMES = {"float16": "Half", "bfloat16": "BFloat16", "float32": "Float", "float64": "Double"}
 
 
 def _value_type(tensor):
