@@ -317,6 +317,9 @@ ERRORS = {
     "normal complex std": lambda L: L.normal(_x(L), _x(L).to(L.complex64)),
     "normal broadcast": lambda L: L.normal(_x(L), _x(L, n=2)),
     "normal complex grad": lambda L: L.normal(_x(L).to(L.complex64).requires_grad_(), 1.0),
+    "normal None std": lambda L: L.normal(_x(L), None),
+    "normal pinned": lambda L: L.normal(1.0, 1.0, (2,), pin_memory=True),
+    "normal cuda": lambda L: L.normal(1.0, 1.0, (2,), device="cuda"),
     # bernoulli
     "bernoulli no arguments": lambda L: L.bernoulli(),
     "bernoulli number input": lambda L: L.bernoulli(0.5),

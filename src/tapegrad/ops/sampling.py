@@ -9,6 +9,7 @@ generators: NumPy's PCG64, so the values differ from torch's, the distributions 
 import numpy as np
 
 from .. import _dtype, _random
+from .._device import tensor_device
 from .._tensor import Tensor
 from ..autograd import grad_mode
 from ._checks import broadcast_shapes
@@ -178,7 +179,8 @@ def _normal_overload(args, kwargs):
         fits = fits and all(numbers) and _is_size(bound["size"])
     else:
         fits = fits and not set(_FACTORY_OPTIONS) & set(bound) and (
-            isinstance(mean, Tensor) and (std is None or numbers[1] or isinstance(std, Tensor))
+            isinstance(mean, Tensor) and ("std" not in bound or numbers[1]
+                                          or isinstance(std, Tensor))
             or numbers[0] and isinstance(std, Tensor))
     if not fits or not _random.is_generator(bound.get("generator")):
         raise _random.invalid_combination("normal", args, kwargs, _NORMAL_OVERLOADS)
@@ -190,7 +192,8 @@ def _is_size(size):
 
 
 def _normal_factory(mean, std, options, rng):
-    """normal(mean, std, size): a new tensor filled by normal_."""
+    """normal(mean, std, size): a new tensor of N(mean, std**2) samples."""
+    tensor_device(options.get("device"), "normal.float_float", options.get("pin_memory", False))
     dtype = options.get("dtype") or _dtype.get_default_dtype()
     _random.check_normal_std(float(std))
     _random.check_normal_dtype(dtype)
@@ -199,10 +202,7 @@ def _normal_factory(mean, std, options, rng):
         raise RuntimeError(f"Trying to create tensor with negative dimension "
                            f"{min(size)}: {list(size)}")
     sample = _normal_sample(rng, float(mean), float(std), np.dtype(dtype.numpy), size)
-    result = Tensor._make(sample, dtype)
-    if options.get("device") is not None:
-        result = result.to(options["device"])
-    return result.requires_grad_(bool(options.get("requires_grad")))
+    return Tensor._make(sample, dtype).requires_grad_(bool(options.get("requires_grad")))
 
 
 def _check_complex_grad(dtype, *inputs):
