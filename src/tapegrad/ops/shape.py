@@ -1,5 +1,6 @@
 """Shape ops that are views (they share storage and version counter with their input):
-reshaping, in-place reshaping, and the select/slice/alias views that indexing builds on."""
+reshaping, transposes (t, mT, mH, H, adjoint), in-place metadata views (t_, transpose_,
+squeeze_, unsqueeze_), resize_, and the select/slice/alias views that indexing builds on."""
 import warnings
 
 import numpy as np
