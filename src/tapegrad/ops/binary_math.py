@@ -5,8 +5,9 @@ import math
 from .. import _dtype
 from .._tensor import Tensor
 from ._define import defop
-from .pointwise import (integer_in_place, invalid_combination, not_implemented_for,
-                        not_implemented_in_torch, pow, require_tensors, takes_tensors, torch_edges_only, where)
+from .pointwise import (binary_of_tensors, integer_in_place, invalid_combination,
+                        not_implemented_for, not_implemented_in_torch, pow, require_tensors,
+                        takes_tensors, torch_edges_only, where)
 from .reduction import return_type
 from .shape import zeros_of
 from .unary import exp, exp2, sign
@@ -64,13 +65,11 @@ _hypot.derivatives(input=lambda ctx: ctx.grad * ctx.input / ctx.result,
                    other=lambda ctx: ctx.grad * ctx.other / ctx.result)
 
 
-def hypot(input, other):
-    """sqrt(input**2 + other**2) without overflow in the squares."""
-    require_tensors("hypot", input=input, other=other)
-    return _hypot(input, other)
+hypot = binary_of_tensors(
+    "hypot", _hypot, "sqrt(input**2 + other**2) without overflow in the squares.")
 
 
-# ---- log-sum-exp of two ------------------------------------------------------------------------
+# ---- log-sum-exp of two --------------------------------------------------------------------------
 
 @defop("LogaddexpBackward0", save=("input", "other"), promote="common")
 def _logaddexp(xp, input: Tensor, other: Tensor):
@@ -82,10 +81,8 @@ _logaddexp.derivatives(input=lambda ctx: ctx.grad / (1 + exp(ctx.other - ctx.inp
                        other=lambda ctx: ctx.grad / (1 + exp(ctx.input - ctx.other)))
 
 
-def logaddexp(input, other):
-    """log(exp(input) + exp(other)), computed without overflow."""
-    require_tensors("logaddexp", input=input, other=other)
-    return _logaddexp(input, other)
+logaddexp = binary_of_tensors(
+    "logaddexp", _logaddexp, "log(exp(input) + exp(other)), computed without overflow.")
 
 
 @defop("Logaddexp2Backward0", save=("input", "other"), promote="common")
@@ -98,10 +95,8 @@ _logaddexp2.derivatives(input=lambda ctx: ctx.grad / (1 + exp2(ctx.other - ctx.i
                         other=lambda ctx: ctx.grad / (1 + exp2(ctx.input - ctx.other)))
 
 
-def logaddexp2(input, other):
-    """log2(2**input + 2**other), computed without overflow."""
-    require_tensors("logaddexp2", input=input, other=other)
-    return _logaddexp2(input, other)
+logaddexp2 = binary_of_tensors(
+    "logaddexp2", _logaddexp2, "log2(2**input + 2**other), computed without overflow.")
 
 
 # ---- extremes that ignore nan --------------------------------------------------------------------
@@ -120,20 +115,16 @@ def _extreme(name, node_name, ufunc, larger):
     extreme.derivatives(input=lambda ctx: ctx.grad * _keeps_input(ctx),
                         other=lambda ctx: ctx.grad * ~_keeps_input(ctx))
 
-    def public(input, other):
-        require_tensors(name, input=input, other=other)
-        return extreme(input, other)
-    public.__name__ = public.__qualname__ = name
-    public.__doc__ = f"The {'larger' if larger else 'smaller'} of two tensors, elementwise; " \
-                     "a nan loses to a number."
-    return extreme, public
+    summary = f"The {'larger' if larger else 'smaller'} of two tensors, elementwise; a nan " \
+              "loses to a number."
+    return extreme, binary_of_tensors(name, extreme, summary)
 
 
 _fmax, fmax = _extreme("fmax", "FmaxBackward0", "fmax", True)
 _fmin, fmin = _extreme("fmin", "FminBackward0", "fmin", False)
 
 
-# ---- steps and floating-point neighbours -----------------------------------------------------------
+# ---- steps and floating-point neighbours ---------------------------------------------------------
 
 @defop("NotImplemented")
 def _heaviside(xp, input: Tensor, values: Tensor):
@@ -161,13 +152,11 @@ def _nextafter(xp, input: Tensor, other: Tensor):
 _nextafter.derivatives(input=lambda ctx: ctx.grad, other=lambda ctx: zeros_of(ctx.grad))
 
 
-def nextafter(input, other):
-    """The next float after input in the direction of other."""
-    require_tensors("nextafter", input=input, other=other)
-    return _nextafter(input, other)
+nextafter = binary_of_tensors(
+    "nextafter", _nextafter, "The next float after input in the direction of other.")
 
 
-# ---- powers of two -----------------------------------------------------------------------------------
+# ---- powers of two -------------------------------------------------------------------------------
 
 @defop("LdexpBackward0", save=("input", "other", "result"), promote="float")
 def _ldexp(xp, input: Tensor, other: Tensor):
@@ -179,10 +168,7 @@ _ldexp.derivatives(input=lambda ctx: ctx.grad * exp2(ctx.other),
                    other=lambda ctx: ctx.grad * ctx.result * math.log(2.0))
 
 
-def ldexp(input, other):
-    """input * 2**other, a float."""
-    require_tensors("ldexp", input=input, other=other)
-    return _ldexp(input, other)
+ldexp = binary_of_tensors("ldexp", _ldexp, "input * 2**other, a float.")
 
 
 frexp_return = return_type("frexp", ("mantissa", "exponent"))
@@ -222,7 +208,7 @@ def _float_power_(self, exponent):
     return inplace(float_power, self, exponent)
 
 
-# ---- integer ops -------------------------------------------------------------------------------------
+# ---- integer ops ---------------------------------------------------------------------------------
 
 @defop(None, promote="common")
 def _gcd(xp, input: Tensor, other: Tensor):
@@ -236,16 +222,12 @@ def _lcm(xp, input: Tensor, other: Tensor):
     return xp.lcm(input, other)
 
 
-def gcd(input, other):
-    """The greatest common divisor of integers (non-negative; gcd(0, 0) is 0)."""
-    require_tensors("gcd", input=input, other=other)
-    return _gcd(input, other)
+gcd = binary_of_tensors(
+    "gcd", _gcd, "The greatest common divisor of integers (non-negative; gcd(0, 0) is 0).")
 
 
-def lcm(input, other):
-    """The least common multiple of integers (non-negative, wrapping around on overflow)."""
-    require_tensors("lcm", input=input, other=other)
-    return _lcm(input, other)
+lcm = binary_of_tensors(
+    "lcm", _lcm, "The least common multiple of integers (non-negative, wrapping around).")
 
 
 def _shift_amounts(xp, input, other):

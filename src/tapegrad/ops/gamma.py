@@ -17,10 +17,10 @@ import numpy as np
 from .. import _dtype
 from .._tensor import Tensor
 from ._define import defop
-from .pointwise import not_implemented_for, require_tensors
+from .pointwise import binary_of_tensors, not_implemented_for
 from .unary import exp, log
 
-# B_2j / (2j)!, j = 1..12, exactly: the Euler-Maclaurin and Stirling coefficients
+# the Bernoulli numbers B_2j, j = 1..12, exactly: Euler-Maclaurin and Stirling coefficients
 _BERNOULLI = (Fraction(1, 6), Fraction(-1, 30), Fraction(1, 42), Fraction(-1, 30),
               Fraction(5, 66), Fraction(-691, 2730), Fraction(7, 6), Fraction(-3617, 510),
               Fraction(43867, 798), Fraction(-174611, 330), Fraction(854513, 138),
@@ -34,7 +34,7 @@ _HALF_LOG_TWO_PI = 0.5 * math.log(2 * math.pi)
 _EULER = 0.57721566490153286061
 
 
-# ---- building blocks on float64 arrays ---------------------------------------------------------
+# ---- building blocks on float64 arrays -----------------------------------------------------------
 
 def _hurwitz_zeta(xp, s, q):
     """zeta(s, q) = sum_k>=0 (q + k)^-s for a number s > 1 and an array q > 0."""
@@ -184,7 +184,7 @@ def _evaluate_cot_derivative(xp, n, cot):
 
 def polygamma_array(xp, n, x):
     """The n-th derivative of digamma (n >= 1) of a float64 array; +-inf at the poles."""
-    factor = (-1) ** (n + 1) * math.exp(math.lgamma(n + 1))
+    factor = (-1) ** (n + 1) * (float(math.factorial(n)) if n <= 170 else math.inf)
     result = xp.full_like(x, xp.nan)
     positive = x > 0
     result[positive] = factor * _hurwitz_zeta(xp, n + 1, x[positive])
@@ -204,7 +204,7 @@ def _in_float64(xp, input, function):
     return function(input.astype(xp.float64)).astype(input.dtype, copy=False)
 
 
-# ---- the ops -----------------------------------------------------------------------------------
+# ---- the ops -------------------------------------------------------------------------------------
 
 @defop("LgammaBackward0", save=("input",), promote="float")
 def lgamma(xp, input: Tensor):
@@ -273,7 +273,7 @@ def mvlgamma(input, p):
     return _mvlgamma(input, p)
 
 
-# ---- the regularized incomplete gamma functions ------------------------------------------------
+# ---- the regularized incomplete gamma functions --------------------------------------------------
 
 def _log1p_minus(xp, t):
     """log(1 + t) - t for |t| < 1/2, accurate also for small t: with u = t / (2 + t),
@@ -416,13 +416,9 @@ def _incomplete_gamma_op(name, node_name, upper):
     op.derivatives(input=_igamma_input_grad,
                    other=lambda ctx: ctx.grad * _regularized_density(ctx) * sign)
 
-    def public(input, other):
-        require_tensors(name, input=input, other=other)
-        return op(input, other)
-    public.__name__ = public.__qualname__ = name
-    public.__doc__ = ("The regularized " + ("upper" if upper else "lower")
-                      + " incomplete gamma function of (input, other).")
-    return op, public
+    summary = (f"The regularized {'upper' if upper else 'lower'} incomplete gamma function of "
+               "(input, other).")
+    return op, binary_of_tensors(name, op, summary)
 
 
 _igamma, igamma = _incomplete_gamma_op("igamma", "IgammaBackward0", upper=False)

@@ -63,6 +63,16 @@ def invalid_combination(function, values):
                      f"but expected one of:\n{expected}")
 
 
+def binary_of_tensors(name, op, summary):
+    """The public function of a binary op that torch declares for two tensors only."""
+    def function(input, other):
+        require_tensors(name, input=input, other=other)
+        return op(input, other)
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = summary
+    return function
+
+
 def require_tensors(function, **arguments):
     """torch's TypeError for a number where its overload takes only tensors."""
     for position, (name, value) in enumerate(arguments.items(), 1):
@@ -455,7 +465,7 @@ def square(input):
     return _pow_tensor_scalar(input, 2)
 
 
-# ---- overloads with a number that ATen's compositions call -----------------------------------
+# ---- overloads with a number that ATen's compositions call ---------------------------------------
 # In Python `x * 2` records MulBackward0 (the number becomes a tensor); ATen's C++ calls the
 # Scalar overloads, whose nodes have names of their own and no edge for the number.
 
@@ -674,16 +684,10 @@ _minimum.derivatives(input=lambda ctx: _maximum_grad(ctx, ctx.other, ctx.input),
                      other=lambda ctx: _maximum_grad(ctx, ctx.input, ctx.other))
 
 
-def maximum(input, other):
-    """The larger of two tensors, elementwise (nan if either is)."""
-    require_tensors("maximum", input=input, other=other)
-    return _maximum(input, other)
-
-
-def minimum(input, other):
-    """The smaller of two tensors, elementwise (nan if either is)."""
-    require_tensors("minimum", input=input, other=other)
-    return _minimum(input, other)
+maximum = binary_of_tensors("maximum", _maximum,
+                            "The larger of two tensors, elementwise (nan if either is).")
+minimum = binary_of_tensors("minimum", _minimum,
+                            "The smaller of two tensors, elementwise (nan if either is).")
 
 
 # ---- selection -----------------------------------------------------------------------------------
