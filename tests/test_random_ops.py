@@ -334,6 +334,9 @@ ERRORS = {
     "bernoulli p above 1": lambda L: L.bernoulli(_x(L), 1.5),
     "bernoulli method tensor p": lambda L: _x(L).bernoulli(_x(L)),
     "bernoulli method keyword": lambda L: _x(L).bernoulli(foo=1),
+    "bernoulli method p twice": lambda L: _x(L).bernoulli(0.5, p=0.5),
+    "bernoulli p twice": lambda L: L.bernoulli(_x(L), 0.5, p=0.5),
+    "bernoulli_ p twice": lambda L: _x(L).bernoulli_(0.5, p=0.5),
     # poisson
     "poisson negative rate": lambda L: L.poisson(-_x(L) - 1),
     "poisson nan rate": lambda L: L.poisson(L.tensor([float("nan")])),

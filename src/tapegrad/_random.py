@@ -435,10 +435,12 @@ def checked_generator(name, generator, position=None):
 def _bernoulli_arguments(args, kwargs):
     """p (a float or a Tensor) and the NumPy generator, from bernoulli_'s two overloads."""
     from ._tensor import Tensor
-    bound = dict(zip(("p",), args), **kwargs)
+    bound = dict(kwargs)
+    twice = bool(args) and "p" in bound
+    bound.update(zip(("p",), args))
     p, generator = bound.pop("p", 0.5), bound.pop("generator", None)
     number = None if isinstance(p, Tensor) else as_number(p)
-    if (len(args) > 1 or bound or (number is None and not isinstance(p, Tensor))
+    if (len(args) > 1 or twice or bound or (number is None and not isinstance(p, Tensor))
             or not is_generator(generator)):
         raise invalid_combination("bernoulli_", args, kwargs, _OVERLOADS["bernoulli_"])
     return (p if number is None else float(number)), numpy_generator(generator)

@@ -84,11 +84,15 @@ def _bernoulli_method(self, *args, **kwargs):
 
 
 def _bernoulli_of(input, args, kwargs, given_args, given_kwargs, overloads):
-    bound = dict(zip(("p",), args), **kwargs)
+    bound = dict(kwargs)
+    twice = bool(args) and "p" in bound
+    if twice and overloads is _BERNOULLI_METHOD_OVERLOADS:  # torch's parser says so here
+        raise TypeError("bernoulli() got multiple values for argument 'p'")
+    bound.update(zip(("p",), args))
     p, generator = bound.pop("p", None), bound.pop("generator", None)
     number = None if p is None else _random.as_number(p)
-    if (len(args) > 1 or bound or isinstance(p, Tensor) or (p is not None and number is None)
-            or not _random.is_generator(generator)):
+    if (len(args) > 1 or twice or bound or isinstance(p, Tensor)
+            or (p is not None and number is None) or not _random.is_generator(generator)):
         raise _random.invalid_combination("bernoulli", given_args, given_kwargs, overloads)
     rng = _random.numpy_generator(generator)
     if p is None:
