@@ -199,6 +199,10 @@ CALLS = {
         0, _i(lib, 1, 1, 2), lib.tensor([-2, -3, -7]), "mean"),
     "scatter_reduce-amax-int": lambda lib, x: lib.tensor([1, 5]).scatter_reduce(
         0, _i(lib, 1), lib.tensor([3]), "amax", include_self=False),
+    "scatter_reduce-bool-amax": lambda lib, x: lib.tensor([True, False, True]).scatter_reduce(
+        0, _i(lib, 1, 1, 0), lib.tensor([True, False, False]), "amax", include_self=False),
+    "index_reduce-uint8-amin": lambda lib, x: lib.tensor([3, 1, 2], dtype=lib.uint8).index_reduce(
+        0, _i(lib, 1, 1), lib.tensor([5, 250], dtype=lib.uint8), "amin", include_self=False),
     "scatter_reduce-amin": lambda lib, x: x.scatter_reduce(
         1, _i(lib, 0, 0, 3).expand(3, 3), -x[:, :3], "amin", include_self=False),
     "scatter-add": lambda lib, x: x.scatter(0, _i(lib, 1, 1).view(2, 1), x[:2, :1], reduce="add"),

@@ -102,8 +102,9 @@ def _identity(reduce, dtype):
         return 1
     if dtype.kind in "fc":
         return -np.inf if reduce == "amax" else np.inf
-    limits = np.iinfo(dtype) if dtype.kind in "iu" else range(2)
-    return limits.min if reduce == "amax" else limits.max if dtype.kind in "iu" else 1
+    if dtype.kind == "b":
+        return reduce == "amin"
+    return np.iinfo(dtype).min if reduce == "amax" else np.iinfo(dtype).max
 
 
 def _reduce_into(xp, input, places, values, reduce, include_self):
