@@ -33,6 +33,11 @@ def _linear_cross_entropy(lib, x, w, *bias, target, weight=None, **options):
     return lib.nn.functional.linear_cross_entropy(x, w, target, **options)
 
 
+_ATTENTION_MASK = _rng.random((4, 6)) < 0.7
+_DEAD_ROW_MASK = np.ones((4, 6), bool)
+_DEAD_ROW_MASK[1] = False
+
+
 def _quiet(function, *args, **kwargs):
     """A deprecated function without its warning (test_nn_extra compares the warnings)."""
     with warnings.catch_warnings():
@@ -154,6 +159,30 @@ ROWS = (
         S((4, 2), (3, 2, 2), (4, 3, 2), requires_grad=(True, True, False),
           label="k-dimensional"),
     ), ops=("linear_cross_entropy",)),
+    # torch's fused CPU kernel for 4-d inputs of one batch and head count, its math path else
+    OpRow("scaled_dot_product_attention", lambda lib, q, k, v, mask=None, **options:
+          lib.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=mask, **options), (
+        S((2, 3, 4, 5), (2, 3, 6, 5), (2, 3, 6, 5), label="fused"),
+        S((2, 3, 4, 5), (2, 3, 6, 5), (2, 3, 6, 5), constants={"is_causal": True,
+                                                              "mask": _ATTENTION_MASK},
+          label="fused-causal-bool-mask"),
+        S((1, 2, 4, 3), (1, 2, 6, 3), (1, 2, 6, 3), constants={"mask": _DEAD_ROW_MASK},
+          label="fused-dead-row"),
+        S((1, 2, 4, 3), (1, 2, 6, 3), (1, 2, 6, 3), constants={"scale": -0.7},
+          label="fused-negative-scale"),
+        S((3, 4, 5), (2, 3, 6, 5), (2, 3, 6, 2), label="math-broadcast"),
+        S((2, 3, 4, 5), (2, 3, 6, 5), (2, 3, 6, 2), constants={"is_causal": True},
+          label="math-causal"),
+        S((1, 2, 4, 3), (1, 2, 6, 3), (1, 2, 6, 2), constants={"mask": _DEAD_ROW_MASK,
+                                                              "scale": -0.7},
+          label="math-dead-row-negative-scale"),
+        S((1, 4, 4, 3), (1, 2, 6, 3), (1, 2, 6, 3), constants={"enable_gqa": True},
+          label="math-gqa"),
+    ), ops=("scaled_dot_product_attention",)),
+    OpRow("scaled_dot_product_attention_mask_grad", lambda lib, q, k, v, mask:
+          lib.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=mask), (
+        S((1, 2, 4, 3), (1, 2, 6, 3), (1, 2, 6, 3), (4, 6), label="math-float-mask"),),
+          ops=("scaled_dot_product_attention",)),
     OpRow("addr_method", lambda lib, i, a, b: i.addr(a, b), (S((2, 3), (2,), (3,)),),
           ops=("addr",)),
 )

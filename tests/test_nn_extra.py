@@ -163,11 +163,23 @@ ERRORS = {
                                                      lib.full((2,), 7)),
     "lce-mixed-dtypes": lambda lib: LCE(lib)(R(lib, 2, 3), R(lib, 4, 3, dtype="float64"),
                                              L(lib, 2)),
+    # scaled_dot_product_attention
+    "sdpa-causal-with-mask-math": lambda lib: F(lib).scaled_dot_product_attention(
+        R(lib, 3, 4), R(lib, 5, 4), R(lib, 5, 4), attn_mask=R(lib, 3, 5), is_causal=True),
+    "sdpa-dtypes": lambda lib: F(lib).scaled_dot_product_attention(
+        R(lib, 3, 4), R(lib, 5, 4, dtype="float64"), R(lib, 5, 4)),
+    "sdpa-1d": lambda lib: F(lib).scaled_dot_product_attention(R(lib, 4), R(lib, 5, 4),
+                                                               R(lib, 5, 4)),
+    "sdpa-int-mask": lambda lib: F(lib).scaled_dot_product_attention(
+        R(lib, 3, 4), R(lib, 5, 4), R(lib, 5, 4), attn_mask=L(lib, 3, 5)),
+    "sdpa-fused-mask-shape": lambda lib: F(lib).scaled_dot_product_attention(
+        R(lib, 1, 2, 3, 4), R(lib, 1, 2, 5, 4), R(lib, 1, 2, 5, 4), attn_mask=R(lib, 3, 4)),
     # local_response_norm
     "local-response-norm-2d": lambda lib: lib.nn.functional.local_response_norm(R(lib, 2, 3), 2),
 }
 
 
+@pytest.mark.filterwarnings("ignore:`nn.functional.upsample")
 @pytest.mark.parametrize("fn", [pytest.param(fn, id=label) for label, fn in ERRORS.items()])
 def test_error_matches_torch(fn):
     same_error(fn)
@@ -278,3 +290,25 @@ def test_linear_cross_entropy_options_match_torch(case):
     np.testing.assert_allclose(results[0][2], results[1][2], rtol=1e-12)
     assert results[0][3] == results[1][3]
     assert results[0][4] == results[1][4] == [__file__] * len(results[1][4])
+
+
+def test_scaled_dot_product_attention_records_torch_nodes():
+    """torch's flash kernel where it would run it (4-d, one batch and head count, a constant
+    mask), its math path elsewhere (dropout, broadcast batch, a mask that requires grad)."""
+    torch = pytest.importorskip("torch")
+
+    def nodes(lib, mask_requires_grad=False, query_shape=(2, 3, 4, 5), dropout_p=0.0):
+        query = lib.ones(*query_shape, requires_grad=True)
+        key = lib.ones(2, 3, 6, 5, requires_grad=True)
+        mask = lib.zeros(4, 6, requires_grad=mask_requires_grad)
+        result = F(lib).scaled_dot_product_attention(query, key, key, attn_mask=mask,
+                                                     dropout_p=dropout_p)
+        node, names = result.grad_fn, []
+        while node is not None and len(names) < 8:
+            names.append(type(node).__name__)
+            node = next((n for n, _ in node.next_functions if n is not None), None)
+        return names
+
+    for options in ({}, {"mask_requires_grad": True}, {"query_shape": (3, 4, 5)},
+                    {"dropout_p": 0.5}):
+        assert nodes(tapegrad, **options) == nodes(torch, **options), options

@@ -1,8 +1,6 @@
-"""Attention as compositions of public tapegrad ops: scaled_dot_product_attention and
-multi_head_attention_forward with torch.nn.functional's signatures, values and gradients.
-
-The node names are those of the composed ops (bmm, softmax...), not torch's fused kernels.
-"""
+"""multi_head_attention_forward as a composition of public tapegrad ops, with
+torch.nn.functional's signature, values and gradients (scaled_dot_product_attention is an op:
+tapegrad/ops/attention.py)."""
 import math
 import warnings
 
@@ -12,84 +10,7 @@ from . import functional as F
 
 __all__ = ["multi_head_attention_forward", "scaled_dot_product_attention"]
 
-# The C++ type names that torch's SDPA checks print.
-_C_TYPE_NAMES = {"float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float",
-                 "float64": "double", "int64": "long int", "int32": "int", "int16": "short int",
-                 "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
-
-
-def _c_type(dtype):
-    return _C_TYPE_NAMES.get(dtype.name, dtype.name)
-
-
-def _check_sdpa_inputs(query, key, value, attn_mask):
-    if not query.dtype == key.dtype == value.dtype:
-        raise RuntimeError(
-            "Expected query, key, and value to have the same dtype, but got query.dtype: "
-            f"{_c_type(query.dtype)} key.dtype: {_c_type(key.dtype)} and value.dtype: "
-            f"{_c_type(value.dtype)} instead.")
-    if min(query.dim(), key.dim(), value.dim()) < 2:
-        raise RuntimeError(
-            "Expected query, key, and value to all be  at least 2 dimensional, but got "
-            f"query.dim: {query.dim()} key.dim: {key.dim()} and value.dim: {value.dim()} instead.")
-    if attn_mask is not None and attn_mask.dtype not in (tapegrad.bool, tapegrad.float32,
-                                                         query.dtype):
-        raise RuntimeError(
-            "Expected attn_mask dtype to be bool or float or to match query dtype, but got "
-            f"attn_mask.dtype: {_c_type(attn_mask.dtype)} and  query.dtype: "
-            f"{_c_type(query.dtype)} instead.")
-
-
-def _safe_softmax(scores):
-    """Softmax over the last dim whose rows of only -inf give zeros, as torch's math SDPA."""
-    dead_rows = (scores == -math.inf).all(dim=-1, keepdim=True)
-    if not dead_rows.any():
-        return tapegrad.softmax(scores, -1)
-    # Softmax of a finite stand-in keeps NaN out of the gradient; the rows are then zeroed.
-    return tapegrad.softmax(scores.masked_fill(dead_rows, 0.0), -1).masked_fill(dead_rows, 0.0)
-
-
-def _fused_kernel_applies(query, value, dropout_p):
-    """Whether torch runs its fused CPU kernel, which accepts is_causal with a mask; its
-    other (math) kernel refuses the pair."""
-    return (query.dim() == value.dim() == 4 and dropout_p == 0.0
-            and query.size(-1) == value.size(-1))
-
-
-def _allowed_positions(target_len, source_len, attn_mask, is_causal):
-    """Where attention may look (bool), from a bool mask and/or causality; None if anywhere."""
-    causal = (tapegrad.ones(target_len, source_len, dtype=tapegrad.bool).tril() if is_causal
-              else None)
-    if attn_mask is None or attn_mask.dtype != tapegrad.bool:
-        return causal
-    # With a mask as well (torch's fused CPU kernel), a position must pass the two.
-    return attn_mask if causal is None else causal.logical_and(attn_mask)
-
-
-def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
-                                 is_causal=False, scale=None, enable_gqa=False):
-    """softmax(query @ key^T * scale + mask) @ value, as torch's; dropout_p applies whether
-    or not a module is training."""
-    _check_sdpa_inputs(query, key, value, attn_mask)
-    if is_causal and attn_mask is not None and not _fused_kernel_applies(query, value,
-                                                                         dropout_p):
-        raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be "
-                           "set when is_causal=True")
-    if enable_gqa:
-        groups = query.size(-3) // key.size(-3)
-        key = key.repeat_interleave(groups, -3)
-        value = value.repeat_interleave(groups, -3)
-    scale_factor = 1 / math.sqrt(query.size(-1)) if scale is None else scale
-    scores = query @ key.transpose(-2, -1) * scale_factor
-    if attn_mask is not None and attn_mask.dtype != tapegrad.bool:
-        scores = scores + attn_mask
-    allowed = _allowed_positions(query.size(-2), key.size(-2), attn_mask, is_causal)
-    if allowed is not None:
-        scores = scores.masked_fill(allowed.logical_not(), -math.inf)
-    weights = _safe_softmax(scores)
-    if dropout_p > 0.0:
-        weights = F.dropout(weights, dropout_p)
-    return weights @ value
+scaled_dot_product_attention = F.scaled_dot_product_attention
 
 
 def none_or_dtype(input):

@@ -3,4 +3,4 @@ Every function is declared with its op in tapegrad/ops (its family's NN_FUNCTION
 from ..ops import NN_FUNCTIONS
 
 globals().update(NN_FUNCTIONS)
-from .attention_functional import multi_head_attention_forward, scaled_dot_product_attention  # noqa: E402,F401
+from .attention_functional import multi_head_attention_forward  # noqa: E402,F401

@@ -1,0 +1,216 @@
+"""scaled_dot_product_attention, with the two CPU paths torch chooses between: its fused flash
+kernel (one ScaledDotProductFlashAttentionForCpuBackward0 node) and its math composition
+(scaled q and k, matmul, mask added, _safe_softmax, optional dropout, matmul).
+"""
+import math
+
+import numpy as np
+
+from .. import _dtype
+from .._tensor import Tensor
+from ..autograd import forward_ad
+from . import reduction
+from ._define import defop
+from .dropout import dropout
+from .linalg import matmul
+from .pointwise import mul_scalar
+from .reordering import repeat_interleave
+from .shape import reshape, transpose
+
+# The C++ type names that torch's SDPA checks print.
+_C_TYPE_NAMES = {"float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float",
+                 "float64": "double", "int64": "long int", "int32": "int", "int16": "short int",
+                 "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
+
+
+def _c_type(dtype):
+    return _C_TYPE_NAMES.get(dtype.name, dtype.name)
+
+
+def _check_inputs(query, key, value, attn_mask):
+    if not query.dtype == key.dtype == value.dtype:
+        raise RuntimeError(
+            "Expected query, key, and value to have the same dtype, but got query.dtype: "
+            f"{_c_type(query.dtype)} key.dtype: {_c_type(key.dtype)} and value.dtype: "
+            f"{_c_type(value.dtype)} instead.")
+    if min(query.ndim, key.ndim, value.ndim) < 2:
+        raise RuntimeError(
+            "Expected query, key, and value to all be  at least 2 dimensional, but got "
+            f"query.dim: {query.ndim} key.dim: {key.ndim} and value.dim: {value.ndim} instead.")
+    if attn_mask is not None and attn_mask.dtype not in (_dtype.bool, _dtype.float32,
+                                                         query.dtype):
+        raise RuntimeError(
+            "Expected attn_mask dtype to be bool or float or to match query dtype, but got "
+            f"attn_mask.dtype: {_c_type(attn_mask.dtype)} and  query.dtype: "
+            f"{_c_type(query.dtype)} instead.")
+
+
+# ---- _safe_softmax: softmax whose rows of only -inf give zeros ------------------------------
+
+@defop("SafeSoftmaxBackward0", save=("result", "dim"))
+def _safe_softmax(xp, input: Tensor, dim):
+    row_max = input.max(axis=dim, keepdims=True)
+    dead = row_max == -xp.inf
+    shifted = xp.exp(input - xp.where(dead, 0, row_max))
+    return shifted / xp.where(dead, 1, shifted.sum(axis=dim, keepdims=True))
+
+
+_safe_softmax.derivatives(input=lambda ctx: ctx.result * (
+    ctx.grad - reduction.sum(ctx.grad * ctx.result, ctx.dim, keepdim=True)))
+
+
+# ---- the fused CPU kernel ------------------------------------------------------------------
+
+def _additive_mask(xp, attn_mask, is_causal, shape):
+    """What the scores get added: the float mask, and -inf where causality forbids (shape:
+    the scores' last two dims); None for neither."""
+    if not is_causal:
+        return attn_mask
+    causal = xp.where(np.tril(np.ones(shape, bool)), 0.0, -xp.inf)
+    return causal if attn_mask is None else attn_mask + causal
+
+
+@defop("ScaledDotProductFlashAttentionForCpuBackward0",
+       save=("query", "key", "value", "result0", "attn_mask", "is_causal", "scale"))
+def _flash_attention(xp, query: Tensor, key: Tensor, value: Tensor, attn_mask, is_causal,
+                     scale):
+    """(output, logsumexp of each row of scores), as torch's kernel: softmax's normaliser is
+    applied after the product with value; a row with nothing to attend to gives zeros. Key
+    and value may have fewer heads (a divisor of the query's): each serves a group."""
+    groups = query.shape[1] // key.shape[1]
+    key, value = xp.repeat(key, groups, axis=1), xp.repeat(value, groups, axis=1)
+    scores = xp.matmul(query, xp.swapaxes(key, -1, -2)) * scale
+    mask = _additive_mask(xp, attn_mask, is_causal, scores.shape[-2:])
+    if mask is not None:
+        scores = scores + mask
+    row_max = scores.max(axis=-1, keepdims=True)
+    row_max = xp.where(row_max == -xp.inf, 0, row_max)
+    weights = xp.exp(scores - row_max)
+    total = weights.sum(axis=-1, keepdims=True)
+    output = xp.matmul(weights, value) * xp.where(total == 0, 0, 1 / total)
+    return output.astype(query.dtype, copy=False), (xp.log(total) + row_max)[..., 0]
+
+
+def _grouped(ctx, tensor):
+    """key or value with its heads repeated for the query's groups."""
+    groups = ctx.query_shape[1] // ctx.key_shape[1]
+    return tensor if groups == 1 else repeat_interleave(tensor, groups, 1)
+
+
+def _per_head_group(ctx, grad):
+    """The gradient of a repeated key or value, summed over each head's group."""
+    batch, heads = ctx.key_shape[:2]
+    if heads == ctx.query_shape[1]:
+        return grad
+    return reduction.sum(reshape(grad, (batch, heads, -1) + tuple(grad.shape[2:])), 2)
+
+
+def _probabilities(ctx):
+    """softmax(scores), recomputed from the inputs with ordinary ops (so that backward is
+    differentiable again)."""
+    if "probabilities" not in vars(ctx):
+        scores = mul_scalar(matmul(ctx.query, transpose(_grouped(ctx, ctx.key), -1, -2)),
+                            ctx.scale)
+        mask = _additive_mask(np, ctx.attn_mask, ctx.is_causal, scores.shape[-2:])
+        if mask is not None:
+            scores = scores + Tensor._make(np.asarray(mask, ctx.query.dtype.numpy))
+        ctx.probabilities = _safe_softmax(scores, -1)
+    return ctx.probabilities
+
+
+def _scores_grad(ctx):
+    """The gradient of the (scaled, masked) scores, through the softmax."""
+    if "scores_grad" not in vars(ctx):
+        grad_probabilities = matmul(ctx.grad, transpose(_grouped(ctx, ctx.value), -1, -2))
+        row_term = reduction.sum(ctx.grad * ctx.result0, -1, keepdim=True)
+        ctx.scores_grad = _probabilities(ctx) * (grad_probabilities - row_term)
+    return ctx.scores_grad
+
+
+_flash_attention.derivatives(
+    query=lambda ctx: mul_scalar(matmul(_scores_grad(ctx), _grouped(ctx, ctx.key)), ctx.scale),
+    key=lambda ctx: _per_head_group(ctx, mul_scalar(
+        matmul(transpose(_scores_grad(ctx), -1, -2), ctx.query), ctx.scale)),
+    value=lambda ctx: _per_head_group(ctx, matmul(transpose(_probabilities(ctx), -1, -2),
+                                                  ctx.grad)))
+
+
+# ---- scaled_dot_product_attention ----------------------------------------------------------
+
+def _mask_fits_kernel(attn_mask, query, key):
+    """torch's check_attn_mask_shape: a constant mask broadcast only in torch's ways."""
+    if attn_mask.requires_grad:
+        return False
+    if forward_ad.tangent_of(attn_mask) is not None:  # the kernel takes the mask as a constant
+        return False
+    batch, heads, target, source = query.shape[0], query.shape[1], query.shape[2], key.shape[2]
+    if attn_mask.shape[-2] not in (target, 1) or attn_mask.shape[-1] not in (source, 1):
+        return False
+    return attn_mask.ndim == 2 or (attn_mask.ndim == 4 and attn_mask.shape[0] in (1, batch)
+                                   and attn_mask.shape[1] in (1, heads))
+
+
+def _uses_fused_kernel(query, key, value, attn_mask, dropout_p, enable_gqa):
+    """Whether torch runs its flash kernel on CPU (sdp_utils_cpp's use_flash_attention_cpp)."""
+    tensors = (query, key, value)
+    if dropout_p > 0.0 or any(t.ndim != 4 for t in tensors):
+        return False
+    if len({t.shape[0] for t in tensors}) > 1 or key.shape[1] != value.shape[1]:
+        return False
+    grouped = enable_gqa and query.shape[1] % key.shape[1] == 0
+    if query.shape[1] != key.shape[1] and not grouped:
+        return False
+    if attn_mask is not None and not _mask_fits_kernel(attn_mask, query, key):
+        return False
+    if len({t.shape[-1] for t in tensors}) > 1 or 0 in (query.shape[2], key.shape[2]):
+        return False
+    return all(t.stride(-1) == 1 for t in tensors)
+
+
+def _float_mask(attn_mask, dtype):
+    """A bool mask as torch converts it: 0 where attention may look, -inf elsewhere."""
+    if attn_mask is None or attn_mask.dtype is not _dtype.bool:
+        return attn_mask
+    return Tensor._make(np.where(attn_mask._data, 0.0, -np.inf).astype(dtype.numpy))
+
+
+def _math_attention(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa):
+    """torch's _scaled_dot_product_attention_math: q and k each scaled by sqrt(scale)."""
+    scale = 1 / math.sqrt(query.shape[-1]) if scale is None else scale
+    root = math.sqrt(abs(scale))
+    query = mul_scalar(query, -root if scale < 0 else root)
+    if is_causal:
+        if attn_mask is not None:
+            raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be "
+                               "set when is_causal=True")
+        allowed = np.tril(np.ones((query.shape[-2], key.shape[-2]), bool))
+        attn_mask = Tensor._make(np.where(allowed, 0.0, -np.inf).astype(query.dtype.numpy))
+    if enable_gqa and query.ndim > 2 and key.shape[-3] != query.shape[-3]:
+        groups = query.shape[-3] // key.shape[-3]
+        key = repeat_interleave(key, groups, -3)
+        value = repeat_interleave(value, groups, -3)
+    scores = matmul(query, mul_scalar(transpose(key, -2, -1), root))
+    if attn_mask is not None:
+        scores = scores + attn_mask
+    weights = _safe_softmax(scores, -1)
+    if dropout_p > 0.0:
+        weights = dropout(weights, dropout_p, True)
+    return matmul(weights, value)
+
+
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
+                                 is_causal=False, scale=None, enable_gqa=False):
+    """softmax(query @ key^T * scale + mask) @ value through the CPU path torch would take
+    (its flash kernel or its math composition); dropout_p applies whether or not a module
+    is training."""
+    _check_inputs(query, key, value, attn_mask)
+    attn_mask = _float_mask(attn_mask, query.dtype)
+    if _uses_fused_kernel(query, key, value, attn_mask, dropout_p, enable_gqa):
+        scale = 1 / math.sqrt(query.shape[-1]) if scale is None else scale
+        mask = None if attn_mask is None else attn_mask._data
+        return _flash_attention(query, key, value, mask, is_causal, scale)[0]
+    return _math_attention(query, key, value, attn_mask, dropout_p, is_causal, scale,
+                           enable_gqa)
+
+
+NN_FUNCTIONS = ["scaled_dot_product_attention"]
