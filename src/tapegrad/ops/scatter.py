@@ -11,16 +11,16 @@ from ._define import defop
 from .indexing import (_along, _at_least_1d, _check_index_array, _check_scatter,
                        _gather, _index_put, _masked_fill, _masked_select, _region, _scatter_add,
                        _scatter_value, _take, index_select, index_select_op, method_of,
-                       written_key)
+                       value_mismatch, written_key)
 from .pointwise import where
 from .shape import expand, reshape, zeros_of
 
 # ---- where a source along dim lands --------------------------------------------------------
 
-def _into(shape, dim, index):
+def _into(xp, shape, dim, index):
     """The places that source[i...] takes in the result: index[i_dim] along dim, i elsewhere
     (a 0-d source counts as 1-d, like a 0-d result)."""
-    grid = list(np.indices(shape or (1,), sparse=True))
+    grid = list(xp.indices(shape or (1,), sparse=True))
     grid[dim] = index.reshape((-1,) + (1,) * (len(grid) - dim - 1))
     return tuple(grid)
 
@@ -35,7 +35,7 @@ def _scaled(source, alpha, dtype):
 @defop("IndexAddBackward0", save=("dim", "index", "alpha"))
 def _index_add(xp, input: Tensor, dim, index, source: Tensor, alpha=1):
     result = input.copy()
-    xp.add.at(_at_least_1d(result), _into(source.shape, dim, index),
+    xp.add.at(_at_least_1d(result), _into(xp, source.shape, dim, index),
               _at_least_1d(_scaled(source, alpha, input.dtype)))
     return result
 
@@ -53,7 +53,7 @@ _index_add.derivatives(input=lambda ctx: ctx.grad,
 @defop("IndexCopyBackward0", save=("dim", "index"))
 def _index_copy(xp, input: Tensor, dim, index, source: Tensor):
     result = input.copy()
-    _at_least_1d(result)[_into(source.shape, dim, index)] = _at_least_1d(source)
+    _at_least_1d(result)[_into(xp, source.shape, dim, index)] = _at_least_1d(source)
     return result
 
 
@@ -135,7 +135,7 @@ def _scatter_reduce(xp, input: Tensor, dim, index, src: Tensor, reduce, include_
 @defop("IndexReduceBackward0", save=("input", "dim", "index", "source", "reduce",
                                       "include_self", "result"))
 def _index_reduce(xp, input: Tensor, dim, index, source: Tensor, reduce, include_self=True):
-    return _reduce_into(xp, input, _into(source.shape, dim, index), _at_least_1d(source),
+    return _reduce_into(xp, input, _into(xp, source.shape, dim, index), _at_least_1d(source),
                         reduce, include_self)
 
 
@@ -243,19 +243,18 @@ def _prod_source_grad(ctx, places, source):
     zeros_here = places.pick(places.add(zeros_of(ctx.input), source_zero.to(source.dtype)))
     single_zero = source_zero & (zeros_here == 1)
     without_single_zero = places.again(ctx.input, source.masked_fill(single_zero, 1))
-    grad = where(single_zero, places.pick(ctx.grad * without_single_zero),
-                             places.pick(ctx.grad * ctx.result) / source.masked_fill(source_zero,
-                                                                                     1))
+    others = places.pick(ctx.grad * ctx.result) / source.masked_fill(source_zero, 1)
+    grad = where(single_zero, places.pick(ctx.grad * without_single_zero), others)
     if (zeros_here > 1).any():
-        return _delayed_error(grad, f"{places.name}(): Double backward is unsupported for "
-                                    f"{places.source} when >1 zeros in {places.source} are "
-                                    "scattered to the same position in self")
+        return _first_order_only(grad, f"{places.name}(): Double backward is unsupported for "
+                                       f"{places.source} when >1 zeros in {places.source} "
+                                       "are scattered to the same position in self")
     return grad
 
 
 # torch's node for a derivative that exists only to first order (its DelayedError)
 @defop("Error", save=("message",))
-def _delayed_error(xp, input: Tensor, message):
+def _first_order_only(xp, input: Tensor, message):
     return input.copy()
 
 
@@ -263,7 +262,7 @@ def _raise_message(ctx):
     raise RuntimeError(ctx.message)
 
 
-_delayed_error.derivatives(input=_raise_message)
+_first_order_only.derivatives(input=_raise_message)
 
 _scatter_reduce.derivatives(input=lambda ctx: _reduced_input_grad(ctx, _ScatterPlaces(ctx)),
                             src=lambda ctx: _reduced_source_grad(ctx, _ScatterPlaces(ctx)))
@@ -364,8 +363,7 @@ def index_copy(input, dim, index, source):
 
 def _check_copied_slices(shape, source_shape, dim):
     """index_copy's slice shapes (the shapes less dim) must agree; torch prints them bare."""
-    sliced, source_sliced = shape[:dim] + shape[dim + 1:], source_shape[:dim] + source_shape[
-        dim + 1:]
+    sliced, source_sliced = (tuple(s[:dim]) + tuple(s[dim + 1:]) for s in (shape, source_shape))
     if sliced != source_sliced:
         raise RuntimeError(f"index_copy_(): Source/destination tensor must have same slice "
                            f"shapes. Destination slice shape: {' '.join(map(str, sliced))} at "
@@ -549,8 +547,7 @@ def _index_put_checked(input, indices, values, accumulate, first):
     except RuntimeError:
         fits = False
     if not fits:
-        raise RuntimeError(f"shape mismatch: value tensor of shape {list(values.shape)} cannot be "
-                           f"broadcast to indexing result of shape {list(indexed)}")
+        raise value_mismatch(input.shape, key, values)
     return _index_put(input, key, values, accumulate)
 
 
