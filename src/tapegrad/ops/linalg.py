@@ -229,12 +229,16 @@ _addmm.derivatives(input=lambda ctx: _scaled(ctx.grad, ctx.beta),
                    mat2=lambda ctx: _scaled(_mm(t(ctx.mat1), ctx.grad), ctx.alpha))
 
 
+def _check_addmm_dtypes(input, mat1, mat2):
+    for first, name in ((input, "self"), (mat1, "mat1")):
+        if first.dtype is not mat2.dtype:
+            raise RuntimeError(f"{name} and mat2 must have the same dtype, but got "
+                               f"{first.dtype.legacy_name} and {mat2.dtype.legacy_name}")
+
+
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     _check_tensors("addmm", input=input, mat1=mat1, mat2=mat2)
-    for first, name, second in ((input, "self", mat2), (mat1, "mat1", mat2)):
-        if first.dtype is not second.dtype:
-            raise RuntimeError(f"{name} and mat2 must have the same dtype, but got "
-                               f"{first.dtype.legacy_name} and {second.dtype.legacy_name}")
+    _check_addmm_dtypes(input, mat1, mat2)
     for name, matrix in (("mat1", mat1), ("mat2", mat2)):
         if matrix.ndim != 2:
             raise RuntimeError(f"{name} must be a matrix, got {matrix.ndim}-D tensor")
@@ -329,10 +333,7 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
     if batch1.shape[2] != batch2.shape[1]:
         raise RuntimeError(f"Incompatible matrix sizes for bmm ({batch1.shape[1]}x"
                            f"{batch1.shape[2]} and {batch2.shape[1]}x{batch2.shape[2]})")
-    for first, name, second in ((input, "self", batch2), (batch1, "mat1", batch2)):
-        if first.dtype is not second.dtype:
-            raise RuntimeError(f"{name} and mat2 must have the same dtype, but got "
-                               f"{first.dtype.legacy_name} and {second.dtype.legacy_name}")
+    _check_addmm_dtypes(input, batch1, batch2)  # torch's addbmm runs addmm
     _check_blas_dtype(input)
     return _addbmm(input, batch1, batch2, *_integral_scales(input, beta, alpha))
 

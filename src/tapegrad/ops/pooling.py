@@ -419,15 +419,20 @@ def adaptive_avg_pool2d(input, output_size):
     if input.ndim not in (3, 4):
         raise RuntimeError(f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got "
                            f"{list(input.shape)}")
-    for dim in range(1, input.ndim):
-        if input.shape[dim] == 0:
-            raise RuntimeError("adaptive_avg_pool2d(): Expected input to have non-zero size for "
-                               f"non-batch dimensions, but input has sizes {list(input.shape)} "
-                               f"with dimension {dim} being empty")
+    check_nonempty_planes("adaptive_avg_pool2d", input)
     check_float("adaptive_avg_pool2d", input)
     return apply_map(_adaptive_avg_pool2d, input, [
         adaptive_axis(size, out, input.dtype.numpy)
         for size, out in zip(input.shape[-2:], output_size)])
+
+
+def check_nonempty_planes(function, input):
+    """torch's check of adaptive pooling that no dim but the batch dim is empty."""
+    for dim in range(1, input.ndim):
+        if input.shape[dim] == 0:
+            raise RuntimeError(f"{function}(): Expected input to have non-zero size for "
+                               f"non-batch dimensions, but input has sizes {list(input.shape)} "
+                               f"with dimension {dim} being empty")
 
 
 def adaptive_avg_pool1d(input, output_size):

@@ -9,7 +9,7 @@ import numpy as np
 from . import reduction
 from .conv import check_float
 from .pooling import (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_axis, apply_map,
-                      axis_map, linear_map)
+                      axis_map, check_nonempty_planes, linear_map)
 
 # ---- resampling maps: which input elements each output element takes, with what weight -----
 
@@ -217,11 +217,7 @@ def _adaptive_average_3d(input, sizes):
     """torch's adaptive_avg_pool3d of 5-d input, as interpolate's area mode uses it."""
     if sizes == [1, 1, 1]:
         return reduction.mean(input, (-1, -2, -3), keepdim=True)
-    for dim in range(1, input.ndim):
-        if input.shape[dim] == 0:
-            raise RuntimeError("adaptive_avg_pool3d(): Expected input to have non-zero size for "
-                               f"non-batch dimensions, but input has sizes {list(input.shape)} "
-                               f"with dimension {dim} being empty")
+    check_nonempty_planes("adaptive_avg_pool3d", input)
     check_float("adaptive_avg_pool3d_cpu", input)
     return apply_map(_adaptive_avg_pool3d, input, [
         adaptive_axis(size, out, input.dtype.numpy) for size, out in zip(input.shape[2:], sizes)])
