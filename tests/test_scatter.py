@@ -157,14 +157,8 @@ SETITEM_ERRORS = {
 }
 
 
-_COPY_TEXT = pytest.mark.xfail(strict=True, reason="bug: recorded, a basic key goes through "
-                                "copy_, whose error text (broadcasting's) differs from torch's")
-
-
-@pytest.mark.parametrize("name, requires_grad", [
-    *((name, False) for name in SETITEM_ERRORS),
-    *(pytest.param(name, True, marks=_COPY_TEXT) if name.startswith("basic") else (name, True)
-      for name in SETITEM_ERRORS)])
+@pytest.mark.parametrize("requires_grad", [False, True])
+@pytest.mark.parametrize("name", SETITEM_ERRORS)
 def test_setitem_error_matches_torch(name, requires_grad):
     key, value = SETITEM_ERRORS[name]
 

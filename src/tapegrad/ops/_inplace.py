@@ -244,7 +244,7 @@ def zero_(target):
 
 def setitem(target, key, value):
     """target[key] = value: a copy into the view target[key] (CopySlices), or index_put_."""
-    from .indexing import _index_put, _is_basic, getitem, value_mismatch, written_key
+    from .indexing import _index_put, _is_basic, fits, getitem, value_mismatch, written_key
     _check_inference(target)
     items = key if isinstance(key, tuple) else (key,)
     arrays = written_key(items, value)
@@ -265,6 +265,9 @@ def setitem(target, key, value):
         value = value.view(value.shape[next(i for i, n in enumerate(value.shape + (0,))
                                             if n != 1):])
     if all(_is_basic(item) for item in arrays):
-        copy_(getitem(target, key), value)
+        view = getitem(target, key)
+        if isinstance(value, Tensor) and not fits(value.shape, view.shape):
+            raise value_mismatch(target.shape, arrays, value)
+        copy_(view, value)
     else:
         inplace(_index_put, target, arrays, value)

@@ -75,6 +75,13 @@ def written_key(items, value):
     return tuple(_as_key_item(item) for item in items)
 
 
+def fits(value_shape, shape):
+    """Whether a value of value_shape broadcasts to shape."""
+    extra = len(value_shape) - len(shape)
+    return extra <= 0 and all(size in (1, target) for size, target in
+                              zip(value_shape, shape[-len(value_shape):] if value_shape else ()))
+
+
 def value_mismatch(shape, key, value):
     """torch's error for values that do not broadcast to the shape of input[key]."""
     indexed = np.broadcast_to(np.zeros((), bool), shape)[key].shape

@@ -8,9 +8,9 @@ from .. import _dtype
 from .._tensor import Tensor
 from ._checks import broadcast_shapes, numel, wrap_dim
 from ._define import defop
-from .indexing import (_along, _at_least_1d, _check_index_array, _check_scatter,
-                       _gather, _index_put, _masked_fill, _masked_select, _region, _scatter_add,
-                       _scatter_value, _take, index_select, index_select_op, method_of,
+from .indexing import (_along, _at_least_1d, _check_index_array, _check_scatter, _gather,
+                       _index_put, _masked_fill, _masked_select, _region, _scatter_add,
+                       _scatter_value, _take, fits, index_select, index_select_op, method_of,
                        value_mismatch, written_key)
 from .pointwise import where
 from .shape import expand, reshape, zeros_of
@@ -541,12 +541,7 @@ def _index_put_checked(input, indices, values, accumulate, first):
         raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
                            f"{input.dtype.legacy_name} for the destination and "
                            f"{values.dtype.legacy_name} for the source.")
-    indexed = np.broadcast_to(np.zeros((), bool), input.shape)[key].shape
-    try:
-        fits = broadcast_shapes(values.shape, indexed) == indexed
-    except RuntimeError:
-        fits = False
-    if not fits:
+    if not fits(values.shape, np.broadcast_to(np.zeros((), bool), input.shape)[key].shape):
         raise value_mismatch(input.shape, key, values)
     return _index_put(input, key, values, accumulate)
 
