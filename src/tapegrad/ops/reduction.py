@@ -89,7 +89,7 @@ max_return, min_return = return_type("max", ("values", "indices")), return_type(
     "min", ("values", "indices"))
 
 
-def _check_grad_dtype(input, dtype):
+def check_grad_dtype(input, dtype):
     # torch refuses to record an op whose requested result dtype cannot carry a gradient
     if (dtype is not None and not dtype.is_differentiable and input.requires_grad
             and is_recording()):
@@ -112,7 +112,7 @@ def _along(mask, dim, ndim):
 def _sum_all(xp, input: Tensor, dtype=None):
     if dtype is None and input.dtype.kind == "f":
         return full_sum(input)
-    return xp.sum(input, dtype=_sum_dtype(input, dtype))
+    return xp.sum(input, dtype=sum_dtype(input, dtype))
 
 
 _sum_all.derivatives(input=lambda ctx: expand(ctx.grad, ctx.input_shape))
@@ -120,14 +120,14 @@ _sum_all.derivatives(input=lambda ctx: expand(ctx.grad, ctx.input_shape))
 
 @defop("SumBackward1", save=("dim", "keepdim"))
 def _sum_dim(xp, input: Tensor, dim, keepdim=False, dtype=None):
-    return xp.sum(input, axis=dim, keepdims=keepdim, dtype=_sum_dtype(input, dtype))
+    return xp.sum(input, axis=dim, keepdims=keepdim, dtype=sum_dtype(input, dtype))
 
 
 _sum_dim.derivatives(input=lambda ctx: unreduce(ctx.grad, ctx.input_shape, ctx.dim,
                                                  ctx.keepdim))
 
 
-def _sum_dtype(array, dtype):
+def sum_dtype(array, dtype):
     # torch sums and multiplies bool and every integer type into int64
     if dtype is not None:
         return dtype.numpy
@@ -141,31 +141,15 @@ _NO_DIM = object()
 
 @numpy_keywords
 def sum(input, dim=_NO_DIM, keepdim=False, *, dtype=None):
-    _check_grad_dtype(input, dtype)
+    check_grad_dtype(input, dtype)
     if dim is _NO_DIM:
         return _sum_all(input, dtype)
     return _sum_dim(input, reduced_dims(dim, input.ndim), keepdim, dtype)
 
 
-@defop("NansumBackward0", save=("input", "dim", "keepdim"))
-def _nansum(xp, input: Tensor, dim, keepdim=False, dtype=None):
-    return xp.nansum(input, axis=dim, keepdims=keepdim, dtype=_sum_dtype(input, dtype))
-
-
-_nansum.derivatives(input=lambda ctx: where(ctx.input != ctx.input, 0.0, unreduce(
-    ctx.grad, ctx.input_shape, ctx.dim, ctx.keepdim)))
-
-
-@numpy_keywords
-def nansum(input, dim=None, keepdim=False, *, dtype=None):
-    """sum, with NaN counting as zero."""
-    _check_grad_dtype(input, dtype)
-    return _nansum(input, reduced_dims(dim, input.ndim), keepdim, dtype)
-
-
 @defop("TraceBackward0")
 def _trace(xp, input: Tensor):
-    return xp.trace(input, dtype=_sum_dtype(input, None))
+    return xp.trace(input, dtype=sum_dtype(input, None))
 
 
 def _trace_backward(ctx):
@@ -250,7 +234,7 @@ def mean(input, dim=_NO_DIM, keepdim=False, *, dtype=None):
 
 @defop("ProdBackward0", save=("input", "result"))
 def _prod_all(xp, input: Tensor, dtype=None):
-    return xp.prod(input, dtype=_sum_dtype(input, dtype))
+    return xp.prod(input, dtype=sum_dtype(input, dtype))
 
 
 _prod_all.derivatives(input=lambda ctx: _prod_backward(ctx.grad, ctx.input, ctx.result, None,
@@ -259,7 +243,7 @@ _prod_all.derivatives(input=lambda ctx: _prod_backward(ctx.grad, ctx.input, ctx.
 
 @defop("ProdBackward1", save=("input", "result", "dim", "keepdim"))
 def _prod_dim(xp, input: Tensor, dim, keepdim=False, dtype=None):
-    return xp.prod(input, axis=dim, keepdims=keepdim, dtype=_sum_dtype(input, dtype))
+    return xp.prod(input, axis=dim, keepdims=keepdim, dtype=sum_dtype(input, dtype))
 
 
 _prod_dim.derivatives(input=lambda ctx: _prod_backward(ctx.grad, ctx.input, ctx.result,
@@ -297,7 +281,7 @@ def _product_of_others(input, dim):
 @numpy_keywords
 def prod(input, dim=None, keepdim=False, *, dtype=None):
     """Product of all elements, or along one dim."""
-    _check_grad_dtype(input, dtype)
+    check_grad_dtype(input, dtype)
     if dim is None:
         return _prod_all(input, dtype)
     return _prod_dim(input, reduced_dims(wrap_dim(dim, input.ndim), input.ndim), keepdim, dtype)
@@ -568,49 +552,6 @@ def amin(input, dim=(), keepdim=False):
     return _amin(input, _extremum_dims("amin", input, dim), keepdim)
 
 
-aminmax_return = return_type("aminmax", ("min", "max"))
-
-
-@defop("AminmaxBackward0", save=("input", "result0", "result1", "dim", "keepdim"))
-def _aminmax(xp, input: Tensor, dim, keepdim):
-    return (xp.amin(input, axis=dim, keepdims=keepdim),
-            xp.amax(input, axis=dim, keepdims=keepdim))
-
-
-def _aminmax_backward(ctx):
-    """Each of the two results splits its gradient among its ties, as amin and amax do."""
-    shape, keepdim = ctx.input_shape, ctx.keepdim
-    dims = tuple(range(len(shape))) if ctx.dim is None else ctx.dim
-    total = None
-    for grad, result in zip(ctx.grads, (ctx.result0, ctx.result1)):
-        if grad is None:
-            continue
-        is_extremum = ctx.input == restore_dims(result, shape, dims, keepdim)
-        count = sum(is_extremum, dims, keepdim=True)
-        part = restore_dims(grad, shape, dims, keepdim) / count * is_extremum
-        total = part if total is None else total + part
-    return total
-
-
-_aminmax.derivatives(input=_aminmax_backward)
-
-
-@numpy_keywords
-def aminmax(input, *, dim=None, keepdim=False):
-    """(min, max) over dim, or over every element."""
-    if dim is None:
-        if input.numel() == 0:
-            raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the "
-                               "operation has no identity.")
-        dims = None
-    else:
-        dims = (wrap_dim(dim, input.ndim),)
-        if input.ndim and input.shape[dims[0]] == 0:
-            raise IndexError(f"aminmax: Expected reduction dim {dims[0]} to have non-zero size.")
-        dims = dims if input.ndim else ()
-    return aminmax_return(*_aminmax(input, dims, keepdim))
-
-
 def _arg_extremum(xp, arg_reduce, input, dim, keepdim):
     if dim is None:
         index = xp.asarray(arg_reduce(input.ravel()))
@@ -698,28 +639,6 @@ def count_nonzero(input, dim=None):
     return _count_nonzero(input, reduced_dims(dim, input.ndim))
 
 
-@defop(None)
-def _hash_tensor(xp, input: Tensor, dim, keepdim):
-    # each element as its 64-bit float or integer, whose bits are xor-ed together
-    wide = input.astype(xp.float64 if input.dtype.kind in "fc" else xp.int64)
-    return xp.bitwise_xor.reduce(wide.view(xp.uint64), axis=dim, keepdims=keepdim)
-
-
-@numpy_keywords
-def hash_tensor(input, dim=None, *, keepdim=False, mode=0):
-    """xor of the bits of every element (along dim), as a uint64 tensor."""
-    if mode != 0:
-        raise RuntimeError(f"Unknown hash_tensor mode: {mode}")
-    dims = reduced_dims(dim, input.ndim)
-    if input.numel() == 0 and (dim is None or dim == () or dim == []):
-        raise RuntimeError("hash_tensor: Expected reduction dim to be specified for "
-                           "input.numel() == 0. Specify the reduction dim with the 'dim' argument.")
-    for d in dims:
-        if input.shape[d] == 0:
-            raise IndexError(f"hash_tensor: Expected reduction dim {d} to have non-zero size.")
-    return _hash_tensor(input.reshape(input.shape or (1,)) if dims else input, dims, keepdim)
-
-
 # ---- running sums and products -------------------------------------------------------------
 
 def _running(xp, accumulate, input, dim, dtype):
@@ -792,13 +711,13 @@ _cumprod.derivatives(input=_cumprod_backward)
 
 @numpy_keywords
 def cumsum(input, dim, *, dtype=None):
-    _check_grad_dtype(input, dtype)
+    check_grad_dtype(input, dtype)
     return _cumsum(input, wrap_dim(dim, input.ndim), dtype)
 
 
 @numpy_keywords
 def cumprod(input, dim, *, dtype=None):
-    _check_grad_dtype(input, dtype)
+    check_grad_dtype(input, dtype)
     return _cumprod(input, wrap_dim(dim, input.ndim), dtype)
 
 
@@ -911,7 +830,7 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     return vector_norm(input, p, dim, keepdim, dtype=dtype)
 
 
-FUNCTIONS = ("all amax amin aminmax any argmax argmin count_nonzero cumprod cumsum hash_tensor "
-             "logsumexp max mean min nansum norm prod std sum trace var").split()
+FUNCTIONS = ("all amax amin any argmax argmin count_nonzero cumprod cumsum logsumexp max mean min "
+             "norm prod std sum trace var").split()
 METHODS = FUNCTIONS + ["sum_to_size"]
 LINALG_FUNCTIONS = ["vector_norm"]

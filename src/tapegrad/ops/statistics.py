@@ -1,20 +1,36 @@
-"""Statistics: nanmean, std_mean and var_mean, quantiles, covariance and correlation."""
+"""Statistics: NaN-ignoring sums and means, aminmax, hash_tensor, std_mean and var_mean,
+quantiles, covariance and correlation."""
 import warnings
 
 import numpy as np
 
+from .._creation import full_like
 from .._tensor import Tensor
 from ._checks import numel, wrap_dim
 from ._define import defop
-from .._creation import full_like
 from .pointwise import clamp, lerp, where
-from .reduction import (nansum, numpy_keywords, sum, unreduce, var_backward, variance_arguments,
-                        variance_of)
+from .reduction import (check_grad_dtype, numpy_keywords, reduced_dims, restore_dims, return_type,
+                        sum, sum_dtype, unreduce, var_backward, variance_arguments, variance_of)
 from .shape import reshape, transpose, unsqueeze
 from .sorting import sort
 from .unary import sqrt
 
-# ---- nanmean, std_mean, var_mean -----------------------------------------------------------
+# ---- nansum, nanmean, aminmax, hash_tensor ------------------------------------------------
+
+@defop("NansumBackward0", save=("input", "dim", "keepdim"))
+def _nansum(xp, input: Tensor, dim, keepdim=False, dtype=None):
+    return xp.nansum(input, axis=dim, keepdims=keepdim, dtype=sum_dtype(input, dtype))
+
+
+_nansum.derivatives(input=lambda ctx: where(ctx.input != ctx.input, 0.0, unreduce(
+    ctx.grad, ctx.input_shape, ctx.dim, ctx.keepdim)))
+
+
+@numpy_keywords
+def nansum(input, dim=None, keepdim=False, *, dtype=None):
+    """sum, with NaN counting as zero."""
+    check_grad_dtype(input, dtype)
+    return _nansum(input, reduced_dims(dim, input.ndim), keepdim, dtype)
 
 
 @numpy_keywords
@@ -26,6 +42,73 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     count = sum(input == input, dim, keepdim) if dim is not None else sum(input == input)
     return nansum(input, dim, keepdim, dtype=dtype) / count
 
+
+aminmax_return = return_type("aminmax", ("min", "max"))
+
+
+@defop("AminmaxBackward0", save=("input", "result0", "result1", "dim", "keepdim"))
+def _aminmax(xp, input: Tensor, dim, keepdim):
+    return (xp.amin(input, axis=dim, keepdims=keepdim),
+            xp.amax(input, axis=dim, keepdims=keepdim))
+
+
+def _aminmax_backward(ctx):
+    """Each of the two results splits its gradient among its ties, as amin and amax do."""
+    shape, keepdim = ctx.input_shape, ctx.keepdim
+    dims = tuple(range(len(shape))) if ctx.dim is None else ctx.dim
+    total = None
+    for grad, result in zip(ctx.grads, (ctx.result0, ctx.result1)):
+        if grad is None:
+            continue
+        is_extremum = ctx.input == restore_dims(result, shape, dims, keepdim)
+        count = sum(is_extremum, dims, keepdim=True)
+        part = restore_dims(grad, shape, dims, keepdim) / count * is_extremum
+        total = part if total is None else total + part
+    return total
+
+
+_aminmax.derivatives(input=_aminmax_backward)
+
+
+@numpy_keywords
+def aminmax(input, *, dim=None, keepdim=False):
+    """(min, max) over dim, or over every element."""
+    if dim is None:
+        if input.numel() == 0:
+            raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the "
+                               "operation has no identity.")
+        dims = None
+    else:
+        dims = (wrap_dim(dim, input.ndim),)
+        if input.ndim and input.shape[dims[0]] == 0:
+            raise IndexError(f"aminmax: Expected reduction dim {dims[0]} to have non-zero size.")
+        dims = dims if input.ndim else ()
+    return aminmax_return(*_aminmax(input, dims, keepdim))
+
+
+@defop(None)
+def _hash_tensor(xp, input: Tensor, dim, keepdim):
+    # each element as its 64-bit float or integer, whose bits are xor-ed together
+    wide = input.astype(xp.float64 if input.dtype.kind in "fc" else xp.int64)
+    return xp.bitwise_xor.reduce(wide.view(xp.uint64), axis=dim, keepdims=keepdim)
+
+
+@numpy_keywords
+def hash_tensor(input, dim=None, *, keepdim=False, mode=0):
+    """xor of the bits of every element (along dim), as a uint64 tensor."""
+    if mode != 0:
+        raise RuntimeError(f"Unknown hash_tensor mode: {mode}")
+    dims = reduced_dims(dim, input.ndim)
+    if input.numel() == 0 and (dim is None or dim == () or dim == []):
+        raise RuntimeError("hash_tensor: Expected reduction dim to be specified for "
+                           "input.numel() == 0. Specify the reduction dim with the 'dim' argument.")
+    for d in dims:
+        if input.shape[d] == 0:
+            raise IndexError(f"hash_tensor: Expected reduction dim {d} to have non-zero size.")
+    return _hash_tensor(input.reshape(input.shape or (1,)) if dims else input, dims, keepdim)
+
+
+# ---- std_mean, var_mean -------------------------------------------------------------------
 
 def _mean_of_moments(xp, input, dim, keepdim):
     return xp.mean(input, axis=dim, keepdims=keepdim)
@@ -261,5 +344,6 @@ def corrcoef(input):
     return clamp(normalised, -1, 1)
 
 
-FUNCTIONS = "corrcoef cov nanmean nanquantile quantile std_mean var_mean".split()
-METHODS = "corrcoef cov nanmean nanquantile quantile".split()
+FUNCTIONS = ("aminmax corrcoef cov hash_tensor nanmean nanquantile nansum quantile std_mean "
+             "var_mean").split()
+METHODS = "aminmax corrcoef cov hash_tensor nanmean nanquantile nansum quantile".split()
