@@ -24,6 +24,7 @@ def V(lib, values, dtype=None):
 ERRORS = {
     # NaN-ignoring reductions, aminmax, trace
     "nanmean-int": lambda lib: V(lib, [1, 2]).nanmean(),
+    "nanmean-int-dtype": lambda lib: X(lib, 2).nanmean(dtype=lib.int64),
     "nansum-int-dtype-grad": lambda lib: lib.ones(2, requires_grad=True).nansum(dtype=lib.int64),
     "nansum-dim-out-of-range": lambda lib: X(lib, 2, 3).nansum(2),
     "aminmax-empty": lambda lib: lib.zeros(0).aminmax(),
@@ -58,6 +59,8 @@ ERRORS = {
     # cummax, cummin, logcumsumexp
     "cummax-dim-out-of-range": lambda lib: X(lib, 2, 3).cummax(2),
     "logcumsumexp-dim-out-of-range": lambda lib: X(lib, 2, 3).logcumsumexp(-3),
+    "logcumsumexp-int": lambda lib: V(lib, [1, 3]).logcumsumexp(0),
+    "logcumsumexp-bool": lambda lib: V(lib, [True]).logcumsumexp(0),
     # diff, gradient, trapezoid
     "diff-negative-n": lambda lib: X(lib, 5).diff(n=-1),
     "diff-0d": lambda lib: lib.diff(V(lib, 1.0)),

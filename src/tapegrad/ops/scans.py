@@ -105,6 +105,9 @@ _logcumsumexp.derivatives(input=_logcumsumexp_backward)
 @numpy_keywords
 def logcumsumexp(input, dim):
     """log(cumsum(exp(input))) along dim, without overflow."""
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for "
+                                  f"'{input.dtype.legacy_name}'")
     return _logcumsumexp(input, wrap_dim(dim, input.ndim))
 
 

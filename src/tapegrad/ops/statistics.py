@@ -39,6 +39,9 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     if not (input.dtype.is_floating_point or input.dtype.is_complex):
         raise RuntimeError("nanmean(): expected input to have floating point or complex dtype "
                            f"but got {input.dtype.legacy_name}")
+    if dtype is not None and not (dtype.is_floating_point or dtype.is_complex):
+        raise RuntimeError("nanmean(): could not infer output dtype. Optional dtype must be "
+                           f"either a floating point or complex dtype. Got: {dtype.legacy_name}")
     count = sum(input == input, dim, keepdim) if dim is not None else sum(input == input)
     return nansum(input, dim, keepdim, dtype=dtype) / count
 
