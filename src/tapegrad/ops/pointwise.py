@@ -118,7 +118,8 @@ def _sub(xp, input: Tensor, other: Tensor, alpha=1):
 
 def sub(input, other, *, alpha=1):
     """input - alpha * other."""
-    _check_not_bool(input, other)
+    if _has_bool(input, other):
+        _check_not_bool(input, other)
     return _sub(input, other, alpha)
 
 
@@ -145,10 +146,17 @@ _rsub_tensor.derivatives(input=lambda ctx: -ctx.grad if ctx.alpha == 1 else ctx.
 
 def rsub(input, other, alpha=1):
     """other - alpha * input."""
-    _check_not_bool(input, other)
+    if _has_bool(input, other):
+        _check_not_bool(input, other)
     if isinstance(other, Tensor):
         return _rsub_tensor(input, other, alpha)
     return _rsub_scalar(input, other, alpha)
+
+
+def _has_bool(input, other):
+    """Whether a bool tensor or number takes part (cheap: it runs on every subtraction)."""
+    return (getattr(input, "dtype", None) is _dtype.bool or other.__class__ is bool
+            or getattr(other, "dtype", None) is _dtype.bool)
 
 
 def _check_not_bool(input, other):
