@@ -104,13 +104,15 @@ def log_normal_(tensor, *args, **kwargs):
 
 
 def exponential_(tensor, *args, **kwargs):
-    """Fill tensor with samples from the exponential distribution of rate lambd."""
+    """Fill tensor with samples from the exponential distribution of rate lambd:
+    -log(1 - u) / lambd for u uniform on [0, 1), in float64 (float32 draws of u would give
+    a zero sample once in 2**24)."""
     (lambd,), rng = float_arguments("exponential_", args, kwargs, {"lambd": 1.0})
     if not lambd > 0.0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd:g}")
     _check_continuous("Exponential", tensor, tensor.dtype.legacy_name)
-    return _fill(tensor, "exponential_", lambda like: (
-        rng.standard_exponential(like.shape, compute_dtype(like.dtype)) / lambd))
+    return _fill(tensor, "exponential_",
+                 lambda like: -np.log1p(-rng.random(like.shape)) / lambd)
 
 
 def cauchy_(tensor, *args, **kwargs):
