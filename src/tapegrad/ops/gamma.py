@@ -303,18 +303,25 @@ def _power_over_gamma(xp, a, x):
 _MAX_TERMS = 100_000  # the series need ~9 sqrt(a) terms where x is near a
 
 
-def _iterate(xp, state, step, active):
-    """Run step(state, index) -> (state, still_active) on the active elements until none is."""
-    index = xp.nonzero(active)[0]
+def _iterate(xp, state, step):
+    """Run step(state, n) -> (state, not_converged) for n = 1, 2, ... until every element has
+    converged; the last array of the final state. The state shrinks to the elements still
+    running once a tenth of them are done; until then the converged ones keep stepping,
+    which leaves their value as it is."""
+    result = xp.empty_like(state[-1])
+    index = xp.arange(result.size)
     n = 1
-    while index.size and n < _MAX_TERMS:
-        part = tuple(value[index] for value in state)
-        part, going = step(part, n)
-        for value, new in zip(state, part):
-            value[index] = new
-        index = index[going]
+    while index.size:
+        state, going = step(state, n)
         n += 1
-    return state
+        if n >= _MAX_TERMS:
+            going = xp.zeros_like(going)
+        done = going.size - xp.count_nonzero(going)
+        if done * 10 >= going.size or (done and not going.any()):
+            result[index[~going]] = state[-1][~going]
+            index = index[going]
+            state = tuple(value[going] for value in state)
+    return result
 
 
 def _lower_series(xp, a, x):
@@ -325,8 +332,7 @@ def _lower_series(xp, a, x):
         total = total + term
         return (a_, x_, term, total), term > total * 1e-17
     ones = xp.ones_like(x)
-    state = _iterate(xp, [a.copy(), x.copy(), ones.copy(), ones.copy()], step, ones > 0)
-    return _power_over_gamma(xp, a, x) / a * state[3]
+    return _power_over_gamma(xp, a, x) / a * _iterate(xp, (a, x, ones, ones), step)
 
 
 def _upper_fraction(xp, a, x):
@@ -344,9 +350,8 @@ def _upper_fraction(xp, a, x):
         value = value * c * d
         return (a_, x_, c, d, value), xp.absolute(c * d - 1) > 1e-16
     first = x + 1 - a
-    state = [a.copy(), x.copy(), xp.full_like(x, 1e300), 1 / first, 1 / first]
-    state = _iterate(xp, state, step, xp.ones(x.shape, bool))
-    return _power_over_gamma(xp, a, x) * state[4]
+    state = (a, x, xp.full_like(x, 1e300), 1 / first, 1 / first)
+    return _power_over_gamma(xp, a, x) * _iterate(xp, state, step)
 
 
 def _upper_small_a(xp, a, x):
