@@ -119,7 +119,7 @@ def _coordinate_gradient(input, coordinates, dim, edge_order):
     if edge_order == 1:
         first = (_slice(input, dim, 1, 2) - _slice(input, dim, 0, 1)) / steps[0]
         last = (_slice(input, dim, -1) - _slice(input, dim, -2, -1)) / steps[-1]
-    else:
+    else:  # terms added, negative weights included: torch's edges end in AddBackward0
         h0, h1, hn, hm = steps[0], steps[1], steps[-1], steps[-2]
         first = (-(2.0 * h0 + h1) / (h0 * (h0 + h1)) * _slice(input, dim, 0, 1)
                  + (h0 + h1) / (h0 * h1) * _slice(input, dim, 1, 2)

@@ -15,15 +15,17 @@ histogram_return = return_type("histogram", ("hist", "bin_edges"))
 histogramdd_return = return_type("histogramdd", ("hist", "bin_edges"))
 
 
-def _raises_in_backward(aten_name):
-    def formula(ctx):
-        raise RuntimeError(f"derivative for aten::{aten_name} is not implemented")
-    return formula
+def _not_implemented(aten_name):
+    return RuntimeError(f"derivative for aten::{aten_name} is not implemented")
 
 
 def _histogram_backward(ctx):
     # torch.histogram records its own node; histogramdd's hist comes from a helper op
-    _raises_in_backward("histogram" if ctx.flat else "_histogramdd_from_bin_cts")(ctx)
+    raise _not_implemented("histogram" if ctx.flat else "_histogramdd_from_bin_cts")
+
+
+def _bincount_backward(ctx):
+    raise _not_implemented("bincount")
 
 
 def _linspace(xp, start, end, steps, dtype):
@@ -245,7 +247,7 @@ def _weighted_bincount(xp, input, weights: Tensor, minlength):
     return xp.bincount(input, weights=weights, minlength=minlength).astype(dtype)
 
 
-_weighted_bincount.derivatives(weights=_raises_in_backward("bincount"))
+_weighted_bincount.derivatives(weights=_bincount_backward)
 
 
 def bincount(input, weights=None, minlength=0):

@@ -8,10 +8,10 @@ from .._tensor import Tensor
 from ..autograd.grad_mode import is_recording
 from ._checks import wrap_dim
 from ._define import defop
+from .pointwise import where
 from .reduction import numpy_keywords, return_type, sum, value_selecting_backward
 from .reordering import flip
 from .shape import movedim, unsqueeze
-from .pointwise import where
 from .unary import abs, exp, log
 
 cummax_return = return_type("cummax", ("values", "indices"))
