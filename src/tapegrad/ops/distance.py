@@ -70,8 +70,10 @@ _COMPUTE_MODES = (None, "use_mm_for_euclid_dist_if_necessary", "use_mm_for_eucli
 
 def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     """The p-norm distance between each row of x1 and each row of x2, over broadcast batch
-    dims. Differs from torch: always computed from the differences, never through a matrix
-    product (which torch may use for p=2 and rounds less precisely)."""
+    dims. Differs from torch: always computed from the differences under CdistBackward0;
+    for p=2 with more than 25 rows (or compute_mode='use_mm_for_euclid_dist') torch goes
+    through a matrix product instead, which rounds less precisely and records a composite
+    graph (ending in ViewBackward0)."""
     if compute_mode not in _COMPUTE_MODES:
         raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
     for name, x in (("X1", x1), ("X2", x2)):
