@@ -8,6 +8,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ._define import defop
+from .pointwise import not_implemented_in_torch
 from .reduction import return_type
 from .shape import reshape
 
@@ -15,17 +16,10 @@ histogram_return = return_type("histogram", ("hist", "bin_edges"))
 histogramdd_return = return_type("histogramdd", ("hist", "bin_edges"))
 
 
-def _not_implemented(aten_name):
-    return RuntimeError(f"derivative for aten::{aten_name} is not implemented")
-
-
 def _histogram_backward(ctx):
     # torch.histogram records its own node; histogramdd's hist comes from a helper op
-    raise _not_implemented("histogram" if ctx.flat else "_histogramdd_from_bin_cts")
-
-
-def _bincount_backward(ctx):
-    raise _not_implemented("bincount")
+    name = "histogram" if ctx.flat else "_histogramdd_from_bin_cts"
+    raise RuntimeError(f"derivative for aten::{name} is not implemented")
 
 
 def _linspace(xp, start, end, steps, dtype):
@@ -118,6 +112,8 @@ def _weighted_histogramdd(xp, input: Tensor, weight: Tensor, bins, range, densit
 
 _histogramdd.derivatives(input=_histogram_backward)
 _weighted_histogramdd.derivatives(input=_histogram_backward, weight=_histogram_backward)
+for _op in (_histogramdd, _weighted_histogramdd):  # torch's C++ node: its name() is qualified
+    _op.node_class.name = lambda node: "torch::autograd::NotImplemented"
 
 
 def _check_histogram(input, bins, range, weight):
@@ -174,8 +170,12 @@ def _run_histogram(input, bins, range, weight, density, flat=False):
     """(hist, edges...) of the rows of input (..., D), or of its values if flat; bins has one
     entry per dim. Differs from torch: given bin edges that require grad do not make the
     results require grad."""
-    points = reshape(input, (-1, 1)) if flat else input
-    _check_histogram(points, bins, range, weight)
+    points, checked_weight = input, weight
+    if flat:  # torch checks the samples as a column of points, and a weight of input's shape
+        points = reshape(input, (-1, 1))
+        if weight is not None and weight.shape == input.shape:
+            checked_weight = reshape(weight, (-1,))
+    _check_histogram(points, bins, range, checked_weight)
     bins = [b._data if isinstance(b, Tensor) else int(b) for b in bins]
     if weight is None:
         return _histogramdd(input, bins, range, density, flat)
@@ -199,8 +199,6 @@ def histogramdd(input, bins, *, range=None, weight=None, density=False):
 
 def histogram(input, bins, *, range=None, weight=None, density=False):
     """The histogram of input's values: bins is a count or the bin edges."""
-    if weight is not None and weight.shape == input.shape:
-        weight = reshape(weight, (-1,))
     hist, edges = _run_histogram(input, [bins], range, weight, density, flat=True)
     return histogram_return(hist, edges)
 
@@ -247,7 +245,7 @@ def _weighted_bincount(xp, input, weights: Tensor, minlength):
     return xp.bincount(input, weights=weights, minlength=minlength).astype(dtype)
 
 
-_weighted_bincount.derivatives(weights=_bincount_backward)
+not_implemented_in_torch(_weighted_bincount, "bincount")
 
 
 def bincount(input, weights=None, minlength=0):
