@@ -524,16 +524,18 @@ def fill_diagonal_(self, fill_value, wrap=False):
         raise RuntimeError("dimensions must larger than 1")
     if self.ndim > 2 and len(set(self.shape)) != 1:
         raise RuntimeError("all dimensions of input must be of equal length")
-    on_diagonal = np.zeros(self.shape, bool)
-    rows, cols = self.shape[0], self.shape[1]
-    if self.ndim == 2 and wrap and rows > cols + 1:
-        on_diagonal.reshape(-1)[::cols + 1] = True
-    else:
-        on_diagonal[(np.arange(min(self.shape)),) * self.ndim] = True
     if isinstance(fill_value, Tensor):  # torch takes a Scalar: no gradient reaches the value
         fill_value = fill_value.item()
     target = self if self._base is not None else self[:]
-    target.masked_fill_(Tensor._make(on_diagonal), fill_value)
+    rows, cols = self.shape[0], self.shape[1]
+    main = np.zeros(self.shape, bool)
+    main[(np.arange(min(self.shape)),) * self.ndim] = True
+    target.masked_fill_(Tensor._make(main), fill_value)
+    if self.ndim == 2 and wrap and rows > cols + 1:  # torch's second write: the repeats
+        repeats = np.zeros(self.shape, bool)
+        repeats.reshape(-1)[::cols + 1] = True
+        repeats[:cols] = False
+        target.masked_fill_(Tensor._make(repeats), fill_value)
     return self
 
 
