@@ -99,9 +99,9 @@ def test_can_cast_errors():
 
 
 def test_typename():
-    same(lambda lib: [lib.typename(x) for x in (lib.ones(1), lib.ones(1, dtype=lib.int64), 1,
-                                                 "s", lib.float32, lib.device("cpu"), len,
-                                                 [1], None)])
+    same(lambda lib: [lib.typename(x) for x in (
+        lib.ones(1), lib.ones(1, dtype=lib.int64), 1, "s", lib.float32, lib.device("cpu"),
+        lib.Size([1]), len, [1], None)])
     # tapegrad's classes keep their own modules, laid out as torch's
     assert tapegrad.typename(tapegrad.nn.Linear) == "tapegrad.nn.modules.linear.Linear"
 
@@ -465,6 +465,17 @@ def test_native_dropout_deterministic_cases():
     same_result(scenario)
 
 
+@pytest.mark.parametrize("scenario", [
+    lambda lib: lib.native_dropout(lib.ones(2), 1.5, True),
+    lambda lib: lib.native_dropout(lib.ones(2), -0.5, None),
+    lambda lib: lib.native_dropout(lib.ones(2, dtype=lib.int64), 0.5, True),
+    lambda lib: lib.native_dropout(lib.ones(2), 0.5, 1),
+    lambda lib: lib.native_dropout([1.0], 0.5, True),
+])
+def test_native_dropout_errors(scenario):
+    same_error(scenario)
+
+
 def test_native_dropout_keeps_and_scales():
     tapegrad.manual_seed(0)
     x = tapegrad.ones(200, 50, requires_grad=True)
@@ -593,6 +604,7 @@ def test_apply_writes_through_views():
     lambda lib: lib.zeros(2).map_(lib.ones(2, dtype=lib.int64), lambda a, b: a + b),
     lambda lib: lib.zeros(2, requires_grad=True).map_(lib.ones(2), lambda a, b: a + b),
     lambda lib: lib.zeros(2).map_(1, lambda a, b: a + b),
+    lambda lib: lib.zeros(2).map_(lib.ones(2, requires_grad=True), lambda a, b: a + b),
 ])
 def test_apply_and_map_errors(scenario):
     same_error(scenario)

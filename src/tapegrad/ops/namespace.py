@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import _creation, _dtype
 from .._layout import channels_last as channels_last_format, memory_format
-from .._tensor import Tensor, device
+from .._tensor import Size, Tensor, device
 from ._define import defop
 from ._inplace import fill_
 from .decomposition import matrix_norm
@@ -166,7 +166,7 @@ def typename(obj):
     (tapegrad's modules for tapegrad's classes: tapegrad.nn.modules.linear.Linear)."""
     if isinstance(obj, Tensor):
         return obj.type()
-    if isinstance(obj, (_dtype.dtype, device)):  # torch's own classes, torch.dtype and device
+    if isinstance(obj, (_dtype.dtype, device, Size)):  # torch.dtype, torch.device, torch.Size
         return f"torch.{type(obj).__name__}"
     module = getattr(obj, "__module__", "") or ""
     qualname = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None)
@@ -505,6 +505,14 @@ def native_dropout(input, p, train):
     """(output, mask): dropout with its boolean keep-mask; train=False (or p=0) keeps all.
     The mask comes from tapegrad's generator: for a seed it differs from torch's."""
     require_tensors("native_dropout", input=input)
+    if train is not None and type(train) is not bool:
+        raise TypeError("native_dropout(): argument 'train' (position 3) must be bool, not "
+                        f"{type(train).__name__}")
+    if train is not False and not 0 <= p <= 1:  # torch draws the mask with bernoulli_(1 - p)
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={1 - p}")
+    if train is not False and not input.dtype.is_floating_point:
+        raise RuntimeError("result type Float can't be cast to the desired output type "
+                           f"{input.dtype.legacy_name}")
     if train is False or p == 0:
         kept, scale = np.ones(input.shape, bool), 1.0
     else:
@@ -632,10 +640,11 @@ def apply_(self, callable):
 def map_(self, tensor, callable):
     """Replace each element x by callable(x, y), y the matching element of tensor (broadcast
     to this tensor's shape), in place."""
-    _refuse_grad("map_", self)
     if not isinstance(tensor, Tensor):
         raise TypeError("map_(): argument 'other' (position 1) must be Tensor, not "
                         f"{type(tensor).__name__}")
+    _refuse_grad("map_", self)
+    _refuse_grad("map_", tensor)
     if tensor.dtype is not self.dtype:
         raise TypeError(f"map_: expected {self.type()} for 'other' (got {tensor.type()})")
     others = tensor.expand(self.shape)._data.ravel().tolist()
