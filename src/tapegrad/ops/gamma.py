@@ -148,11 +148,22 @@ def _digamma_positive(xp, x):
     return xp.log(w) - 0.5 / w - tail - shifts
 
 
+# digamma's positive root, as a sum of two floats, and its Taylor coefficients there:
+# digamma(root + h) = sum_k>=1 (-1)^(k+1) zeta(k + 1, root) h^k (converges for |h| < root)
+_ROOT, _ROOT_REST = 1.4616321449683622, 9.549995429965697e-17
+_DIGAMMA_AT_ROOT = tuple((-1) ** (k + 1) * float(_hurwitz_zeta(np, k + 1, np.array([_ROOT]))[0])
+                         for k in range(1, 26))
+
+
 def digamma_array(xp, x):
-    """digamma of a float64 array; as torch: -inf at +0, inf at -0, nan at -1, -2, ..."""
+    """digamma of a float64 array; as torch: -inf at +0, inf at -0, nan at -1, -2, ...
+    Near its root, by its Taylor series there: the recurrence would cancel to a small value
+    and lose its relative accuracy (torch's does)."""
     result = xp.full_like(x, xp.nan)
     positive = x > 0
     result[positive] = _digamma_positive(xp, x[positive])
+    near_root = xp.absolute(x - _ROOT) < 0.25
+    result[near_root] = _series(_DIGAMMA_AT_ROOT, (x[near_root] - _ROOT) - _ROOT_REST)
     negative = (x < 0) & (x != xp.floor(x))
     v = x[negative]
     # reflection: digamma(1 - x) - digamma(x) = pi cot(pi x); cot has period 1
