@@ -38,6 +38,30 @@ _DEAD_ROW_MASK = np.ones((4, 6), bool)
 _DEAD_ROW_MASK[1] = False
 
 
+_CLASS_WEIGHTS = np.array([1.0, 0.5, 2.0, 1.5])
+
+
+# the mean/sum op hands its precomputed gradients over once; forward AD's replay takes them
+_NO_FORWARD_AD = bug("torch's chunked mean/sum op has no forward-mode derivative; tapegrad's "
+                     "replay of it finds no gradients to hand over", ("forward_ad",))
+
+
+class _ChunkOptions:
+    """The two fields of torch.nn.LinearCrossEntropyOptions that tapegrad reads."""
+
+    def __init__(self, batch_chunk_size, allow_retain_graph=False):
+        self.batch_chunk_size = batch_chunk_size
+        self.allow_retain_graph = allow_retain_graph
+
+
+def _chunked_linear_cross_entropy(lib, x, w, *bias, target, weight=None, chunk=2, **options):
+    if lib.__name__ == "torch":
+        options["options"] = lib.nn.LinearCrossEntropyOptions(batch_chunk_size=chunk)
+    else:
+        options["options"] = _ChunkOptions(chunk)
+    return _linear_cross_entropy(lib, x, w, *bias, target=target, weight=weight, **options)
+
+
 def _quiet(function, *args, **kwargs):
     """A deprecated function without its warning (test_nn_extra compares the warnings)."""
     with warnings.catch_warnings():
@@ -151,6 +175,29 @@ ROWS = (
                                      "weight": np.array([1.0, 0.5, 2.0, 1.5, 0.25]),
                                      "label_smoothing": 0.2}, label="weight-ignore-smoothing"),
     ), ops=("linear_cross_entropy",)),
+    # torch's chunked path: gradients from its own kernels, not differentiable again (so not
+    # smooth: no second-order checks)
+    OpRow("linear_cross_entropy_chunked", _chunked_linear_cross_entropy, (
+        S((5, 3), (4, 3), constants={"target": np.array([0, 3, 1, 2, 2])},
+          bugs=_NO_FORWARD_AD),
+        S((5, 3), (4, 3), (4,), constants={"target": np.array([0, 3, -100, 2, 2]),
+                                           "reduction": "sum", "chunk": 3},
+          label="bias-ignored-row", bugs=_NO_FORWARD_AD),
+        S((3,), (4, 3), constants={"target": np.array(2), "weight": _CLASS_WEIGHTS},
+          label="unbatched-weight", bugs=_NO_FORWARD_AD),
+        S((5, 3), (4, 3), (4,), constants={"target": np.array([0, 3, 1, 2, 2]),
+                                           "weight": _CLASS_WEIGHTS},
+          label="bias-weight", bugs=_NO_FORWARD_AD),
+        S((5, 3), (4, 3), constants={"target": np.array([0, 3, 1, 2, 2]), "reduction": "none"},
+          label="none"),
+        S((5, 3), (4, 3), (4,), constants={"target": np.array([0, 3, 1, 2, 2]),
+                                           "reduction": "none", "weight": _CLASS_WEIGHTS},
+          label="none-bias-weight"),
+        S((5, 3), (4, 3), (4,), constants={"target": np.array([0, 3, 1, 2, 2]),
+                                           "reduction": "none", "chunk": 4}, label="none-bias"),
+        S((2,), (4, 2), constants={"target": np.array(1), "reduction": "none",
+                                   "weight": _CLASS_WEIGHTS}, label="none-unbatched-weight"),
+    ), ops=("linear_cross_entropy",), smooth=False),
     OpRow("linear_cross_entropy_probabilities", lambda lib, x, w, target, **options:
           lib.nn.functional.linear_cross_entropy(x, w, target, **options), (
         S((4, 3), (5, 3), (4, 5)),

@@ -22,6 +22,11 @@ def LCE(lib):
     return lib.nn.functional.linear_cross_entropy
 
 
+class _ChunkOptions:
+    """What tapegrad reads of torch.nn.LinearCrossEntropyOptions."""
+    batch_chunk_size, allow_retain_graph = 1, False
+
+
 def R(lib, *shape, dtype="float32"):
     return lib.ones(*shape, dtype=getattr(lib, dtype))
 
@@ -163,6 +168,14 @@ ERRORS = {
                                                      lib.full((2,), 7)),
     "lce-mixed-dtypes": lambda lib: LCE(lib)(R(lib, 2, 3), R(lib, 4, 3, dtype="float64"),
                                              L(lib, 2)),
+    "lce-chunked-mixed-dtypes": lambda lib: LCE(lib)(
+        R(lib, 2, 3, dtype="float64"), R(lib, 4, 3), L(lib, 2), reduction="none",
+        options=lib.nn.LinearCrossEntropyOptions(batch_chunk_size=1)
+        if lib.__name__ == "torch" else _ChunkOptions()),
+    "lce-chunked-target-out-of-bounds": lambda lib: LCE(lib)(
+        R(lib, 2, 3), R(lib, 4, 3), lib.tensor([0, 7]),
+        options=lib.nn.LinearCrossEntropyOptions(batch_chunk_size=1)
+        if lib.__name__ == "torch" else _ChunkOptions()),
     # scaled_dot_product_attention
     "sdpa-causal-with-mask-math": lambda lib: F(lib).scaled_dot_product_attention(
         R(lib, 3, 4), R(lib, 5, 4), R(lib, 5, 4), attn_mask=R(lib, 3, 5), is_causal=True),
@@ -312,3 +325,29 @@ def test_scaled_dot_product_attention_records_torch_nodes():
     for options in ({}, {"mask_requires_grad": True}, {"query_shape": (3, 4, 5)},
                     {"dropout_p": 0.5}):
         assert nodes(tapegrad, **options) == nodes(torch, **options), options
+
+
+@pytest.mark.parametrize("allow_retain_graph", [False, True])
+def test_linear_cross_entropy_chunked_backward_twice_as_torch(allow_retain_graph):
+    """torch's mean/sum chunked op hands its precomputed gradients over once, unless
+    options.allow_retain_graph keeps them."""
+    torch = pytest.importorskip("torch")
+    options = torch.nn.LinearCrossEntropyOptions(batch_chunk_size=2,
+                                                 allow_retain_graph=allow_retain_graph)
+    outcomes = []
+    for lib in (tapegrad, torch):
+        x = lib.tensor(np.linspace(-1, 1, 15).reshape(5, 3), requires_grad=True)
+        w = lib.tensor(np.linspace(-2, 1, 12).reshape(4, 3))
+        loss = LCE(lib)(x, w, lib.tensor([0, 3, 1, 2, 2]), options=options)
+        loss.backward(retain_graph=True)
+        try:
+            loss.backward()
+        except RuntimeError as error:
+            outcomes.append((type(loss.grad_fn).__name__, str(error)))
+        else:
+            outcomes.append((type(loss.grad_fn).__name__, x.grad.tolist()))
+    assert outcomes[0][0] == outcomes[1][0]
+    if allow_retain_graph:
+        np.testing.assert_allclose(outcomes[0][1], outcomes[1][1], rtol=1e-12)
+    else:
+        assert outcomes[0][1] == outcomes[1][1]

@@ -21,7 +21,7 @@ _C_TYPE = {"float32": "float", "float64": "double", "float16": "c10::Half", "int
            "complex128": "c10::complex<double>"}
 
 
-def _check_same_dtype(input, other):
+def check_mm_dtypes(input, other):
     if input.dtype is not other.dtype:
         raise RuntimeError("expected m1 and m2 to have the same dtype, but got: "
                            f"{_C_TYPE[input.dtype.name]} != {_C_TYPE[other.dtype.name]}")
@@ -42,7 +42,7 @@ def mm(input, mat2):
     if input.shape[1] != mat2.shape[0]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({input.shape[0]}x"
                            f"{input.shape[1]} and {mat2.shape[0]}x{mat2.shape[1]})")
-    _check_same_dtype(input, mat2)
+    check_mm_dtypes(input, mat2)
     return _mm(input, mat2)
 
 

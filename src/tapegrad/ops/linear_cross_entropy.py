@@ -1,9 +1,11 @@
 """linear_cross_entropy: cross_entropy of the logits of a linear layer, composed as torch's
-reference path composes it (linear, reshape, cross_entropy)."""
+reference path composes it (linear, reshape, cross_entropy), or torch's chunked path when
+options are given."""
 import math
 import warnings
 
 from .activation import linear
+from .linear_cross_entropy_chunked import chunked_linear_cross_entropy
 from .loss import cross_entropy
 from .shape import reshape
 
@@ -46,8 +48,9 @@ def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None, weig
                          reduction="mean", ignore_index=None, label_smoothing=0.0,
                          options=None):
     """cross_entropy(linear(input, linear_weight, linear_bias), target, ...); the logits get
-    linear_weight's class dims (C, d1, ..., dK). Differs from torch: `options` (torch's
-    chunking of the batch) is checked as torch does, and the loss is computed in one piece."""
+    linear_weight's class dims (C, d1, ..., dK). With `options` (torch's
+    LinearCrossEntropyOptions, or any object with its batch_chunk_size and
+    allow_retain_graph) the batch is processed in chunks, as torch's chunked ops do."""
     batches, classes, out_features = _check_shapes(input, linear_weight, linear_bias)
     logits_shape = (*batches, classes, *out_features)
     # a target of the logits' shape holds class probabilities (cross_entropy's own test)
@@ -58,6 +61,9 @@ def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None, weig
     if options is not None and (out_features or reduction not in ("mean", "sum", "none")
                                 or label_smoothing != 0.0 or target.dtype.name != "int64"):
         _warn_options_ignored(reduction, label_smoothing, target, out_features, linear_bias)
+    elif options is not None:
+        return chunked_linear_cross_entropy(input, linear_weight, target, linear_bias, weight,
+                                            reduction, ignore_index, options)
     if out_features:
         rows = math.prod(out_features, start=classes)
         linear_weight = reshape(linear_weight, (rows, input.shape[-1]))
