@@ -46,19 +46,8 @@ _NO_FORWARD_AD = bug("torch's chunked mean/sum op has no forward-mode derivative
                      "replay of it finds no gradients to hand over", ("forward_ad",))
 
 
-class _ChunkOptions:
-    """The two fields of torch.nn.LinearCrossEntropyOptions that tapegrad reads."""
-
-    def __init__(self, batch_chunk_size, allow_retain_graph=False):
-        self.batch_chunk_size = batch_chunk_size
-        self.allow_retain_graph = allow_retain_graph
-
-
 def _chunked_linear_cross_entropy(lib, x, w, *bias, target, weight=None, chunk=2, **options):
-    if lib.__name__ == "torch":
-        options["options"] = lib.nn.LinearCrossEntropyOptions(batch_chunk_size=chunk)
-    else:
-        options["options"] = _ChunkOptions(chunk)
+    options["options"] = lib.nn.LinearCrossEntropyOptions(batch_chunk_size=chunk)
     return _linear_cross_entropy(lib, x, w, *bias, target=target, weight=weight, **options)
 
 

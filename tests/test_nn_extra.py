@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import tapegrad
-from compare import same_error
+from compare import same, same_error
 
 
 def F(lib):
@@ -20,11 +20,6 @@ def F(lib):
 
 def LCE(lib):
     return lib.nn.functional.linear_cross_entropy
-
-
-class _ChunkOptions:
-    """What tapegrad reads of torch.nn.LinearCrossEntropyOptions."""
-    batch_chunk_size, allow_retain_graph = 1, False
 
 
 def R(lib, *shape, dtype="float32"):
@@ -170,12 +165,10 @@ ERRORS = {
                                              L(lib, 2)),
     "lce-chunked-mixed-dtypes": lambda lib: LCE(lib)(
         R(lib, 2, 3, dtype="float64"), R(lib, 4, 3), L(lib, 2), reduction="none",
-        options=lib.nn.LinearCrossEntropyOptions(batch_chunk_size=1)
-        if lib.__name__ == "torch" else _ChunkOptions()),
+        options=lib.nn.LinearCrossEntropyOptions(batch_chunk_size=1)),
     "lce-chunked-target-out-of-bounds": lambda lib: LCE(lib)(
         R(lib, 2, 3), R(lib, 4, 3), lib.tensor([0, 7]),
-        options=lib.nn.LinearCrossEntropyOptions(batch_chunk_size=1)
-        if lib.__name__ == "torch" else _ChunkOptions()),
+        options=lib.nn.LinearCrossEntropyOptions(batch_chunk_size=1)),
     # scaled_dot_product_attention
     "sdpa-causal-with-mask-math": lambda lib: F(lib).scaled_dot_product_attention(
         R(lib, 3, 4), R(lib, 5, 4), R(lib, 5, 4), attn_mask=R(lib, 3, 5), is_causal=True),
@@ -187,6 +180,12 @@ ERRORS = {
         R(lib, 3, 4), R(lib, 5, 4), R(lib, 5, 4), attn_mask=L(lib, 3, 5)),
     "sdpa-fused-mask-shape": lambda lib: F(lib).scaled_dot_product_attention(
         R(lib, 1, 2, 3, 4), R(lib, 1, 2, 5, 4), R(lib, 1, 2, 5, 4), attn_mask=R(lib, 3, 4)),
+    # LinearCrossEntropyOptions
+    "lce-options-acc-policy": lambda lib: lib.nn.LinearCrossEntropyOptions(acc_policy="fast"),
+    "lce-options-chunking": lambda lib: lib.nn.LinearCrossEntropyOptions(
+        chunking_method="aspect_ratio:0"),
+    "lce-options-chunk-size": lambda lib: lib.nn.LinearCrossEntropyOptions(batch_chunk_size=0),
+    "lce-options-acc-dtype": lambda lib: lib.nn.LinearCrossEntropyOptions(acc_dtype=lib.int64),
     # local_response_norm
     "local-response-norm-2d": lambda lib: lib.nn.functional.local_response_norm(R(lib, 2, 3), 2),
 }
@@ -351,3 +350,19 @@ def test_linear_cross_entropy_chunked_backward_twice_as_torch(allow_retain_graph
         np.testing.assert_allclose(outcomes[0][1], outcomes[1][1], rtol=1e-12)
     else:
         assert outcomes[0][1] == outcomes[1][1]
+
+
+def test_local_response_norm_layer_matches_torch():
+    torch = pytest.importorskip("torch")
+    outputs = []
+    for lib in (tapegrad, torch):
+        layer = lib.nn.LocalResponseNorm(3, alpha=0.5, k=2.0)
+        x = lib.tensor(np.linspace(-2, 2, 40).reshape(2, 5, 4))
+        outputs.append((repr(layer), layer(x).tolist()))
+    assert outputs[0][0] == outputs[1][0]
+    np.testing.assert_allclose(outputs[0][1], outputs[1][1], rtol=1e-12)
+
+
+def test_linear_cross_entropy_options_repr_matches_torch():
+    same(lambda lib: repr(lib.nn.LinearCrossEntropyOptions(batch_chunk_size=4,
+                                                           allow_retain_graph=True)))
