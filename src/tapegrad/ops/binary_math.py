@@ -158,7 +158,7 @@ nextafter = binary_of_tensors(
 
 # ---- powers of two -------------------------------------------------------------------------------
 
-@defop("LdexpBackward0", save=("input", "other", "result"), promote="float")
+@defop("LdexpBackward0", save=("other", "result"), promote="float")
 def _ldexp(xp, input: Tensor, other: Tensor):
     # as torch: input * 2**other, so a huge exponent overflows even where the product would not
     return input * xp.exp2(other)
