@@ -71,32 +71,22 @@ hypot = binary_of_tensors(
 
 # ---- log-sum-exp of two --------------------------------------------------------------------------
 
-@defop("LogaddexpBackward0", save=("input", "other"), promote="common")
-def _logaddexp(xp, input: Tensor, other: Tensor):
-    _require_floating("logaddexp_cpu", xp.result_type(input, other))
-    return xp.logaddexp(input, other)
+def _log_of_summed_powers(name, node_name, power, summary):
+    """logaddexp (power: exp) or logaddexp2 (power: exp2), as NumPy computes them."""
+    @defop(node_name, save=("input", "other"), promote="common", name="_" + name)
+    def op(xp, input: Tensor, other: Tensor):
+        _require_floating(f"{name}_cpu", xp.result_type(input, other))
+        return getattr(xp, name)(input, other)
+
+    op.derivatives(input=lambda ctx: ctx.grad / (1 + power(ctx.other - ctx.input)),
+                   other=lambda ctx: ctx.grad / (1 + power(ctx.input - ctx.other)))
+    return op, binary_of_tensors(name, op, summary)
 
 
-_logaddexp.derivatives(input=lambda ctx: ctx.grad / (1 + exp(ctx.other - ctx.input)),
-                       other=lambda ctx: ctx.grad / (1 + exp(ctx.input - ctx.other)))
-
-
-logaddexp = binary_of_tensors(
-    "logaddexp", _logaddexp, "log(exp(input) + exp(other)), computed without overflow.")
-
-
-@defop("Logaddexp2Backward0", save=("input", "other"), promote="common")
-def _logaddexp2(xp, input: Tensor, other: Tensor):
-    _require_floating("logaddexp2_cpu", xp.result_type(input, other))
-    return xp.logaddexp2(input, other)
-
-
-_logaddexp2.derivatives(input=lambda ctx: ctx.grad / (1 + exp2(ctx.other - ctx.input)),
-                        other=lambda ctx: ctx.grad / (1 + exp2(ctx.input - ctx.other)))
-
-
-logaddexp2 = binary_of_tensors(
-    "logaddexp2", _logaddexp2, "log2(2**input + 2**other), computed without overflow.")
+_logaddexp, logaddexp = _log_of_summed_powers(
+    "logaddexp", "LogaddexpBackward0", exp, "log(exp(input) + exp(other)), without overflow.")
+_logaddexp2, logaddexp2 = _log_of_summed_powers(
+    "logaddexp2", "Logaddexp2Backward0", exp2, "log2(2**input + 2**other), without overflow.")
 
 
 # ---- extremes that ignore nan --------------------------------------------------------------------
