@@ -9,11 +9,6 @@ import pytest
 import tapegrad
 from compare import same, same_error, torch_or_skip
 
-pytestmark = [
-    # backward(create_graph=True) warns about a reference cycle, in torch and in tapegrad
-    pytest.mark.filterwarnings("ignore:Using backward\\(\\) with create_graph=True:UserWarning"),
-]
-
 _NAN, _INF = float("nan"), float("inf")
 
 
