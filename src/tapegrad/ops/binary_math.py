@@ -158,7 +158,8 @@ _ldexp.derivatives(input=lambda ctx: ctx.grad * exp2(ctx.other),
                    other=lambda ctx: ctx.grad * ctx.result * math.log(2.0))
 
 
-ldexp = binary_of_tensors("ldexp", _ldexp, "input * 2**other, a float.")
+ldexp = binary_of_tensors("ldexp", _ldexp, "input * 2**other, a float. Unlike torch (0), the "
+                          "gradient for a negative integer exponent is 2**other.")
 
 
 frexp_return = return_type("frexp", ("mantissa", "exponent"))
