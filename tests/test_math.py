@@ -191,6 +191,13 @@ def test_where_torch_rounds_a_pole_to_a_finite_value_tapegrad_gives_inf():
     assert tapegrad.i0(float64([_INF, -_INF])).tolist() == [_INF, _INF]
 
 
+def test_ldexp_gradient_for_negative_integer_exponents_is_the_true_one():
+    # torch computes 2 ** other in integers there and gets 0
+    x = tapegrad.tensor([1.0, 3.0], dtype=tapegrad.float64, requires_grad=True)
+    tapegrad.ldexp(x, tapegrad.tensor([-2, 3])).sum().backward()
+    assert x.grad.tolist() == [0.25, 8.0]
+
+
 def test_i0_overflows_where_torch_does():
     assert_same_outcome(lambda lib: lib.i0(lib.tensor([709.0, 710.0, -710.0, _NAN],
                                                       dtype=lib.float64)))
