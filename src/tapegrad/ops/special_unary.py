@@ -47,7 +47,7 @@ def erfinv(xp, input: Tensor):
 erfinv.derivatives(input=lambda ctx: ctx.grad * exp(ctx.result * ctx.result) * (_SQRT_PI / 2))
 
 
-# ---- modified Bessel functions of the first kind -----------------------------------------------
+# ---- modified Bessel functions of the first kind -------------------------------------------------
 
 def _bessel_series(xp, order, magnitude):
     """I_order(x) = (x/2)^order sum_k (x^2/4)^k / (k! (k + order)!), for |x| <= 20."""
