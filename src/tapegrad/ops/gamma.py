@@ -41,7 +41,7 @@ def _hurwitz_zeta(xp, s, q):
     start = max(10.0, s + 10.0)  # where the tail's error is below 1e-17 relative
     steps = xp.ceil(xp.maximum(start - q, 0.0))
     total = xp.zeros_like(q)
-    for k in range(int(steps.max(initial=0))):
+    for k in range(_most(steps)):
         total += xp.where(k < steps, (q + k) ** -s, 0.0)
     w = q + steps
     power = w ** -s
@@ -53,6 +53,11 @@ def _hurwitz_zeta(xp, s, q):
         rising *= (s + 2 * j + 1) * (s + 2 * j + 2)
         term = term * inverse_square
     return xp.where(xp.isinf(q), 0.0, total + tail)
+
+
+def _most(steps):
+    """The largest number of steps an element needs (0 for none)."""
+    return int(steps.max()) if steps.size else 0
 
 
 def _series(coefficients, z):
@@ -110,7 +115,7 @@ def _lgamma_by_recurrence(xp, x):
     steps = xp.floor(x - 1.5)
     reduced = x - steps  # exact
     product = xp.ones_like(x)
-    for k in range(int(steps.max(initial=0))):
+    for k in range(_most(steps)):
         product *= xp.where(k < steps, reduced + k, 1.0)
     return _lgamma_near_two(reduced - 2) + xp.log(product)
 
@@ -140,7 +145,7 @@ def _digamma_positive(xp, x):
     the asymptotic series."""
     steps = xp.ceil(xp.maximum(10 - x, 0.0))
     shifts = xp.zeros_like(x)
-    for k in range(int(steps.max(initial=0))):
+    for k in range(_most(steps)):
         shifts += xp.where(k < steps, 1 / (x + k), 0.0)
     w = x + steps
     large = xp.where(xp.isinf(w), 1.0, w)
