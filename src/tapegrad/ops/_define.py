@@ -45,6 +45,10 @@ except ImportError:  # NumPy 1.x
 
 _REQUIRED = object()
 
+# torch's hand-written C++ nodes (not generated from derivatives.yaml): their name() carries
+# the namespace, though their class prints bare (<NotImplemented object at ...>).
+CPP_NODES = frozenset({"CopyBackwards", "NotImplemented", "Error", "DelayedError"})
+
 
 class Context:
     """What a derivative formula sees: ctx.grad, saved tensors, attributes, input shapes."""
@@ -131,6 +135,8 @@ class Op:
         # Ops that are never differentiable (comparisons) declare no node name.
         self.node_class = node_name and type(node_name, (OpNode,),
                                              {"__slots__": (), "op": self})
+        if node_name in CPP_NODES:
+            self.node_class.name = lambda node: f"torch::autograd::{node_name}"
         REGISTRY[self.__name__] = self
 
     def derivatives(self, **formulas):

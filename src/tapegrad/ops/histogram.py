@@ -112,8 +112,6 @@ def _weighted_histogramdd(xp, input: Tensor, weight: Tensor, bins, range, densit
 
 _histogramdd.derivatives(input=_histogram_backward)
 _weighted_histogramdd.derivatives(input=_histogram_backward, weight=_histogram_backward)
-for _op in (_histogramdd, _weighted_histogramdd):  # torch's C++ node: its name() is qualified
-    _op.node_class.name = lambda node: "torch::autograd::NotImplemented"
 
 
 def _check_histogram(input, bins, range, weight):

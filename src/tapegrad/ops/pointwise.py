@@ -82,12 +82,11 @@ def require_tensors(function, **arguments):
 
 
 def not_implemented_in_torch(op, aten_name):
-    """Give op torch's node for ops without a derivative: NotImplemented (name() qualified,
-    as torch names its C++ node), whose backward raises."""
+    """Give op torch's node for ops without a derivative: NotImplemented (see CPP_NODES in
+    _define.py for its name()), whose backward raises."""
     def formula(ctx):
         raise RuntimeError(f"derivative for aten::{aten_name} is not implemented")
     op.derivatives(**{name: formula for name in op.input_names})
-    op.node_class.name = lambda node: "torch::autograd::NotImplemented"
 
 
 def torch_edges_only(result):

@@ -53,7 +53,6 @@ FILLS["bernoulli_tensor_"] = _bernoulli_tensor_fill
 
 _bernoulli = _drawn_op("BernoulliBackward0", "_bernoulli")
 _bernoulli_scalar = _drawn_op("NotImplemented", "_bernoulli_scalar", _not_implemented)
-_bernoulli_scalar.node_class.name = lambda node: "torch::autograd::NotImplemented"  # C++ node
 _poisson = _drawn_op("PoissonBackward0", "_poisson")
 
 
