@@ -196,21 +196,32 @@ def _copy(xp, input: Tensor, src: Tensor):
 _copy.derivatives(input=lambda ctx: zeros_of(ctx.grad), src=lambda ctx: ctx.grad)
 
 
-@defop("FillBackward2")
-def _fill(xp, input: Tensor, value):
-    return xp.full_like(input, value)
+def fill_ops(number_node, tensor_node, name):
+    """full_like(input, value) as two ops under torch's node names: value a number, or a 0-d
+    tensor (which gets the summed gradient). The old values' gradient is zero."""
+    def with_number(xp, input: Tensor, value):
+        return xp.full_like(input, value)
+
+    def with_tensor(xp, input: Tensor, value: Tensor):
+        return xp.full_like(input, value)
+    number_op = defop(number_node, name=name)(with_number)
+    tensor_op = defop(tensor_node, name=name + "_with_tensor")(with_tensor)
+    number_op.derivatives(input=lambda ctx: zeros_of(ctx.grad))
+    tensor_op.derivatives(input=lambda ctx: zeros_of(ctx.grad), value=lambda ctx: ctx.grad.sum())
+    return number_op, tensor_op
 
 
-_fill.derivatives(input=lambda ctx: zeros_of(ctx.grad))
+def fill_op_for(value, number_op, tensor_op):
+    """The one of a fill_ops pair that takes value (a tensor value must be 0-d, as torch's)."""
+    if not isinstance(value, Tensor):
+        return number_op
+    if value.ndim:
+        raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor with "
+                           f"{value.ndim} dimensions.")
+    return tensor_op
 
 
-@defop("FillBackward3")
-def _fill_with_tensor(xp, input: Tensor, value: Tensor):
-    return xp.full_like(input, value)
-
-
-_fill_with_tensor.derivatives(input=lambda ctx: zeros_of(ctx.grad),
-                              value=lambda ctx: ctx.grad.sum())
+_fill, _fill_with_tensor = fill_ops("FillBackward2", "FillBackward3", "_fill")
 
 
 @defop("ZeroBackward0")
@@ -230,12 +241,7 @@ def copy_(target, src):
 
 
 def fill_(target, value):
-    if isinstance(value, Tensor):
-        if value.ndim:
-            raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor with "
-                               f"{value.ndim} dimensions.")
-        return inplace(_fill_with_tensor, target, value)
-    return inplace(_fill, target, value)
+    return inplace(fill_op_for(value, _fill, _fill_with_tensor), target, value)
 
 
 def zero_(target):
