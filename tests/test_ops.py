@@ -4,6 +4,7 @@ Also: every differentiable op of tapegrad.ops has a row, dtype promotion, error 
 in-place semantics against torch. Checks that need torch import it with
 pytest.importorskip inside the test, so the suite runs (and skips those) without it.
 """
+import collections
 import contextlib
 import math
 import types
@@ -423,6 +424,16 @@ def test_every_public_op_has_an_op_db_row():
     covered = {op for row in OP_DB for op in row.ops}
     missing = public_functions() - covered - NOT_DIFFERENTIABLE - IN_PLACE
     assert not missing, f"ops without an op_db row: {sorted(missing)}"
+
+
+def test_no_two_op_families_export_one_name():
+    # ops/__init__.py binds names family by family: a second export would win silently
+    for kind in ("FUNCTIONS", "METHODS", "NN_FUNCTIONS", "LINALG_FUNCTIONS", "TENSOR_ONLY"):
+        owners = collections.defaultdict(list)
+        for family in tapegrad.ops.FAMILIES:
+            for name in tapegrad.ops._exports(family, kind):
+                owners[name].append(family.__name__)
+        assert not {name: f for name, f in owners.items() if len(f) > 1}, kind
 
 
 def test_op_db_rows_name_public_ops():
