@@ -11,7 +11,6 @@ import numpy as np
 from . import _dtype, _random
 from ._device import tensor_device
 from ._layout import laid_out
-from ._random import numpy_generator
 from ._tensor import Tensor
 
 SCALAR_OF_GRAD_TENSOR_WARNING = (
@@ -306,16 +305,16 @@ def rand(*sizes, size=None, generator=None, out=None, dtype=None, layout=None, d
          pin_memory=False, requires_grad=False):
     tensor_device(device, pin_memory=pin_memory)
     dtype = _float_dtype(dtype, "check_uniform_bounds")
-    array = numpy_generator(generator).random(_size(sizes, keyword=size), dtype=np.float64)
-    return _new(array.astype(dtype.numpy), None, requires_grad, out)
+    array = _random.uniform_array(generator, _size(sizes, keyword=size), dtype, 0.0, 1.0)
+    return _new(array, None, requires_grad, out)
 
 
 def randn(*sizes, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
           pin_memory=False, requires_grad=False):
     tensor_device(device, pin_memory=pin_memory)
     dtype = _float_dtype(dtype, "normal_kernel_cpu")
-    array = numpy_generator(generator).standard_normal(_size(sizes, keyword=size))
-    return _new(array.astype(dtype.numpy), None, requires_grad, out)
+    array = _random.normal_array(generator, _size(sizes, keyword=size), dtype, 0.0, 1.0)
+    return _new(array, None, requires_grad, out)
 
 
 def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None, layout=None,
@@ -328,14 +327,15 @@ def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} "
                            f">= to={high}")
-    array = numpy_generator(generator).integers(low, high, _size((size,)))
+    array = np.empty(_size((size,)), np.int64)
+    _random.random_(Tensor._make(array, _dtype.int64), low, high, generator=generator)
     return _new(array, dtype or _dtype.int64, requires_grad, out)
 
 
 def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None,
              pin_memory=False, requires_grad=False):
     tensor_device(device, pin_memory=pin_memory)
-    return _new(numpy_generator(generator).permutation(n), dtype or _dtype.int64,
+    return _new(_random.permutation(generator, n), dtype or _dtype.int64,
                 requires_grad, out)
 
 
@@ -367,16 +367,17 @@ def _like(fill):
 def _random_fill(draw, name):
     def fill(array, dtype):
         _float_dtype(dtype, name)
-        array[...] = draw(numpy_generator(None), array.shape)
+        array[...] = draw(None, array.shape, dtype)
     return fill
 
 
 empty_like = _like(lambda array, dtype: None)
 zeros_like = _like(lambda array, dtype: array.fill(0))
 ones_like = _like(lambda array, dtype: array.fill(1))
-rand_like = _like(_random_fill(lambda rng, shape: rng.random(shape), "check_uniform_bounds"))
-randn_like = _like(_random_fill(lambda rng, shape: rng.standard_normal(shape),
-                                "normal_kernel_cpu"))
+rand_like = _like(_random_fill(lambda generator, shape, dtype: _random.uniform_array(
+    generator, shape, dtype, 0.0, 1.0), "check_uniform_bounds"))
+randn_like = _like(_random_fill(lambda generator, shape, dtype: _random.normal_array(
+    generator, shape, dtype, 0.0, 1.0), "normal_kernel_cpu"))
 for _name, _factory in (("empty", empty_like), ("zeros", zeros_like), ("ones", ones_like),
                         ("rand", rand_like), ("randn", randn_like)):
     _factory.__name__ = _factory.__qualname__ = _name + "_like"

@@ -5,20 +5,24 @@ import warnings
 
 import numpy as np
 
+from . import _mt
 from ._device import generator_device
 
 
 class Generator:
-    """torch.Generator on NumPy's PCG64: same seeding API, different random stream."""
+    """torch.Generator: torch's CPU engine, a 32-bit Mersenne Twister (mt19937), so the
+    distributions ported in _mt.py give torch's numbers bit for bit. The others draw from a
+    NumPy generator seeded by one 64-bit draw of the engine per call (same laws, other
+    numbers), so the engine's state is the whole state, in torch's layout."""
 
     def __init__(self, device="cpu"):
         self.device = generator_device(device)
-        self._seed = 67280421310721  # torch's default seed
-        self.numpy = np.random.default_rng(self._seed)
+        self.manual_seed(67280421310721)  # torch's default seed
 
     def manual_seed(self, seed):
-        self._seed = int(seed)
-        self.numpy = np.random.default_rng(self._seed)
+        self._seed = int(seed) % 2**64
+        self.engine = _mt.engine(self._seed)
+        self.next_normal = None  # the second Box-Muller value of the scalar path
         return self
 
     def initial_seed(self):
@@ -28,11 +32,34 @@ class Generator:
         return self.manual_seed(np.random.SeedSequence().entropy % 2**63).initial_seed()
 
     def get_state(self):
-        return self.numpy.bit_generator.state
+        from ._tensor import Tensor
+        return Tensor._make(_mt.pack_state(self))
 
     def set_state(self, state):
-        self.numpy.bit_generator.state = state
+        from ._tensor import Tensor
+        if not isinstance(state, Tensor):
+            raise TypeError(f"expected a torch.ByteTensor, but got {type_name(state)}")
+        if state.dtype.name != "uint8":
+            raise TypeError("RNG state must be a torch.ByteTensor")
+        if state.numel() != _mt.STATE_BYTES:
+            raise RuntimeError(f"Expected a CPUGeneratorImplState of size {_mt.STATE_BYTES} but "
+                               f"found the input RNG state size to be {state.numel()}")
+        _mt.unpack_state(self, state._data.reshape(-1))
         return self
+
+
+class _NumpyStream:
+    """A NumPy generator for one sampling call, seeded from the engine on first use only (so
+    that checking a generator= argument draws nothing)."""
+
+    def __init__(self, generator):
+        self._generator = generator
+        self._numpy = None
+
+    def __getattr__(self, name):
+        if self._numpy is None:
+            self._numpy = np.random.default_rng(int(_mt.random64(self._generator, 1)[0]))
+        return getattr(self._numpy, name)
 
 
 default_generator = Generator()
@@ -59,7 +86,11 @@ def set_rng_state(state):
 
 
 def numpy_generator(generator=None):
-    return (generator or default_generator).numpy
+    return _NumpyStream(torch_generator(generator))
+
+
+def torch_generator(generator=None):
+    return generator or default_generator
 
 
 # ---- in-place sampling: Tensor.uniform_, normal_, bernoulli_, exponential_, random_, ... ---
@@ -74,7 +105,11 @@ def uniform_(tensor, *args, **kwargs):
     (low, high), rng = float_arguments("uniform_", args, kwargs, {"from": 0.0, "to": 1.0})
     _check_uniform(tensor, low, high)
 
+    generator = torch_generator(kwargs.get("generator"))
+
     def draw(like):
+        if like.dtype in _PORTED:
+            return _mt.uniform(generator, like.size, like.dtype, low, high).reshape(like.shape)
         sample = per_part(like.shape, like.dtype, lambda shape, dtype: (
             dtype.type(low) + dtype.type(high - low) * rng.random(shape, dtype)))
         return _below(sample.astype(like.dtype), high) if low < high else sample
@@ -88,8 +123,13 @@ def normal_(tensor, *args, **kwargs):
     check_normal_dtype(tensor.dtype)
     # a complex tensor is filled as its real and imaginary parts: both get the mean
     shift = mean * (1 + 1j) if tensor.dtype.is_complex else mean
-    return _fill(tensor, "normal_",
-                 lambda like: standard_normal(rng, like.shape, like.dtype) * std + shift)
+    generator = torch_generator(kwargs.get("generator"))
+
+    def draw(like):
+        if like.dtype in _PORTED:
+            return _mt.normal(generator, like.size, like.dtype, mean, std).reshape(like.shape)
+        return standard_normal(rng, like.shape, like.dtype) * std + shift
+    return _fill(tensor, "normal_", draw)
 
 
 def log_normal_(tensor, *args, **kwargs):
@@ -166,10 +206,39 @@ def random_(tensor, *args, **kwargs):
     value the dtype holds exactly (2**mantissa digits for floats)."""
     low, high, rng = _random_arguments(args, kwargs)
     overload = 2 if low is None else 1 if "from" not in kwargs and len(args) == 1 else 0
+    # random_() takes 64-bit draws for int64 and float64 only; random_(from, to) for the
+    # 32-bit floats too
+    wide = ("int64", "float64") + (() if low is None else ("float32", "bfloat16"))
+    wide = tensor.dtype.name in wide
     low, top = _random_range(tensor, low, high)
-    # endpoint=True: `top` may be the largest int64, which has no exclusive bound
-    return _fill(tensor, f"random_{overload}",
-                 lambda like: rng.integers(low, top, like.shape, np.int64, endpoint=True))
+    span = top - low + 1
+    return _fill(tensor, f"random_{overload}", lambda like: _mt.integers(
+        rng, like.size, low, span, wide).reshape(like.shape))
+
+
+_PORTED = (np.dtype(np.float32), np.dtype(np.float64))  # dtypes drawn as torch's CPU draws them
+
+
+def uniform_array(generator, shape, dtype, low, high):
+    """An array of dtype filled as uniform_ fills a tensor."""
+    generator, numpy_dtype = torch_generator(generator), np.dtype(dtype.numpy)
+    count = int(np.prod(shape))
+    if numpy_dtype in _PORTED:
+        return _mt.uniform(generator, count, numpy_dtype, low, high).reshape(shape)
+    return (numpy_generator(generator).random(shape) * (high - low) + low).astype(numpy_dtype)
+
+
+def normal_array(generator, shape, dtype, mean, std):
+    """An array of dtype filled as normal_ fills a tensor."""
+    generator, numpy_dtype = torch_generator(generator), np.dtype(dtype.numpy)
+    count = int(np.prod(shape))
+    if numpy_dtype in _PORTED:
+        return _mt.normal(generator, count, numpy_dtype, mean, std).reshape(shape)
+    return (numpy_generator(generator).standard_normal(shape) * std + mean).astype(numpy_dtype)
+
+
+def permutation(generator, n):
+    return _mt.permutation(torch_generator(generator), n)
 
 
 def _fill(tensor, sampler, draw, *tensors):
@@ -449,7 +518,7 @@ def _bernoulli_arguments(args, kwargs):
 
 
 def _random_arguments(args, kwargs):
-    """(from, to, NumPy generator) from random_'s overloads: (), (to) or (from, to); from is
+    """(from, to, generator) from random_'s overloads: (), (to) or (from, to); from is
     None for random_() and to None for "up to the dtype's top"."""
     if len(args) > 2:
         raise TypeError(f"random_() takes 2 positional arguments but {len(args)} were given")
@@ -468,7 +537,7 @@ def _random_arguments(args, kwargs):
         valid = False
     if not valid or not is_generator(generator):
         raise invalid_combination("random_", args, kwargs, _OVERLOADS["random_"])
-    return low, high, numpy_generator(generator)
+    return low, high, torch_generator(generator)
 
 
 def is_generator(value):

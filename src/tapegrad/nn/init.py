@@ -30,18 +30,16 @@ def _fill_uniform(tensor, a, b, generator=None):
     if a > b:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={a:g} "
                            f"> to={b:g}")
-    sample = tapegrad.rand(tensor.shape, generator=generator, dtype=tensor.dtype)
-    with tapegrad.no_grad():
-        return tensor.copy_(sample * (b - a) + a)
+    with tapegrad.no_grad():  # Tensor.uniform_ draws torch's numbers
+        return tensor.uniform_(a, b, generator=generator)
 
 
 def _fill_normal(tensor, mean, std, generator=None):
     _check_floating(tensor, "normal_kernel_cpu")
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
-    sample = tapegrad.randn(tensor.shape, generator=generator, dtype=tensor.dtype)
-    with tapegrad.no_grad():
-        return tensor.copy_(sample * std + mean)
+    with tapegrad.no_grad():  # Tensor.normal_ draws torch's numbers
+        return tensor.normal_(mean, std, generator=generator)
 
 
 # ---- gains and fans ------------------------------------------------------------------------

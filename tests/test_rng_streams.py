@@ -1,0 +1,150 @@
+"""After manual_seed, the samplers ported to torch's CPU streams (src/tapegrad/_mt.py) draw
+exactly torch 2.13's numbers: same bits, for sizes on both sides of the 16-element switch of
+normal_, float32 and float64, several seeds (including one above 2**32)."""
+import numpy as np
+import pytest
+
+import tapegrad
+
+torch = pytest.importorskip("torch")
+
+SEEDS = (0, 1, 42, 2**33 + 7)
+SIZES = (1, 3, 15, 16, 17, 40, 1000)
+FLOATS = ("float32", "float64")
+
+
+def _bits(value):
+    return value.detach().numpy() if hasattr(value, "detach") else np.asarray(value)
+
+
+def assert_same_stream(draw, seeds=SEEDS):
+    """draw(lib) gives bit-identical arrays on torch and tapegrad after manual_seed."""
+    for seed in seeds:
+        torch.manual_seed(seed)
+        want = _bits(draw(torch))
+        tapegrad.manual_seed(seed)
+        got = _bits(draw(tapegrad))
+        assert got.dtype == want.dtype and got.shape == want.shape
+        assert np.array_equal(got.view(np.uint8), want.view(np.uint8)), seed
+
+
+FLOAT_DRAWS = {
+    "rand": lambda lib, n, dtype: lib.rand(n, dtype=dtype),
+    "randn": lambda lib, n, dtype: lib.randn(n, dtype=dtype),
+    "randn twice": lambda lib, n, dtype: (lib.randn(n, dtype=dtype), lib.randn(n, dtype=dtype)),
+    "uniform_": lambda lib, n, dtype: lib.empty(n, dtype=dtype).uniform_(-2, 3),
+    "normal_": lambda lib, n, dtype: lib.empty(n, dtype=dtype).normal_(0.5, 2.0),
+    "random_": lambda lib, n, dtype: lib.empty(n, dtype=dtype).random_(),
+    "random_ from to": lambda lib, n, dtype: lib.empty(n, dtype=dtype).random_(-5, 10),
+    "rand_like": lambda lib, n, dtype: lib.rand_like(lib.zeros(n, dtype=dtype)),
+    "randn_like": lambda lib, n, dtype: lib.randn_like(lib.zeros(n, dtype=dtype)),
+    "rand 2-d": lambda lib, n, dtype: lib.rand(n, 3, dtype=dtype),
+    "randn 2-d": lambda lib, n, dtype: lib.randn(3, n, dtype=dtype),
+}
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("name", FLOAT_DRAWS)
+def test_float_streams(name, n, dtype):
+    def draw(lib):
+        result = FLOAT_DRAWS[name](lib, n, getattr(lib, dtype))
+        return lib.cat(result) if isinstance(result, tuple) else result
+    assert_same_stream(draw)
+
+
+INTEGER_DRAWS = {
+    "randint": lambda lib, n: lib.randint(0, 10, (n,)),
+    "randint high": lambda lib, n: lib.randint(7, (n, 2)),
+    "randint wide": lambda lib, n: lib.randint(-2**40, 2**40, (n,)),
+    "randperm": lambda lib, n: lib.randperm(n),
+    "random_ int64": lambda lib, n: lib.empty(n, dtype=lib.int64).random_(),
+    "random_ int64 full": lambda lib, n: lib.empty(n, dtype=lib.int64).random_(-2**63, None),
+    "random_ int32": lambda lib, n: lib.empty(n, dtype=lib.int32).random_(),
+    "random_ uint8": lambda lib, n: lib.empty(n, dtype=lib.uint8).random_(),
+    "random_ bool": lambda lib, n: lib.empty(n, dtype=lib.bool).random_(),
+    "random_ to": lambda lib, n: lib.empty(n, dtype=lib.int16).random_(300),
+    "randint_like": lambda lib, n: lib.randint_like(lib.zeros(n), 3, 9),
+}
+
+
+@pytest.mark.parametrize("n", (1, 10, 100))
+@pytest.mark.parametrize("name", INTEGER_DRAWS)
+def test_integer_streams(name, n):
+    assert_same_stream(lambda lib: INTEGER_DRAWS[name](lib, n))
+
+
+INIT_DRAWS = {
+    "kaiming_uniform_": lambda lib, t: lib.nn.init.kaiming_uniform_(t),
+    "kaiming_normal_": lambda lib, t: lib.nn.init.kaiming_normal_(t, mode="fan_out"),
+    "xavier_uniform_": lambda lib, t: lib.nn.init.xavier_uniform_(t, gain=2.0),
+    "xavier_normal_": lambda lib, t: lib.nn.init.xavier_normal_(t),
+    "normal_": lambda lib, t: lib.nn.init.normal_(t, 1.0, 0.3),
+    "uniform_": lambda lib, t: lib.nn.init.uniform_(t, -0.3, 0.7),
+}
+
+
+@pytest.mark.parametrize("shape", ((2, 3), (3, 2), (64, 32), (10, 7, 3, 3)))
+@pytest.mark.parametrize("name", INIT_DRAWS)
+def test_init_streams(name, shape):
+    assert_same_stream(lambda lib: INIT_DRAWS[name](lib, lib.empty(shape)))
+
+
+LAYERS = {
+    "Linear(3, 2)": lambda nn: nn.Linear(3, 2),
+    "Linear(64, 32)": lambda nn: nn.Linear(64, 32),
+    "Conv2d(3, 4, 3)": lambda nn: nn.Conv2d(3, 4, 3),
+    "Conv1d(2, 5, 4)": lambda nn: nn.Conv1d(2, 5, 4),
+    "Embedding(10, 4)": lambda nn: nn.Embedding(10, 4),
+    "Bilinear(3, 4, 5)": lambda nn: nn.Bilinear(3, 4, 5),
+}
+
+
+@pytest.mark.parametrize("name", LAYERS)
+def test_layer_default_initialisation(name):
+    assert_same_stream(lambda lib: lib.cat([p.detach().reshape(-1)
+                                            for p in LAYERS[name](lib.nn).parameters()]))
+
+
+def test_manual_seed_randn_prints_torchs_numbers():
+    torch.manual_seed(0)
+    tapegrad.manual_seed(0)
+    assert repr(tapegrad.randn(3)) == repr(torch.randn(3))
+
+
+def test_rng_state_is_torchs_bytes():
+    for steps in (0, 1, 3, 700):  # 700 scalar normals: past a twist, a cached normal
+        torch.manual_seed(5)
+        tapegrad.manual_seed(5)
+        for _ in range(steps):
+            torch.randn(1, dtype=torch.float64)
+            tapegrad.randn(1, dtype=tapegrad.float64)
+        state = torch.get_rng_state()
+        assert np.array_equal(tapegrad.get_rng_state().numpy(), state.numpy())
+        tapegrad.set_rng_state(tapegrad.tensor(state.numpy()))
+        torch.set_rng_state(state)
+        assert np.array_equal(tapegrad.randn(20).numpy(), torch.randn(20).numpy())
+
+
+def test_generator_objects_draw_torchs_streams():
+    want = torch.randn(20, generator=torch.Generator().manual_seed(3))
+    got = tapegrad.randn(20, generator=tapegrad.Generator().manual_seed(3))
+    assert np.array_equal(got.numpy(), want.numpy())
+    generator = tapegrad.Generator().manual_seed(2**40 + 1)
+    expected = torch.Generator().manual_seed(2**40 + 1)
+    assert np.array_equal(tapegrad.randperm(30, generator=generator).numpy(),
+                          torch.randperm(30, generator=expected).numpy())
+    assert generator.initial_seed() == expected.initial_seed()
+    assert np.array_equal(generator.get_state().numpy(), expected.get_state().numpy())
+
+
+@pytest.mark.parametrize("state", (5, "state"))
+def test_set_rng_state_refuses_what_torch_refuses(state):
+    from compare import same_error
+    same_error(lambda lib: lib.set_rng_state(state))
+
+
+def test_set_rng_state_refuses_other_dtypes_and_sizes():
+    from compare import same_error
+    same_error(lambda lib: lib.set_rng_state(lib.zeros(3)))
+    same_error(lambda lib: lib.set_rng_state(lib.zeros(3, dtype=lib.uint8)))
