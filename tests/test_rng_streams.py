@@ -148,3 +148,71 @@ def test_set_rng_state_refuses_other_dtypes_and_sizes():
     from compare import same_error
     same_error(lambda lib: lib.set_rng_state(lib.zeros(3)))
     same_error(lambda lib: lib.set_rng_state(lib.zeros(3, dtype=lib.uint8)))
+
+
+SAMPLE_DRAWS = {
+    "bernoulli probabilities": lambda lib, shape, dtype: lib.bernoulli(
+        lib.rand(shape, dtype=dtype)),
+    "bernoulli p": lambda lib, shape, dtype: lib.bernoulli(lib.zeros(shape, dtype=dtype), 0.3),
+    "bernoulli_ p": lambda lib, shape, dtype: lib.zeros(shape, dtype=dtype).bernoulli_(0.6),
+    "bernoulli_ tensor": lambda lib, shape, dtype: lib.zeros(shape, dtype=dtype).bernoulli_(
+        lib.rand(shape[-1:])),
+    "exponential_": lambda lib, shape, dtype: lib.zeros(shape, dtype=dtype).exponential_(2.5),
+    "normal tensor float": lambda lib, shape, dtype: lib.normal(
+        lib.full(shape, 0.3, dtype=dtype), 2.0),
+    "normal float tensor": lambda lib, shape, dtype: lib.normal(
+        0.7, lib.full(shape, 1.5, dtype=dtype)),
+    "normal tensor tensor": lambda lib, shape, dtype: lib.normal(
+        lib.full(shape, 0.3, dtype=dtype), lib.full(shape, 1.5, dtype=dtype)),
+    "normal float float": lambda lib, shape, dtype: lib.normal(0.3, 1.7, shape, dtype=dtype),
+    "dropout": lambda lib, shape, dtype: lib.nn.functional.dropout(
+        lib.ones(shape, dtype=dtype), 0.4),
+    "Dropout module": lambda lib, shape, dtype: lib.nn.Dropout(0.2)(lib.ones(shape, dtype=dtype)),
+    "feature dropout": lambda lib, shape, dtype: lib.nn.functional.dropout2d(
+        lib.ones((2, 3) + shape, dtype=dtype), 0.4),
+    "alpha_dropout": lambda lib, shape, dtype: lib.nn.functional.alpha_dropout(
+        lib.ones(shape, dtype=dtype), 0.4, True),
+}
+
+
+@pytest.mark.filterwarnings("ignore:dropout2d")
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("shape", ((5,), (40,), (3, 17)))
+@pytest.mark.parametrize("name", SAMPLE_DRAWS)
+def test_sampler_streams(name, shape, dtype):
+    assert_same_stream(lambda lib: SAMPLE_DRAWS[name](lib, shape, getattr(lib, dtype)))
+
+
+def test_fork_rng_restores_the_state():
+    for lib in (torch, tapegrad):
+        lib.manual_seed(3)
+        with lib.random.fork_rng():
+            lib.randn(5)
+        inside = lib.randn(4)
+        lib.manual_seed(3)
+        assert lib.equal(inside, lib.randn(4))
+    tapegrad.manual_seed(3)
+    with tapegrad.random.fork_rng(enabled=False):
+        tapegrad.randn(5)
+    assert tapegrad.random.initial_seed() == 3
+    assert tapegrad.random.default_generator is tapegrad.default_generator
+
+
+def test_default_generator_and_initial_seed_as_torch():
+    torch.manual_seed(2**40 + 9)
+    tapegrad.manual_seed(2**40 + 9)
+    assert tapegrad.initial_seed() == torch.initial_seed()
+    assert tapegrad.default_generator.initial_seed() == torch.default_generator.initial_seed()
+    assert np.array_equal(tapegrad.default_generator.get_state().numpy(),
+                          torch.default_generator.get_state().numpy())
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("shape, num_samples, replacement", (
+    ((5,), 3, False), ((5,), 1, False), ((5,), 8, True), ((3, 7), 4, True), ((3, 7), 4, False),
+    ((2, 100), 30, True), ((2, 100), 1, True)))
+def test_multinomial_streams(shape, num_samples, replacement, dtype):
+    weights = np.random.default_rng(0).random(shape)
+    weights[..., 1] = 0  # never drawn
+    assert_same_stream(lambda lib: lib.multinomial(
+        lib.tensor(weights, dtype=getattr(lib, dtype)), num_samples, replacement))

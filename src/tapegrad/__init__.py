@@ -3,7 +3,7 @@
 `import tapegrad as torch` runs ordinary PyTorch autograd code and prints what torch prints.
 """
 from . import (accelerator, autograd, backends, cuda, explain, interop, linalg, nn, optim,
-               return_types, serialization, utils, viz)
+               random, return_types, serialization, utils, viz)
 from ._creation import (arange, as_tensor, empty, empty_like, empty_permuted, empty_strided, eye,
                         from_numpy, full, full_like, linspace, logspace, ones, ones_like, rand,
                         rand_like, randint, randint_like, randn, randn_like, randperm,
@@ -19,7 +19,8 @@ from ._dtype import (bfloat16, bool, cdouble, cfloat, complex64, complex128, dou
                      float16, float32, float64, get_default_dtype, half, int, int8, int16, int32,
                      int64, long, promote_types, set_default_dtype, short, uint8, uint64)
 from ._printing import get_printoptions, set_printoptions
-from ._random import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
+from ._random import (Generator, default_generator, get_rng_state, initial_seed, manual_seed,
+                      seed, set_rng_state)
 from ._tensor import Size, Tensor, device, is_tensor
 from .interop import from_dlpack, from_torch
 from .serialization import load, save

@@ -112,9 +112,9 @@ def normal(generator, count, dtype, mean, std):
     """normal_'s samples: Box-Muller over blocks of 16 uniforms for 16 or more elements (the
     last block redrawn when count is not a multiple of 16), else one double pair per two
     samples with the second value kept for the next call."""
-    if count < 16:
-        return np.array([_scalar_normal(generator) * std + mean for _ in range(count)],
-                        np.float64).astype(dtype)
+    if count < 16:  # in double whatever the dtype, mean and std not rounded to it
+        values = np.array([_scalar_normal(generator) for _ in range(count)], np.float64)
+        return _fma64(values, float(std), float(mean)).astype(dtype)
     data = _standard_uniform(generator, count, dtype)
     blocks = data[:count - count % 16].reshape(-1, 16)
     _box_muller_16(blocks, dtype)
@@ -204,6 +204,21 @@ def _sincos_ps(x):
     sine = np.where(use_sine_poly, sin_poly, cos_poly)
     cosine = np.where(use_sine_poly, cos_poly, sin_poly)
     return np.where(sine_negative, -sine, sine), np.where(cosine_negative, -cosine, cosine)
+
+
+def bernoulli(generator, probabilities):
+    """bernoulli's 0/1 (as bool) for an array of probabilities: a uniform of their dtype (a
+    number p: float64) below p."""
+    probabilities = np.asarray(probabilities)
+    dtype = np.dtype(np.float32 if probabilities.dtype == np.float32 else np.float64)
+    uniform = _standard_uniform(generator, probabilities.size, dtype)
+    return uniform.reshape(probabilities.shape) < probabilities
+
+
+def exponential(generator, count, lambd):
+    """exponential_'s samples in float64: -1 / lambd * log1p(-u) for a double uniform u."""
+    scale = -1.0 / lambd
+    return scale * _libm(math.log1p, -_standard_uniform(generator, count, np.dtype(np.float64)))
 
 
 # ---- integers ------------------------------------------------------------------------------

@@ -147,12 +147,13 @@ def exponential_(tensor, *args, **kwargs):
     """Fill tensor with samples from the exponential distribution of rate lambd:
     -log(1 - u) / lambd for u uniform on [0, 1), in float64 (float32 draws of u would give
     a zero sample once in 2**24)."""
-    (lambd,), rng = float_arguments("exponential_", args, kwargs, {"lambd": 1.0})
+    (lambd,), _ = float_arguments("exponential_", args, kwargs, {"lambd": 1.0})
     if not lambd > 0.0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd:g}")
     _check_continuous("Exponential", tensor, tensor.dtype.legacy_name)
-    return _fill(tensor, "exponential_",
-                 lambda like: -np.log1p(-rng.random(like.shape)) / lambd)
+    generator = torch_generator(kwargs.get("generator"))
+    return _fill(tensor, "exponential_", lambda like: _mt.exponential(
+        generator, like.size, lambd).reshape(like.shape))
 
 
 def cauchy_(tensor, *args, **kwargs):
@@ -195,10 +196,10 @@ def bernoulli_(tensor, *args, **kwargs):
         check_bernoulli_tensor(tensor.dtype, p)
         expanded = p.detach().expand(tensor.shape)
         check_probabilities(expanded._data)
-        return _fill(tensor, "bernoulli_tensor_", lambda like, probabilities: (
-            rng.random(like.shape) < np.broadcast_to(probabilities, like.shape)), p)
+        return _fill(tensor, "bernoulli_tensor_", lambda like, probabilities: _mt.bernoulli(
+            rng, np.broadcast_to(probabilities, like.shape)), p)
     check_bernoulli_scalar(tensor.dtype, p, "bernoulli_")
-    return _fill(tensor, "bernoulli_", lambda like: rng.random(like.shape) < p)
+    return _fill(tensor, "bernoulli_", lambda like: bernoulli_mask(rng, like.shape, p))
 
 
 def random_(tensor, *args, **kwargs):
@@ -235,6 +236,27 @@ def normal_array(generator, shape, dtype, mean, std):
     if numpy_dtype in _PORTED:
         return _mt.normal(generator, count, numpy_dtype, mean, std).reshape(shape)
     return (numpy_generator(generator).standard_normal(shape) * std + mean).astype(numpy_dtype)
+
+
+def bernoulli_mask(generator, shape, p):
+    """True with probability p (a number), as bernoulli_(p) draws it."""
+    return _mt.bernoulli(torch_generator(generator), np.full(shape, p, np.float64))
+
+
+def normal_sample(generator, mean, std, numpy_dtype, shape):
+    """torch.normal's samples: normal_(mean, std) for two numbers, normal_(0, std) + mean for a
+    mean tensor and a number std, else normal_(0, 1) * std + mean."""
+    generator = torch_generator(generator)
+    count = int(np.prod(shape))
+    if numpy_dtype not in _PORTED:
+        return standard_normal(numpy_generator(generator), shape, numpy_dtype) * std + mean
+    if np.ndim(std) == 0 and np.ndim(mean) == 0:
+        return _mt.normal(generator, count, numpy_dtype, mean, std).reshape(shape)
+    scale = std if np.ndim(std) == 0 else 1.0
+    sample = _mt.normal(generator, count, numpy_dtype, 0.0, scale).reshape(shape)
+    if np.ndim(std) != 0:
+        sample = (sample * std).astype(numpy_dtype)
+    return (sample + mean).astype(numpy_dtype)
 
 
 def permutation(generator, n):
@@ -504,7 +526,7 @@ def checked_generator(name, generator, position=None):
 
 
 def _bernoulli_arguments(args, kwargs):
-    """p (a float or a Tensor) and the NumPy generator, from bernoulli_'s two overloads."""
+    """p (a float or a Tensor) and the generator, from bernoulli_'s two overloads."""
     from ._tensor import Tensor
     bound = dict(kwargs)
     twice = bool(args) and "p" in bound
@@ -514,7 +536,7 @@ def _bernoulli_arguments(args, kwargs):
     if (len(args) > 1 or twice or bound or (number is None and not isinstance(p, Tensor))
             or not is_generator(generator)):
         raise invalid_combination("bernoulli_", args, kwargs, _OVERLOADS["bernoulli_"])
-    return (p if number is None else float(number)), numpy_generator(generator)
+    return (p if number is None else float(number)), torch_generator(generator)
 
 
 def _random_arguments(args, kwargs):

@@ -39,7 +39,7 @@ def _dropout_impl(input, p, training, inplace, feature=False, alpha=False):
                            f"{input.dtype.legacy_name}")
     shape = input.shape[:2] + (1,) * (input.ndim - 2) if feature else input.shape
     dtype = input.dtype.numpy.type
-    kept = (_random.numpy_generator().random(shape) < 1 - p).astype(dtype)
+    kept = _random.bernoulli_mask(None, shape, 1 - p).astype(dtype)  # bernoulli_(1 - p)
     if not alpha:
         return _multiply(input, Tensor._make(kept / dtype(1 - p)), inplace)
     # scale and shift so that mean and variance survive; the steps round as torch's do

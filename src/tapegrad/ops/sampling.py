@@ -8,7 +8,7 @@ generators: NumPy's PCG64, so the values differ from torch's, the distributions 
 """
 import numpy as np
 
-from .. import _dtype, _random
+from .. import _dtype, _mt, _random
 from .._device import tensor_device
 from .._tensor import Tensor
 from ..autograd import grad_mode
@@ -93,14 +93,14 @@ def _bernoulli_of(input, args, kwargs, given_args, given_kwargs, overloads):
     if (len(args) > 1 or twice or bound or isinstance(p, Tensor)
             or (p is not None and number is None) or not _random.is_generator(generator)):
         raise _random.invalid_combination("bernoulli", given_args, given_kwargs, overloads)
-    rng = _random.numpy_generator(generator)
+    generator = _random.torch_generator(generator)
     if p is None:
         _random.check_bernoulli_tensor(input.dtype, input)
         _random.check_probabilities(input._data)
-        return _bernoulli(input, lambda probabilities: rng.random(probabilities.shape)
-                          < probabilities)
+        return _bernoulli(input, lambda probabilities: _mt.bernoulli(generator, probabilities))
     _random.check_bernoulli_scalar(input.dtype, float(number), "bernoulli_")
-    return _bernoulli_scalar(input, lambda like: rng.random(like.shape) < number)
+    return _bernoulli_scalar(input, lambda like: _random.bernoulli_mask(
+        generator, like.shape, float(number)))
 
 
 # ---- torch.normal --------------------------------------------------------------------------
@@ -140,7 +140,7 @@ def normal(*args, **kwargs):
     with two numbers, a size says the result's shape."""
     bound = _normal_overload(args, kwargs)
     mean, std = bound.get("mean"), bound.get("std", 1.0)
-    rng = _random.numpy_generator(bound.get("generator"))
+    rng = _random.torch_generator(bound.get("generator"))
     if "size" in bound:
         return _normal_factory(mean, std, bound, rng)
     if isinstance(std, Tensor):
@@ -165,7 +165,7 @@ def normal(*args, **kwargs):
 def _normal_sample(rng, mean, std, numpy_dtype, shape=None):
     if shape is None:
         shape = np.broadcast_shapes(np.shape(mean), np.shape(std))
-    sample = _random.standard_normal(rng, shape, numpy_dtype) * std + mean
+    sample = _random.normal_sample(rng, mean, std, np.dtype(numpy_dtype), shape)
     return np.asarray(sample).astype(numpy_dtype, copy=False)
 
 
@@ -266,21 +266,23 @@ def _multinomial_method(self, *args, **kwargs):
 
 def _multinomial(input, num_samples, replacement, generator):
     _check_multinomial(input, num_samples, replacement)
-    rng = _random.numpy_generator(generator)
+    generator = _random.torch_generator(generator)
     rows = input.shape[0] if input.ndim == 2 else 1
-    weights = input._data.astype(np.float64).reshape(rows, input.shape[-1])
+    weights = input._data.reshape(rows, input.shape[-1])
     if weights.shape[0] == 0:
         indices = np.zeros((0, num_samples), np.int64)
     elif weights.shape[1] == 0:  # torch's validity check reduces over the categories first
         raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the "
                            "operation has no identity.")
     elif replacement and num_samples > 1:
-        indices = _with_replacement(rng, weights, num_samples)
+        indices = _with_replacement(generator, weights, num_samples)
     else:
         _check_weights_without_replacement(weights)
-        # the exponential race: the num_samples largest w / E (E ~ Exp(1)) are a sample of
-        # categories without replacement, each drawn with probability proportional to w
-        keys = weights / rng.standard_exponential(weights.shape)
+        # torch's exponential race: the num_samples largest w / E (E ~ Exp(1), drawn as
+        # exponential_ in w's dtype) are a sample of categories without replacement, each
+        # drawn with probability proportional to w
+        race = _mt.exponential(generator, weights.size, 1.0).reshape(weights.shape)
+        keys = weights / race.astype(weights.dtype)
         indices = np.argsort(-keys, axis=1, kind="stable")[:, :num_samples]
     shape = (num_samples,) if input.ndim == 1 else (input.shape[0], num_samples)
     return Tensor._make(indices.reshape(shape).astype(np.int64))
@@ -308,8 +310,9 @@ def _check_weights_without_replacement(weights):
         raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
 
 
-def _with_replacement(rng, weights, num_samples):
-    """Inverse-CDF draws per row; a zero weight's category is never drawn."""
+def _with_replacement(generator, weights, num_samples):
+    """torch's inverse-CDF draws, row by row: the first category whose normalised cumulative
+    weight (summed in the weights' dtype, the last one set to 1) reaches a double uniform."""
     for row in weights:  # torch checks row by row: entries first, then the row's sum
         if not np.all(row >= 0):
             raise RuntimeError("invalid multinomial distribution (encountering probability "
@@ -319,13 +322,14 @@ def _with_replacement(rng, weights, num_samples):
                                "entry = infinity or NaN)")
         if not row.sum() > 0:
             raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
-    cumulative = np.cumsum(weights, axis=1)
-    targets = rng.random((weights.shape[0], num_samples)) * cumulative[:, -1:]
-    indices = np.stack([np.searchsorted(c, t, side="right")
-                        for c, t in zip(cumulative, targets)])
-    # rounding may put a target at the total: take the last category with a weight
-    last = weights.shape[1] - 1 - np.argmax(weights[:, ::-1] > 0, axis=1)
-    return np.minimum(indices, last[:, None])
+    indices = []
+    for row in weights:
+        cumulative = np.cumsum(row)
+        cumulative = cumulative / cumulative[-1]
+        cumulative[-1] = 1
+        uniform = _mt.uniform(generator, num_samples, np.dtype(np.float64), 0.0, 1.0)
+        indices.append(np.searchsorted(cumulative.astype(np.float64), uniform, side="left"))
+    return np.stack(indices)
 
 
 FUNCTIONS = ("bernoulli", "multinomial", "normal", "poisson")
