@@ -216,3 +216,19 @@ def test_multinomial_streams(shape, num_samples, replacement, dtype):
     weights[..., 1] = 0  # never drawn
     assert_same_stream(lambda lib: lib.multinomial(
         lib.tensor(weights, dtype=getattr(lib, dtype)), num_samples, replacement))
+
+
+CONTINUOUS_DRAWS = {
+    "log_normal_": lambda t: t.log_normal_(0.5, 1.5),
+    "cauchy_": lambda t: t.cauchy_(0.5, 1.5),
+    "geometric_": lambda t: t.geometric_(0.3),
+}
+
+
+@pytest.mark.parametrize("dtype", FLOATS + ("int64",))
+@pytest.mark.parametrize("n", (5, 40))
+@pytest.mark.parametrize("name", CONTINUOUS_DRAWS)
+def test_scalar_path_samplers(name, n, dtype):
+    if dtype == "int64" and name != "geometric_":
+        pytest.skip("a continuous distribution")
+    assert_same_stream(lambda lib: CONTINUOUS_DRAWS[name](lib.empty(n, dtype=getattr(lib, dtype))))

@@ -221,6 +221,25 @@ def exponential(generator, count, lambd):
     return scale * _libm(math.log1p, -_standard_uniform(generator, count, np.dtype(np.float64)))
 
 
+def log_normal(generator, count, mean, std):
+    """log_normal_'s samples in float64: exp of scalar-path normals (cache included)."""
+    values = np.array([_scalar_normal(generator) for _ in range(count)], np.float64)
+    return _libm(math.exp, _fma64(values, float(std), float(mean)))
+
+
+def cauchy(generator, count, median, sigma):
+    """cauchy_'s samples in float64: median + sigma * tan(pi (u - 1/2)), fused."""
+    uniform = _standard_uniform(generator, count, np.dtype(np.float64))
+    return _fma64(_libm(math.tan, math.pi * (uniform - 0.5)), float(sigma), float(median))
+
+
+def geometric(generator, count, p):
+    """geometric_'s samples in float64: ceil(log(u) / log1p(-p)) for a double uniform u."""
+    uniform = _standard_uniform(generator, count, np.dtype(np.float64))
+    logs = _libm(lambda u: math.log(u) if u > 0 else -math.inf, uniform)
+    return np.ceil(logs / math.log1p(-p))
+
+
 # ---- integers ------------------------------------------------------------------------------
 
 def integers(generator, count, low, span, wide):

@@ -134,13 +134,14 @@ def normal_(tensor, *args, **kwargs):
 
 def log_normal_(tensor, *args, **kwargs):
     """Fill tensor with exp(N(mean, std**2)) samples."""
-    (mean, std), rng = float_arguments("log_normal_", args, kwargs, {"mean": 1.0, "std": 2.0})
+    (mean, std), _ = float_arguments("log_normal_", args, kwargs, {"mean": 1.0, "std": 2.0})
     if not std > 0.0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std:g}")
     if not tensor.dtype.is_floating_point:
         raise not_implemented("log_normal_cpu", tensor.dtype)
-    return _fill(tensor, "log_normal_",
-                 lambda like: np.exp(standard_normal(rng, like.shape, like.dtype) * std + mean))
+    generator = torch_generator(kwargs.get("generator"))
+    return _fill(tensor, "log_normal_", lambda like: _mt.log_normal(
+        generator, like.size, mean, std).reshape(like.shape))
 
 
 def exponential_(tensor, *args, **kwargs):
@@ -159,32 +160,29 @@ def exponential_(tensor, *args, **kwargs):
 def cauchy_(tensor, *args, **kwargs):
     """Fill tensor with samples from the Cauchy distribution: median + sigma * tan(pi (u - 1/2))
     for u uniform on [0, 1)."""
-    (median, sigma), rng = float_arguments("cauchy_", args, kwargs,
-                                           {"median": 0.0, "sigma": 1.0})
+    (median, sigma), _ = float_arguments("cauchy_", args, kwargs,
+                                         {"median": 0.0, "sigma": 1.0})
     if not sigma > 0.0:
         raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma:g}")
     _check_continuous("Cauchy", tensor, _C_TYPE_NAMES[tensor.dtype.name])
 
-    def draw(like):
-        uniform = rng.random(like.shape, compute_dtype(like.dtype))
-        return median + sigma * np.tan(np.pi * (uniform - 0.5))
-    return _fill(tensor, "cauchy_", draw)
+    generator = torch_generator(kwargs.get("generator"))
+    return _fill(tensor, "cauchy_", lambda like: _mt.cauchy(
+        generator, like.size, median, sigma).reshape(like.shape))
 
 
 def geometric_(tensor, *args, **kwargs):
     """Fill tensor with the number of Bernoulli(p) trials up to the first success (1, 2, ...):
-    ceil(log(u) / log(1 - p)) for u uniform on (0, 1]."""
-    (p,), rng = float_arguments("geometric_", args, kwargs, {"p": REQUIRED})
+    ceil(log(u) / log(1 - p)) for u uniform on [0, 1)."""
+    (p,), _ = float_arguments("geometric_", args, kwargs, {"p": REQUIRED})
     if not 0.0 < p < 1.0:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p:g}")
     if tensor.dtype.is_complex or tensor.dtype.name == "bool":
         raise not_implemented("geometric_cpu", tensor.dtype)
 
-    def draw(like):
-        uniform = 1.0 - rng.random(like.shape)
-        # u = 1 would give 0 trials: the support starts at 1
-        return np.maximum(np.ceil(np.log(uniform) / np.log1p(-p)), 1.0)
-    return _fill(tensor, "geometric_", draw)
+    generator = torch_generator(kwargs.get("generator"))
+    return _fill(tensor, "geometric_", lambda like: _mt.geometric(
+        generator, like.size, p).reshape(like.shape))
 
 
 def bernoulli_(tensor, *args, **kwargs):
