@@ -303,8 +303,12 @@ def _exponential_unit(node_name, name, from_result):
 
 
 def _elu_backward(ctx):
-    slope = exp(ctx.input * ctx.input_scale) * (ctx.alpha * ctx.scale * ctx.input_scale)
-    return where(ctx.input > 0, ctx.grad * ctx.scale, ctx.grad * slope)
+    # exp of the negative part only: where x >= 0 the branch not taken stays finite and its
+    # second derivative is 0, as torch's elu_double_backward (which masks by x < 0)
+    negative = where(ctx.input < 0, ctx.input, 0.0)
+    slope = exp(negative * ctx.input_scale) * (ctx.alpha * ctx.scale * ctx.input_scale)
+    # torch tests x <= 0, so NaN takes the linear side
+    return where(ctx.input <= 0, ctx.grad * slope, ctx.grad * ctx.scale)
 
 
 def _elu_result_backward(ctx):
@@ -312,7 +316,7 @@ def _elu_result_backward(ctx):
         raise RuntimeError(_NEGATIVE_SLOPE_INPLACE.format("elu"))
     # the negative branch's derivative from its value y: input_scale * (y + alpha * scale)
     slope = (ctx.result + ctx.alpha * ctx.scale) * ctx.input_scale
-    return where(ctx.result > 0, ctx.grad * ctx.scale, ctx.grad * slope)
+    return where(ctx.result <= 0, ctx.grad * slope, ctx.grad * ctx.scale)
 
 
 _elu = _exponential_unit("EluBackward0", "_elu", from_result=False)

@@ -186,7 +186,8 @@ def _true_divide(xp, input: Tensor, other: Tensor):
 
 
 _true_divide.derivatives(input=lambda ctx: ctx.grad / ctx.other,
-                         other=lambda ctx: -ctx.grad * ctx.input / (ctx.other * ctx.other))
+                         # divided twice, not by other ** 2, which underflows for tiny others
+                         other=lambda ctx: -ctx.grad * (ctx.input / ctx.other / ctx.other))
 
 
 # floor/trunc division keeps integer dtypes; its derivative is zero almost everywhere.
@@ -402,13 +403,17 @@ def lerp(input, end, weight):
 def _pow_tensor_scalar(xp, input: Tensor, exponent):
     if input.dtype.kind == "b":  # bool ** bool, which torch answers here: x ** True is x
         return input | (not exponent)
+    if exponent == -0.5 and input.dtype.kind == "f":  # torch's rsqrt: -inf at -0, NaN at -inf
+        return xp.reciprocal(xp.sqrt(input))
     return xp.power(input, exponent)
 
 
 def _pow_scalar_exponent_grad(ctx):
     if ctx.exponent == 0:
         return zeros_of(ctx.grad)
-    return ctx.grad * ctx.exponent * ctx.input ** (ctx.exponent - 1)
+    # grouped as torch's, the power's derivative first: grad * exponent could underflow to 0
+    # (or overflow) before it meets x ** (exponent - 1), giving 0 * inf = NaN
+    return ctx.grad * (ctx.exponent * ctx.input ** (ctx.exponent - 1))
 
 
 _pow_tensor_scalar.derivatives(input=_pow_scalar_exponent_grad)
@@ -422,19 +427,21 @@ def _pow_tensor_tensor(xp, input: Tensor, exponent: Tensor):
 _pow_tensor_tensor.derivatives(
     # x ** 0 has derivative 0 even at x = 0, where the formula would give 0 * inf
     input=lambda ctx: where(ctx.exponent == 0, 0.0,
-                            ctx.grad * ctx.exponent * ctx.input ** (ctx.exponent - 1)),
+                            ctx.grad * (ctx.exponent * ctx.input ** (ctx.exponent - 1))),
     # torch's convention: the exponent's gradient is 0 where the base is 0 and exponent >= 0
     exponent=lambda ctx: ctx.grad * where((ctx.input == 0) & (ctx.exponent >= 0), 0.0,
                                           ctx.result * log(ctx.input)))
 
 
-@defop("PowBackward2", save=("self", "result"), promote="common", scalars=("self",))
+@defop("PowBackward2", save=("self", "result", "exponent"), promote="common", scalars=("self",))
 def _pow_scalar_tensor(xp, self, exponent: Tensor):
     return _power(xp, self, exponent)
 
 
+# 0 ** y: torch's gradient is 0 wherever y >= 0 (it would be 0 * -inf)
 _pow_scalar_tensor.derivatives(
-    exponent=lambda ctx: ctx.grad * ctx.result * _log_number(ctx.self))
+    exponent=lambda ctx: ctx.grad * (ctx.result * _log_number(ctx.self)) if ctx.self != 0
+    else ctx.grad * where(ctx.exponent >= 0, 0.0, ctx.result * -math.inf))
 
 
 def _power(xp, base, exponent):
@@ -669,8 +676,8 @@ def clamp_max(input, max):
 
 
 def _maximum_grad(ctx, mine, theirs):
-    # torch splits the gradient evenly on ties
-    return where(mine == theirs, ctx.grad / 2, ctx.grad * (mine > theirs))
+    # torch splits the gradient evenly on ties; at a NaN both sides get all of it
+    return where(mine < theirs, 0.0, where(mine == theirs, ctx.grad / 2, ctx.grad))
 
 
 @defop("MaximumBackward0", save=("input", "other"), promote="common")

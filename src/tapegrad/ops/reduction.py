@@ -311,7 +311,9 @@ def _var(xp, input: Tensor, dim, correction, keepdim):
 
 @defop("StdBackward0", save=("input", "dim", "correction", "keepdim", "result"))
 def _std(xp, input: Tensor, dim, correction, keepdim):
-    return xp.sqrt(variance_of(xp, input, dim, correction, keepdim))
+    # the root taken in double, as torch: a float32 variance can overflow where its root does not
+    wide = input.astype(xp.complex128 if input.dtype.kind == "c" else xp.float64, copy=False)
+    return xp.sqrt(variance_of(xp, wide, dim, correction, keepdim)).astype(input.real.dtype)
 
 
 def var_backward(grad, input, dim, correction, keepdim):

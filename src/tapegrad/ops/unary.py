@@ -164,14 +164,15 @@ def _atan2(xp, input: Tensor, other: Tensor):
     return xp.arctan2(input, other)
 
 
-_atan2.derivatives(input=lambda ctx: ctx.grad * ctx.other * _inverse_squared_radius(ctx),
-                   other=lambda ctx: ctx.grad * -ctx.input * _inverse_squared_radius(ctx))
-
-
+# defined before the formulas: defop reads which saved names a helper uses when they are set
 def _inverse_squared_radius(ctx):
     # torch gives atan2 a zero gradient at the origin, where it has none
     squared = ctx.input * ctx.input + ctx.other * ctx.other
     return where(squared == 0, 0.0, reciprocal(squared))
+
+
+_atan2.derivatives(input=lambda ctx: ctx.grad * ctx.other * _inverse_squared_radius(ctx),
+                   other=lambda ctx: ctx.grad * -ctx.input * _inverse_squared_radius(ctx))
 
 
 def atan2(input, other):
@@ -348,10 +349,13 @@ logit.derivatives(input=_logit_grad)
 
 @defop("ReluBackward0", save=("result",))
 def relu(xp, input: Tensor):
-    return xp.maximum(input, 0).astype(input.dtype, copy=False)
+    # NumPy's maximum returns its second argument on ties: -0 stays -0, as torch's
+    return xp.maximum(0, input).astype(input.dtype, copy=False)
 
 
-relu.derivatives(input=lambda ctx: ctx.grad * (ctx.result > 0))
+# torch's threshold_backward: the gradient passes unless result <= 0 (so it passes at NaN);
+# a product with the mask, as fast as the where would be slow on this hot path
+relu.derivatives(input=lambda ctx: ctx.grad * ~(ctx.result <= 0))
 
 
 @defop("SincBackward0", save=("input",), promote="float")
