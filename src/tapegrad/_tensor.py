@@ -36,9 +36,11 @@ class Size(tuple):
 
 
 class Tensor:
-    __slots__ = ("_data", "dtype", "_requires_grad", "_grad", "grad_fn", "_output_nr",
-                 "_version_counter", "_base", "_view_fn", "_accumulator", "_retains_grad",
-                 "_is_inference", "__weakref__", "__dict__")
+    # _view_version is set on views only (ops/_define.py _mark_view): the version their
+    # _grad_fn was made at (Note [View regeneration] in ops/_inplace.py).
+    __slots__ = ("_data", "dtype", "_requires_grad", "_grad", "_grad_fn", "_output_nr",
+                 "_version_counter", "_base", "_view_fn", "_view_version", "_accumulator",
+                 "_retains_grad", "_is_inference", "__weakref__", "__dict__")
 
     __hash__ = object.__hash__
     # Every tensor is on the cpu unless its own __dict__ says otherwise: a class-level default
@@ -59,7 +61,7 @@ class Tensor:
         tensor._data = array
         tensor.dtype = dtype or _dtype._BY_NUMPY[array.dtype]
         tensor._requires_grad = False
-        tensor._grad = tensor.grad_fn = tensor._base = tensor._view_fn = None
+        tensor._grad = tensor._grad_fn = tensor._base = tensor._view_fn = None
         tensor._accumulator = None
         tensor._output_nr = 0
         tensor._version_counter = [0]
@@ -143,8 +145,21 @@ class Tensor:
 
     # ---- autograd state -------------------------------------------------------------------
     @property
+    def grad_fn(self):
+        if self._base is not None and self._view_version != self._version_counter[0]:
+            from .ops._define import regenerate_view
+            regenerate_view(self)
+        return self._grad_fn
+
+    @grad_fn.setter
+    def grad_fn(self, node):
+        self._grad_fn = node
+
+    @property
     def requires_grad(self):
-        return self._requires_grad
+        # torch: a view requires grad whenever its base does
+        return self._requires_grad or (self._base is not None and self._base._requires_grad
+                                       and self.dtype.is_differentiable)
 
     @requires_grad.setter
     def requires_grad(self, value):
@@ -341,9 +356,13 @@ class Tensor:
 
     def __repr__(self):
         tail = ()
-        if self.grad_fn is not None:
-            tail = (f"grad_fn=<{type(self.grad_fn).__name__}>",)
-        elif self._requires_grad:
+        try:
+            node_name = self.grad_fn and type(self.grad_fn).__name__
+        except RuntimeError:  # a view whose node may not be regenerated (ops/_inplace.py)
+            node_name = "Invalid"
+        if node_name:
+            tail = (f"grad_fn=<{node_name}>",)
+        elif self.requires_grad:
             tail = ("requires_grad=True",)
         if "_tangent" in self.__dict__:  # a dual tensor of forward-mode AD
             tail += (f"tangent={self.__dict__['_tangent']!r}",)

@@ -208,11 +208,10 @@ class Op:
                 # torch: a view made without recording requires grad if its base does
                 result._requires_grad = (result._base._requires_grad
                                          and result.dtype.is_differentiable)
-                if several:  # torch refuses in-place writes to these (see ops/_inplace.py)
-                    result.__dict__["_multi_view"] = (output_nr, self.node_class.__name__)
         if self.differentiable and grad_mode._state.recording:
             for value in inputs:
-                if isinstance(value, Tensor) and value._requires_grad:
+                if isinstance(value, Tensor) and (value._requires_grad or value._base is not None
+                                                  and view_requires_grad(value)):
                     self._record(args, inputs, outputs)
                     break
         if forward_ad._level is not None and self.differentiable:
@@ -249,7 +248,7 @@ class Op:
         for output_nr, result in enumerate(outputs):
             if result.dtype.is_differentiable:
                 result._requires_grad = True
-                result.grad_fn = node
+                result._grad_fn = node
                 result._output_nr = output_nr
         saved = {}
         for name, (kind, index), readers in self.save_plan:
@@ -285,11 +284,32 @@ _NO_EDGE = (None, 0)
 
 
 def edge_of(value):
-    if value.grad_fn is not None:
-        return (value.grad_fn, value._output_nr)
+    if value._base is not None and value._view_version != value._version_counter[0]:
+        regenerate_view(value)  # Note [View regeneration] in _inplace.py
+    if value._grad_fn is not None:
+        return (value._grad_fn, value._output_nr)
     if value._requires_grad:
         return (value._grad_accumulator(), 0)
     return _NO_EDGE
+
+
+def regenerate_view(view):
+    """A view's node after its storage was written (Note [View regeneration] in _inplace.py).
+    None is needed while neither the view nor its base is differentiable: the version is
+    checked again later, as in torch."""
+    if view._grad_fn is not None or view._base._requires_grad:
+        from ._inplace import regenerate_view_node  # _inplace builds on this module
+        regenerate_view_node(view)
+
+
+def view_requires_grad(view):
+    """Whether an op must record a view that has no requires_grad of its own: torch's views
+    require grad whenever their base does (and take a new node if the storage was written)."""
+    if not view._base._requires_grad:
+        return False
+    if view._view_version != view._version_counter[0]:
+        regenerate_view(view)
+    return view.dtype.is_differentiable
 
 
 def _as_array(value):
@@ -340,7 +360,19 @@ def _mark_view(result, input, forward, attrs, output_nr=None):
     if output_nr is not None:
         forward = _one_output(forward, output_nr)
     result._version_counter = input._version_counter
+    result._view_version = input._version_counter[0]
     result._is_inference = input._is_inference  # a view made in inference mode is not one
+    # How the view was made, when torch refuses in-place writes to it (ops/_inplace.py):
+    # torch's CreationMeta, the view's own unless that is the default or the input's is
+    # inference mode.
+    state = grad_mode._state
+    meta = ("inference" if state.inference else "no_grad" if not state.grad_mode
+            else "multi_output" if output_nr is not None else None)
+    inherited = input.__dict__.get("_creation_meta")
+    if inherited == "inference" or meta is None:
+        meta = inherited
+    if meta is not None:
+        result.__dict__["_creation_meta"] = meta
     base_view = input._view_fn
     if input._base is None:
         result._base, result._view_fn = input, (lambda a: forward(np, a, *attrs))

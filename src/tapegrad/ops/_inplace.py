@@ -22,23 +22,16 @@ def inplace(op, target, *args, **kwargs):
     """Apply `op(target, *args, **kwargs)` in place on target; returns target."""
     _check_inference(target)
     tracked = grad_mode.is_recording() and (
-        target._requires_grad or any(isinstance(a, Tensor) and a._requires_grad for a in args))
+        target.requires_grad or any(isinstance(a, Tensor) and a.requires_grad for a in args))
     if not tracked:
         with grad_mode.no_grad():
             result = op(target, *args, **kwargs)
         _write(target, result)
         return target
     _check_leaf(target)
-    if "_multi_view" in target.__dict__:
-        output_nr, node_name = target.__dict__["_multi_view"]
-        raise RuntimeError(
-            f"Output {output_nr} of {re.sub(r'Backward[0-9]*$', '', node_name)} is a view and is "
-            "being modified inplace. This view is the output of a function that returns multiple "
-            "views. Such functions do not allow the output views to be modified inplace. You "
-            "should replace the inplace operation by an out-of-place one.")
     snapshot = Tensor._make(target._data.copy(), target.dtype)
+    snapshot._grad_fn, snapshot._output_nr = target.grad_fn, target._output_nr
     snapshot._requires_grad = target._requires_grad
-    snapshot.grad_fn, snapshot._output_nr = target.grad_fn, target._output_nr
     snapshot._accumulator = target._accumulator
     forward_ad.copy_tangent(target, snapshot)
     result = op(snapshot, *args, **kwargs)
@@ -46,7 +39,7 @@ def inplace(op, target, *args, **kwargs):
     if target._base is not None:
         _rebase_view(target, result.grad_fn)
     else:
-        target.grad_fn, target._output_nr = result.grad_fn, result._output_nr
+        target._grad_fn, target._output_nr = result._grad_fn, result._output_nr
         target._requires_grad = result._requires_grad
     return target
 
@@ -96,6 +89,19 @@ def _write(target, result):
     np.copyto(target._data, result._data, casting="unsafe")
     target._bump_version()
     forward_ad.copy_tangent(result, target)  # an in-place op on a dual tensor
+    tangent = forward_ad.tangent_of(result)
+    if tangent is not None and target._base is not None:
+        _write_tangent_into_base(target, tangent)
+
+
+def _write_tangent_into_base(view, tangent):
+    """torch keeps a view's tangent as a view of its base's: a write through the view
+    changes the base's tangent in the view's region (a zero tangent elsewhere if it had none)."""
+    base = view._base
+    old = forward_ad.tangent_of(base)
+    data = np.zeros_like(base._data) if old is None else old._data.copy()
+    view._view_fn(data)[...] = tangent._data
+    forward_ad.set_tangent(base, Tensor._make(data, base.dtype))
 
 
 def _shape_mismatch(shape, broadcast_shape):
@@ -122,10 +128,52 @@ def _check_inference(target):
 
 
 def _check_leaf(target):
-    root = target if target._base is None else target._base
-    if root.grad_fn is None and root._requires_grad:
-        which = "a leaf Variable" if root is target else "a view of a leaf Variable"
-        raise RuntimeError(f"{which} that requires grad is being used in an in-place operation.")
+    """torch's refusals of an in-place op that autograd records (its check_inplace)."""
+    if target._base is not None:
+        _check_creation(target, indirect=False)
+        if target.requires_grad and target._base._grad_fn is None:
+            raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
+                               "in-place operation.")
+    if target.requires_grad and target.grad_fn is None:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
+                           "operation.")
+
+
+# Why torch refuses to rebase the history of a view made this way (_mark_view records it).
+_CREATION_ADVICE = {
+    "multi_output": " This view is the output of a function that returns multiple views. Such "
+                    "functions do not allow the output views to be modified inplace. You should "
+                    "replace the inplace operation by an out-of-place one.",
+    "no_grad": " Given that this use case is ambiguous and error-prone, it is forbidden. You can "
+               "clarify your code by moving both the view and the inplace either both inside the "
+               "no_grad block (if you don't want the inplace to be tracked) or both outside (if "
+               "you want the inplace to be tracked).",
+    "inference": " Given that this use case is ambiguous and error-prone, it is forbidden. You "
+                 "can clarify your code by moving both the view and the inplace either both "
+                 "inside the inference_mode block (if you don't want the inplace to be tracked) "
+                 "or both outside (if you want the inplace to be tracked).",
+}
+
+
+def _check_creation(view, indirect):
+    """torch's error for a view whose history may not be rebased: one of several outputs,
+    or made in no_grad or inference mode. indirect: the write went to another view or the
+    base."""
+    meta = view.__dict__.get("_creation_meta")
+    if meta is None:
+        return
+    node = view._grad_fn
+    name = node is not None and re.sub(r"Backward[0-9]*$", "", type(node).__name__)
+    modified = "its base or another view of its base has been" if indirect else "is being"
+    if meta == "multi_output" and node is not None:
+        message = f"Output {view._output_nr} of {name} is a view and {modified} modified inplace."
+    else:
+        message = (f"Output {view._output_nr} of {name} is a view of a view which was created in"
+                   if node is not None else "A view was created in")
+        message += (f" inference mode and {modified} modified inplace in normal mode."
+                    if meta == "inference" else
+                    f" no_grad mode and {modified} modified inplace with grad mode enabled.")
+    raise RuntimeError(message + _CREATION_ADVICE[meta])
 
 
 # ---- views written in place ----------------------------------------------------------------
@@ -142,8 +190,28 @@ _view_of_base.derivatives(input=lambda ctx: _view_put(
 @defop("AsStridedScatterBackward0", save=("view_fn",))
 def _view_put(xp, input: Tensor, view_fn, value: Tensor):
     result = input.copy()
-    view_fn(result)[...] = value
+    view = view_fn(result)
+    positions = _positions_in(xp, view, result)
+    if positions is None:
+        view[...] = value
+    else:  # an expanded or overlapping view: each base element gets the sum of its copies
+        xp.add.at(result.reshape(-1), positions, xp.broadcast_to(value, view.shape).reshape(-1))
     return result
+
+
+def _positions_in(xp, view, base):
+    """Where each element of view lies in the C-contiguous base, when several elements of view
+    share one (expand, overlapping unfold or as_strided); None when none do."""
+    if view.itemsize != base.itemsize or view.flags.writeable and view.size <= 1:
+        return None  # a real/imag view of complex data never overlaps itself
+    start = view.__array_interface__["data"][0] - base.__array_interface__["data"][0]
+    positions = xp.asarray(start // base.itemsize)
+    for n, stride in zip(view.shape, view.strides):
+        positions = positions[..., None] + xp.arange(n) * (stride // base.itemsize)
+    positions = positions.reshape(-1)
+    if view.flags.writeable and xp.unique(positions).size == positions.size:
+        return None
+    return positions
 
 
 _view_put.derivatives(input=lambda ctx: _view_put(ctx.grad, ctx.view_fn, 0.0),
@@ -179,10 +247,25 @@ class CopySlices(Node):
 
 def _rebase_view(view, fn):
     base = view._base
-    base.grad_fn = CopySlices(edge_of(base), (base._data.shape, base.dtype), view._view_fn, fn)
+    base._grad_fn = CopySlices(edge_of(base), (base._data.shape, base.dtype), view._view_fn, fn)
     base._requires_grad, base._output_nr = True, 0
-    regenerated = _view_of_base(base, view._view_fn)
-    view.grad_fn, view._output_nr, view._requires_grad = regenerated.grad_fn, 0, True
+    regenerate_view_node(view)
+
+
+# Note [View regeneration]
+# A view's node was made for the storage as it was then. Each view keeps the version of the
+# shared counter its node was made at (_view_version). Once the counter has moved on (the base
+# or any view of it was written in place), the next read of the view's grad_fn, or its use as
+# an op input (edge_of), replaces the node by an AsStridedBackward0 of the base's current
+# history, as torch does; views made where torch forbids this raise torch's error instead.
+
+def regenerate_view_node(view):
+    _check_creation(view, indirect=True)
+    with grad_mode.enable_grad():
+        regenerated = _view_of_base(view._base, view._view_fn)
+    view._grad_fn, view._output_nr = regenerated._grad_fn, 0
+    view._requires_grad = regenerated._requires_grad
+    view._view_version = view._version_counter[0]
 
 
 # ---- copy_, fill_, setitem -----------------------------------------------------------------
@@ -255,7 +338,7 @@ def setitem(target, key, value):
     items = key if isinstance(key, tuple) else (key,)
     arrays = written_key(items, value)
     tracked = grad_mode.is_recording() and (
-        target._requires_grad or isinstance(value, Tensor) and value._requires_grad)
+        target.requires_grad or isinstance(value, Tensor) and value.requires_grad)
     if not tracked:
         try:
             target._data[arrays] = value._data if isinstance(value, Tensor) else value

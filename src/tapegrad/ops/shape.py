@@ -307,6 +307,8 @@ def reshape_in_place(twin, input, *args):
         input.grad_fn, input._output_nr = result.grad_fn, result._output_nr
     forward_ad.copy_tangent(result, input)  # a dual tensor's tangent takes the shape too
     input._bump_version()
+    if input._base is not None:  # its new node is up to date (Note [View regeneration])
+        input._view_version = input._version
     return input
 
 

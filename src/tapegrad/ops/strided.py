@@ -322,7 +322,10 @@ def view_dtype(input, dtype):
             size[-1] *= old // new
             strides = [s * (old // new) for s in strides[:-1]] + [1]
     result = _view_dtype(input, tuple(size), tuple(s * new for s in strides), dtype.numpy)
-    result._requires_grad = False  # torch: reinterpreting bytes is not differentiable
+    # torch: reinterpreting bytes is not differentiable, and not a view to autograd (no
+    # _base, no node regenerated after in-place writes); only the version is shared
+    result._requires_grad = False
+    result._base = result._view_fn = None
     return result
 
 

@@ -1,0 +1,263 @@
+"""Views and in-place ops, as torch: after a write into the base or any view, every view's node
+is regenerated (AsStridedBackward0 of the base's history), so gradients through views stay right;
+torch's errors where it refuses. Each scenario runs on tapegrad and on torch."""
+import pytest
+
+from compare import same, same_error
+
+
+def name(node):
+    return node and type(node).__name__
+
+
+def leaf(lib, n=3):
+    return lib.arange(1.0, n + 1, dtype=lib.float64).requires_grad_()
+
+
+def observed(lib, x, view, *others):
+    """What torch reports of a view after the writes, and the gradient reaching the leaf."""
+    seen = {"node": name(view.grad_fn), "version": view._version,
+            "requires_grad": view.requires_grad,
+            "others": [(name(t.grad_fn), t._version) for t in others]}
+    (view * lib.arange(1.0, view.numel() + 1, dtype=view.dtype).view(view.shape)).sum().backward()
+    seen["grad"] = x.grad.tolist()
+    return seen
+
+
+def test_write_into_the_base_after_a_slice_was_taken():
+    def scenario(lib):
+        x = lib.ones(3, dtype=lib.float64, requires_grad=True)
+        y = x.clone()
+        v = y[1:]
+        y.mul_(3)
+        return observed(lib, x, v, y)
+    same(scenario)
+
+
+@pytest.mark.parametrize("make_view", [
+    lambda y: y.T, lambda y: y.mT, lambda y: y.view(6), lambda y: y[:, 1], lambda y: y.diagonal(),
+    lambda y: y.unfold(1, 2, 1), lambda y: y.as_strided((2, 2), (1, 2), 1),
+    lambda y: y[0].expand(4, 3), lambda y: y.transpose(0, 1)[1:].diagonal()[:1],
+], ids=["T", "mT", "view", "select", "diagonal", "unfold", "as_strided", "expand", "chain"])
+def test_write_into_the_base_regenerates_each_kind_of_view(make_view):
+    def scenario(lib):
+        x = leaf(lib, 6)
+        y = x.view(2, 3) * 2
+        v = make_view(y)
+        y.mul_(2)
+        return observed(lib, x, v, y)
+    same(scenario)
+
+
+def test_write_into_a_sibling_view():
+    def scenario(lib):
+        x = leaf(lib, 4)
+        y = x * 1
+        a, b = y[:3], y[2:]
+        a.mul_(5)
+        return observed(lib, x, b, a, y)
+    same(scenario)
+
+
+def test_write_into_a_view_of_a_view_regenerates_the_chain():
+    def scenario(lib):
+        x = leaf(lib, 5)
+        y = x * 2
+        v = y[1:]
+        w = v[1:]
+        u = w.view(3, 1)
+        v.mul_(2)
+        return observed(lib, x, u, w, v, y)
+    same(scenario)
+
+
+@pytest.mark.parametrize("make_base", [lambda lib, x: x.clone(),
+                                       lambda lib, x: lib.zeros(3, dtype=lib.float64)],
+                         ids=["in_the_graph", "needing_no_grad"])
+def test_setitem_after_a_slice_was_taken(make_base):
+    def scenario(lib):
+        x = leaf(lib)
+        y = make_base(lib, x)
+        v = y[1:]
+        y[2] = x[0] * 3
+        return observed(lib, x, v, y)
+    same(scenario)
+
+
+def test_setitem_through_a_view():
+    def scenario(lib):
+        x = leaf(lib, 6)
+        y = x.view(2, 3) * 2
+        row, column = y[1], y[:, 2]
+        row[1:] = x[:2] ** 2
+        return observed(lib, x, column, row, y)
+    same(scenario)
+
+
+def test_inplace_relu_on_a_base_whose_slice_was_taken():
+    def scenario(lib):
+        x = lib.tensor([-1.0, 2.0, -3.0, 4.0], dtype=lib.float64, requires_grad=True)
+        h = x * 2
+        v = h[1:]
+        lib.nn.functional.relu(h, inplace=True)
+        return observed(lib, x, v, h)
+    same(scenario)
+
+
+def test_write_without_grad_on_a_leaf_regenerates_its_views():
+    def scenario(lib):
+        x = leaf(lib)
+        v = x[1:]
+        with lib.no_grad():
+            x.mul_(2)
+        return observed(lib, x, v)
+    same(scenario)
+
+
+def test_view_used_as_an_op_input_after_the_write():
+    def scenario(lib):
+        x = leaf(lib)
+        y = x.clone()
+        v = y[:2]
+        y.add_(x)
+        z = v * v  # its node is made before v.grad_fn is ever read
+        z.sum().backward()
+        return name(z.grad_fn.next_functions[0][0]), x.grad.tolist()
+    same(scenario)
+
+
+# ---- torch's refusals ----------------------------------------------------------------------
+
+def test_view_of_a_leaf_written_in_place():
+    same_error(lambda lib: leaf(lib)[1:].mul_(2))
+
+
+def test_leaf_that_is_itself_a_view_written_in_place():
+    same_error(lambda lib: lib.arange(12.0).reshape(3, 4).requires_grad_().mul_(2))
+
+
+def test_leaf_written_in_place():
+    same_error(lambda lib: leaf(lib).mul_(2))
+
+
+def no_grad_view(lib):
+    y = leaf(lib).clone()
+    with lib.no_grad():
+        return y, y[1:]
+
+
+def test_view_made_in_no_grad_written_in_place():
+    same_error(lambda lib: no_grad_view(lib)[1].mul_(2))
+
+
+def test_view_made_in_no_grad_after_its_base_was_written():
+    def scenario(lib):
+        y, v = no_grad_view(lib)
+        y.mul_(2)
+        return v.grad_fn
+    same_error(scenario)
+
+
+def test_view_made_in_no_grad_used_after_its_base_was_written():
+    def scenario(lib):
+        y, v = no_grad_view(lib)
+        y.mul_(2)
+        return v.sum()
+    same_error(scenario)
+
+
+def test_view_of_a_view_made_in_no_grad_written_in_place():
+    def scenario(lib):
+        y, v = no_grad_view(lib)
+        return v[1:].mul_(2)
+    same_error(scenario)
+
+
+def test_view_made_in_no_grad_written_with_a_value_that_requires_grad():
+    def scenario(lib):
+        with lib.no_grad():
+            v = lib.zeros(3, dtype=lib.float64)[1:]
+        return v.mul_(leaf(lib, 2))
+    same_error(scenario)
+
+
+def test_view_made_in_inference_mode_written_in_place():
+    def scenario(lib):
+        y = leaf(lib).clone()
+        with lib.inference_mode():
+            v = y[1:]
+        return v.mul_(2)
+    same_error(scenario)
+
+
+@pytest.mark.parametrize("outputs", [lambda y: y.unbind(), lambda y: y.split(2),
+                                     lambda y: y.chunk(2)], ids=["unbind", "split", "chunk"])
+def test_multi_output_view_written_in_place(outputs):
+    same_error(lambda lib: outputs(leaf(lib, 4).clone())[1].mul_(2))
+
+
+@pytest.mark.parametrize("outputs", [lambda y: y.unbind(), lambda y: y.split(2)],
+                         ids=["unbind", "split"])
+def test_multi_output_view_after_its_base_was_written(outputs):
+    def scenario(lib):
+        y = leaf(lib, 4).clone()
+        views = outputs(y)
+        y.add_(1)
+        return views[1].grad_fn
+    same_error(scenario)
+
+
+def test_view_of_a_multi_output_view_written_in_place():
+    same_error(lambda lib: leaf(lib, 4).clone().split(2)[0][:1].mul_(2))
+
+
+def test_multi_output_view_of_a_plain_tensor_written_with_grad():
+    same_error(lambda lib: lib.zeros(4, dtype=lib.float64).split(2)[0].mul_(leaf(lib, 2)))
+
+
+def test_multi_output_views_made_in_no_grad_may_be_written_in_no_grad():
+    def scenario(lib):
+        with lib.no_grad():
+            y = leaf(lib, 4).clone()
+            a, b = y.split(2)
+            a.mul_(2)
+        return y.tolist(), a._version, b._version
+    same(scenario)
+
+
+# ---- forward mode --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("start_dual", [True, False], ids=["dual_base", "plain_base"])
+def test_forward_ad_write_through_a_view_reaches_the_base_tangent(start_dual):
+    def scenario(lib):
+        fwAD = lib.autograd.forward_ad
+        with fwAD.dual_level():
+            primal = lib.arange(1.0, 4, dtype=lib.float64)
+            dual = fwAD.make_dual(primal, lib.ones(3, dtype=lib.float64))
+            y = dual * 1 if start_dual else primal.clone()
+            value = fwAD.make_dual(lib.tensor([5.0], dtype=lib.float64),
+                                   lib.tensor([7.0], dtype=lib.float64))
+            y[:1].mul_(3)
+            y[1:2].mul_(value)
+            tangent = fwAD.unpack_dual(y).tangent
+            return y.tolist(), None if tangent is None else tangent.tolist()
+    same(scenario)
+
+
+def test_printing_a_view_whose_node_may_not_be_regenerated():
+    def scenario(lib):
+        y, v = no_grad_view(lib)
+        y.mul_(2)
+        return repr(v)
+    same(scenario)
+
+
+def test_view_of_a_base_that_requires_grad_later():
+    def scenario(lib):
+        base = lib.zeros(3, dtype=lib.float64)
+        view = base[1:]
+        base.requires_grad_()
+        result = view * 2
+        return (repr(view), view.is_leaf, result.requires_grad,
+                [name(node) for node, _ in result.grad_fn.next_functions])
+    same(scenario)
