@@ -69,27 +69,125 @@ def _unwrap_nested(data):
     if isinstance(data, Tensor):
         if data._requires_grad:
             warnings.warn(SCALAR_OF_GRAD_TENSOR_WARNING, UserWarning, stacklevel=4)
-        return data._data.tolist() if data.ndim else data._data.item()
+        if data._data.size != 1:  # a tensor inside a list is one number there
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return data._data.item()
     if isinstance(data, (list, tuple)):
         return [_unwrap_nested(item) for item in data]
     return data
 
 
-def _inferred_dtype(array, data):
-    """torch's dtype inference: Python floats -> default dtype, ints -> int64, arrays keep."""
+def _inferred_dtype(array, data, plain):
+    """torch's dtype inference: Python floats -> default dtype, ints -> int64, NumPy arrays
+    and scalars keep theirs (also inside lists), and a list promotes over its elements."""
     if isinstance(data, np.ndarray) or isinstance(data, np.generic):
         return _dtype.from_numpy_dtype(array.dtype)
-    if array.dtype.kind == "f":
-        return _dtype.get_default_dtype()
-    if array.dtype.kind == "c":
-        return _dtype.get_default_dtype().to_complex()
-    if array.dtype.kind in "iu":
-        return _dtype.int64
-    if array.dtype.kind == "b":
-        return _dtype.bool
     if array.dtype.kind in "US":
+        if isinstance(data, (list, tuple)):
+            raise ValueError(f"too many dimensions '{type(array.flat[0].item()).__name__}'")
         raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
-    raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+    if array.dtype.kind == "u" and array.itemsize == 8:  # Python ints from 2**63 on
+        raise ValueError("Overflow when unpacking long long")
+    if isinstance(plain, list):
+        leaf_types = _leaf_types(plain)
+        if any(issubclass(kind, np.generic) for kind in leaf_types):
+            return _promoted_leaf_dtype(leaf_types)
+    return _dtype.from_numpy_dtype(array.dtype) if array.dtype.kind == "b" else (
+        _LIST_DTYPES[array.dtype.kind]())
+
+
+def _promoted_leaf_dtype(leaf_types):
+    """torch's dtype for a list mixing NumPy scalars (their own dtypes) with Python numbers."""
+    result = None
+    for kind in leaf_types:
+        kind_dtype = (_dtype.from_numpy_dtype(np.dtype(kind)) if issubclass(kind, np.generic)
+                      else _dtype.scalar_dtype(kind()))
+        result = kind_dtype if result is None else _dtype.promote_types(result, kind_dtype)
+    return result
+
+
+# the dtype of a list of Python numbers, by the kind of NumPy's array of them
+_LIST_DTYPES = {"f": _dtype.get_default_dtype,
+                "c": lambda: _dtype.get_default_dtype().to_complex(),
+                "i": lambda: _dtype.int64, "u": lambda: _dtype.int64}
+
+
+def _leaf_types(data):
+    """The set of types of the numbers in nested lists (C-speed per innermost list); an
+    ndarray inside counts as its dtype's scalar type."""
+    if isinstance(data, np.ndarray):
+        return {data.dtype.type}
+    if not isinstance(data, list):
+        return {type(data)}
+    if data and isinstance(data[0], (list, np.ndarray)):
+        return set().union(*map(_leaf_types, data))
+    return set(map(type, data))
+
+
+def _array_of(plain, dtype):
+    """np.array(plain), with torch's errors for ragged lists and values no dtype holds."""
+    try:
+        array = np.array(plain)
+    except ValueError:
+        integral = all(isinstance(leaf, int) for leaf in _leaves(plain))
+        _check_nested_lengths(plain, _nested_shape(plain), 0, TypeError(
+            "'list' object cannot be interpreted as an integer" if integral
+            else "must be real number, not list"))
+        raise
+    if array.dtype.kind != "O":
+        return array
+    for value in _leaves(plain):
+        if not isinstance(value, (int, float, complex)):
+            raise RuntimeError(f"Could not infer dtype of {type(value).__name__}")
+        if type(value) is int and not -2**63 <= value < 2**63 and not (
+                dtype is not None and (dtype.is_floating_point or dtype.is_complex)):
+            raise ValueError("Overflow when unpacking long long")
+    return np.array(plain, dtype=np.float64)
+
+
+def _nested_shape(data):
+    shape = []
+    while isinstance(data, list):
+        shape.append(len(data))
+        if not data:
+            break
+        data = data[0]
+    return shape
+
+
+def _check_nested_lengths(data, shape, dim, list_as_number):
+    """torch's errors for ragged lists: shape is read along the first elements."""
+    if dim == len(shape):
+        if isinstance(data, list):
+            raise list_as_number
+        return
+    if not isinstance(data, list):
+        raise TypeError("not a sequence")
+    if len(data) != shape[dim]:
+        raise ValueError(f"expected sequence of length {shape[dim]} at dim {dim} "
+                         f"(got {len(data)})")
+    for item in data:
+        _check_nested_lengths(item, shape, dim + 1, list_as_number)
+
+
+def _leaves(data):
+    if not isinstance(data, list):
+        return [data]
+    return [leaf for item in data for leaf in _leaves(item)]
+
+
+def _check_fits(array, dtype, type_name):
+    """torch refuses numbers an integer dtype cannot hold (NaN and inf too); an unsigned
+    dtype takes negative numbers down to -max and wraps them."""
+    if not array.size or dtype.is_differentiable or dtype is _dtype.bool:
+        return
+    limits = np.iinfo(dtype.numpy)
+    low = -limits.max if limits.min == 0 else limits.min
+    values = array.real if array.dtype.kind == "c" else array
+    fits = (array.dtype.kind == "b" or np.isfinite(values).all()
+            and low <= values.min() and values.max() <= limits.max)
+    if not fits:
+        raise RuntimeError(f"value cannot be converted to type {type_name} without overflow")
 
 
 def _copy_of(data, dtype, device, requires_grad, pin_memory, warn_as):
@@ -98,10 +196,14 @@ def _copy_of(data, dtype, device, requires_grad, pin_memory, warn_as):
         tensor_device(device, None, pin_memory)
         return _new(data._data.copy(), dtype, requires_grad)
     plain = _unwrap_nested(data)
-    array = np.array(plain)
-    if array.dtype == object:
-        raise TypeError(f"Could not infer dtype of {type(data).__name__}")
-    dtype = dtype or _inferred_dtype(array, data)
+    array = _array_of(plain, dtype)
+    if dtype is None:
+        dtype = _inferred_dtype(array, data, plain)
+    elif not isinstance(data, (np.ndarray, np.generic)):
+        if array.dtype.kind == "c" and not (dtype.is_complex or dtype is _dtype.bool):
+            raise TypeError("must be real number, not complex" if dtype.is_floating_point
+                            else "'complex' object cannot be interpreted as an integer")
+        _check_fits(array, dtype, dtype.name)
     tensor_device(device, None, pin_memory)  # torch reads the data first
     return _new(array, dtype, requires_grad)
 
@@ -117,7 +219,7 @@ def as_tensor(data, dtype=None, device=None):
         return data.to(device, dtype)
     if isinstance(data, np.ndarray):
         tensor_device(device, None)
-        return _new(data, dtype or _dtype.from_numpy_dtype(data.dtype))
+        return _new(_writable(data), dtype or _dtype.from_numpy_dtype(data.dtype))
     return tensor(data, dtype=dtype, device=device)
 
 
@@ -126,12 +228,68 @@ def from_numpy(ndarray):
     if not isinstance(ndarray, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
     _dtype.from_numpy_dtype(ndarray.dtype)
-    return Tensor._make(ndarray)
+    return Tensor._make(_writable(ndarray))
+
+
+READ_ONLY_ARRAY_WARNING = (
+    "The given NumPy array is not writable, and PyTorch does not support non-writable tensors. "
+    "This means writing to this tensor will result in undefined behavior. You may want to copy "
+    "the array to protect its data or make it writable before converting it to a tensor.")
+
+
+def _writable(array):
+    """torch warns and shares a read-only array's memory, writes into it being undefined; we
+    warn and take a copy, so that writes into the tensor work as torch lets them."""
+    if array.flags.writeable:
+        return array
+    warnings.warn(READ_ONLY_ARRAY_WARNING, UserWarning, stacklevel=3)
+    return array.copy()
 
 
 def _filled(size, value, dtype, requires_grad, out=None):
     dtype = dtype or (out.dtype if out is not None else _dtype.get_default_dtype())
-    return _new(np.full(size, value, dtype=dtype.numpy), None, requires_grad, out)
+    array = _allocated(size, dtype.numpy)
+    array.fill(value)
+    return _new(array, None, requires_grad, out)
+
+
+def _allocated(size, numpy_dtype):
+    """np.empty(size), refused with torch's errors when it cannot be made."""
+    count = 1
+    for n in size:
+        count *= n
+    nbytes = count * numpy_dtype.itemsize
+    if nbytes >= 2**63 or count >= 2**63:
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)}")
+    try:
+        return np.empty(size, numpy_dtype)
+    except (MemoryError, ValueError):
+        raise RuntimeError(
+            "[enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't allocate "
+            f"memory: you tried to allocate {nbytes} bytes. Error code 12 (Cannot allocate "
+            "memory)") from None
+
+
+# torch names the C++ type a fill value does not fit
+_FILL_TYPE_NAMES = {"float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float",
+                    "float64": "double", "int32": "int", "bool": "bool"}
+
+
+def _fill_value(value, dtype, name):
+    """full()'s fill_value: a number (a 0-d tensor's item) that dtype can hold."""
+    if isinstance(value, Tensor):
+        value = value.item()
+    if not isinstance(value, (int, float, complex, np.number, np.bool_)):
+        raise TypeError(f"{name}(): argument 'fill_value' (position 2) must be Number, not "
+                        f"{type(value).__name__}")
+    if isinstance(value, int) and not -2**63 <= value < 2**64:
+        raise OverflowError("int too big to convert")
+    type_name = _FILL_TYPE_NAMES.get(dtype.name, dtype.name + "_t")
+    if isinstance(value, complex) and not dtype.is_complex:
+        raise RuntimeError(f"value cannot be converted to type {type_name} without overflow")
+    value = np.asarray(value)
+    _check_fits(value, dtype, type_name)
+    return value.astype(dtype.numpy)[()]  # wrapping as torch does (-1 in uint8 is 255)
 
 
 def zeros(*sizes, size=None, out=None, dtype=None, layout=None, device=None, pin_memory=False,
@@ -150,7 +308,7 @@ def empty(*sizes, size=None, out=None, dtype=None, layout=None, device=None, pin
           requires_grad=False, memory_format=None):
     tensor_device(device, pin_memory=pin_memory)
     dtype = dtype or _dtype.get_default_dtype()
-    array = laid_out(np.empty(_size(sizes, keyword=size), dtype=dtype.numpy), memory_format)
+    array = laid_out(_allocated(_size(sizes, keyword=size), dtype.numpy), memory_format)
     return _new(array, None, requires_grad, out)
 
 
@@ -203,8 +361,9 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, pi
     tensor_device(device, pin_memory=pin_memory)
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
-    if dtype is None and out is None:
-        dtype = _dtype.scalar_dtype(fill_value)
+    if dtype is None:
+        dtype = out.dtype if out is not None else _dtype.scalar_dtype(fill_value)
+    fill_value = _fill_value(fill_value, dtype, "full")
     return _filled(_size(size, "full"), fill_value, dtype, requires_grad, out)
 
 
@@ -224,9 +383,16 @@ def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device
     tensor_device(device, pin_memory=pin_memory)
     if end is None:
         start, end = 0, start
+        if not isinstance(end, (Tensor, int, float, np.number)):
+            raise TypeError("arange(): argument 'end' (position 1) must be Number, not "
+                            f"{type(end).__name__}")
     values = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
     if step == 0:
         raise RuntimeError("step must be nonzero")
+    if any(isinstance(v, float) and not np.isfinite(v) for v in values[:2]):
+        raise RuntimeError(f"unsupported range: {values[0]} -> {values[1]}")
+    if (values[1] - values[0]) * values[2] < 0:
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     if dtype is None:
         is_float = any(isinstance(v, float) for v in values)
         dtype = _dtype.get_default_dtype() if is_float else _dtype.int64
@@ -335,6 +501,10 @@ def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None
 def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None,
              pin_memory=False, requires_grad=False):
     tensor_device(device, pin_memory=pin_memory)
+    if not isinstance(n, (int, np.integer)):
+        raise TypeError(f"randperm(): argument 'n' (position 1) must be int, not "
+                        f"{type(n).__name__}")
+    _size((n,))  # torch's error for a negative n
     return _new(_random.permutation(generator, n), dtype or _dtype.int64,
                 requires_grad, out)
 
@@ -387,7 +557,7 @@ for _name, _factory in (("empty", empty_like), ("zeros", zeros_like), ("ones", o
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, pin_memory=False,
               requires_grad=False, memory_format=None):
     array, dtype = _like_array(input, dtype, device, memory_format, pin_memory)
-    array.fill(fill_value.item() if isinstance(fill_value, Tensor) else fill_value)
+    array.fill(_fill_value(fill_value, dtype, "full_like"))
     return _new(array, None, requires_grad)
 
 
@@ -445,7 +615,7 @@ def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
 def new_empty(self, *sizes, size=None, dtype=None, device=None, requires_grad=False, layout=None,
               pin_memory=False):
     dtype = _new_options(self, dtype, device, pin_memory)
-    return _new(np.empty(_size(sizes, keyword=size), dtype.numpy), None, requires_grad)
+    return _new(_allocated(_size(sizes, keyword=size), dtype.numpy), None, requires_grad)
 
 
 def new_empty_strided(self, size, stride, *, dtype=None, device=None, requires_grad=False,
@@ -470,7 +640,8 @@ def new_ones(self, *sizes, size=None, dtype=None, device=None, requires_grad=Fal
 def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False,
              layout=None, pin_memory=False):
     dtype = _new_options(self, dtype, device, pin_memory)
-    return _filled(_size(size, "new_full"), fill_value, dtype, requires_grad)
+    return _filled(_size(size, "new_full"), _fill_value(fill_value, dtype, "new_full"), dtype,
+                   requires_grad)
 
 
 for _method in (new_tensor, new_empty, new_empty_strided, new_zeros, new_ones, new_full):

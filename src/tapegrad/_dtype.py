@@ -141,14 +141,26 @@ def promote_types(type1, type2):
 
 
 def scalar_dtype(value):
-    """The dtype a Python number takes as a tensor of its own (torch.tensor(value))."""
+    """The dtype a number takes in type promotion, as torch reads it: Python bools are bool,
+    Python and NumPy ints int64, Python complex numbers complex; anything else (np.float32,
+    np.bool_ and np.complex64 too) a float of the default dtype."""
     if isinstance(value, builtins.bool):
         return bool
-    if isinstance(value, builtins.int):
+    if isinstance(value, (builtins.int, np.integer)):
         return int64
     if isinstance(value, builtins.complex):
         return _default.to_complex()
     return _default
+
+
+def python_number(value):
+    """A NumPy scalar as the Python number torch reads it as (see scalar_dtype): NumPy 2's
+    scalars keep their own dtype in arithmetic, which would widen a float32 result."""
+    if isinstance(value, np.integer):
+        return builtins.int(value)
+    if isinstance(value, builtins.complex):
+        return builtins.complex(value)
+    return builtins.float(value)
 
 
 def _combine(higher, lower):

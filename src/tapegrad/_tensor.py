@@ -18,6 +18,19 @@ NON_LEAF_GRAD_WARNING = (
     "instead. See github.com/pytorch/pytorch/pull/30531 for more information.")
 
 
+# torch names a gradient's dtype by its C++ type when refusing it as .grad
+_CPP_TYPE_NAMES = {
+    "float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float", "float64": "double",
+    "complex64": "c10::complex<float>", "complex128": "c10::complex<double>", "bool": "bool",
+    "uint8": "unsigned char", "int8": "signed char", "int16": "short int", "int32": "int",
+    "int64": "long int", "uint64": "unsigned long"}
+GRAD_DTYPE_ADVICE = (
+    "The gradient must match the tensor's grad_dtype (defaults to the tensor's dtype). You can "
+    "set the tensor's grad_dtype attribute with a specific dtype, or None to allow any dtype. "
+    "Set grad_dtype with caution. Diverging the dtypes of a tensor and its gradient may break "
+    "downstream systems that assume they match.")
+
+
 class Size(tuple):
     """torch.Size: a tuple of ints that prints as torch.Size([2, 3])."""
 
@@ -202,6 +215,11 @@ class Tensor:
                     f"attempting to assign a gradient of size '{list(value.shape)}' to a tensor "
                     f"of size '{list(self.shape)}'. Please ensure that the gradient and the "
                     "tensor are the same size")
+            if value.dtype is not self.dtype:
+                raise RuntimeError(
+                    "attempting to assign a gradient with dtype "
+                    f"'{_CPP_TYPE_NAMES[value.dtype.name]}' to a tensor with grad_dtype "
+                    f"'{self.dtype.legacy_name}'. {GRAD_DTYPE_ADVICE}")
         self._grad = value
 
     @grad.deleter
@@ -281,6 +299,8 @@ class Tensor:
 
     @data.setter
     def data(self, value):
+        if not isinstance(value, Tensor):
+            raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
         self._data = value._data
         self.dtype = value.dtype
 
@@ -317,6 +337,12 @@ class Tensor:
         from .interop import tensor_array
         return tensor_array(self, dtype, copy)
 
+    def __array_wrap__(self, array, context=None, return_scalar=False):
+        # torch's: a NumPy ufunc over a tensor (x + ndarray, once Tensor.__add__ declined the
+        # ndarray) gives a tensor, 0-d for a scalar and uint8 for bools
+        array = np.asarray(array)
+        return Tensor._make(array.astype(np.uint8) if array.dtype == np.bool_ else array)
+
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
         from .interop import tensor_dlpack
         return tensor_dlpack(self, stream, max_version, dl_device, copy)
@@ -331,14 +357,21 @@ class Tensor:
 
     def __bool__(self):
         if self._data.size != 1:
-            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+            raise RuntimeError("Boolean value of Tensor with "
+                               f"{'no values' if not self._data.size else 'more than one value'}"
+                               " is ambiguous")
         return bool(self._data.reshape(()))
 
+    def _python_scalar(self):
+        if self._data.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return self._data.reshape(()).item()
+
     def __float__(self):
-        return float(self.item())
+        return float(self._python_scalar())
 
     def __int__(self):
-        return int(self.item())
+        return int(self._python_scalar())
 
     def __index__(self):
         if self.dtype.is_floating_point or self._data.size != 1:
@@ -347,12 +380,14 @@ class Tensor:
         return int(self.item())
 
     def __complex__(self):
-        return complex(self.item())
+        return complex(self._python_scalar())
 
     def __format__(self, format_spec):
         if self._data.ndim == 0:
             return format(self.item(), format_spec)  # torch formats the Python number
-        return format(repr(self), format_spec)
+        if format_spec:
+            raise TypeError("unsupported format string passed to Tensor.__format__")
+        return repr(self)
 
     def __repr__(self):
         tail = ()
@@ -516,6 +551,9 @@ class Tensor:
         return _random.log_normal_(self, *args, **kwargs)
 
     def copy_(self, src, non_blocking=False):
+        if not isinstance(src, (Tensor, int, float, complex, np.number)):
+            raise TypeError("copy_(): argument 'other' (position 1) must be Tensor, not "
+                            f"{type(src).__name__}")
         return ops.copy_(self, src)
 
     def add_(self, other, *, alpha=1):
@@ -540,37 +578,61 @@ class Tensor:
 
     # ---- operators ------------------------------------------------------------------------
     def __add__(self, other):
-        return ops.add(self, other)
+        try:
+            return ops.add(self, other)
+        except TypeError:  # torch's operators: Python then asks the other operand
+            return NotImplemented
 
     def __radd__(self, other):
-        return ops.add(self, other)
+        try:
+            return ops.add(self, other)
+        except TypeError:
+            return NotImplemented
 
     def __iadd__(self, other):
         return self.add_(other)
 
     def __sub__(self, other):
-        return ops.sub(self, other)
+        try:
+            return ops.sub(self, other)
+        except TypeError:
+            return NotImplemented
 
     def __rsub__(self, other):
-        return ops.rsub(self, other)
+        try:
+            return ops.rsub(self, other)
+        except TypeError:
+            return NotImplemented
 
     def __isub__(self, other):
         return self.sub_(other)
 
     def __mul__(self, other):
-        return ops.mul(self, other)
+        try:
+            return ops.mul(self, other)
+        except TypeError:
+            return NotImplemented
 
     def __rmul__(self, other):
-        return ops.mul(self, other)
+        try:
+            return ops.mul(self, other)
+        except TypeError:
+            return NotImplemented
 
     def __imul__(self, other):
         return self.mul_(other)
 
     def __truediv__(self, other):
-        return ops.div(self, other)
+        try:
+            return ops.div(self, other)
+        except TypeError:
+            return NotImplemented
 
     def __rtruediv__(self, other):
-        return ops.mul(ops.reciprocal(self), other)
+        try:
+            return ops.mul(ops.reciprocal(self), other)
+        except TypeError:
+            return NotImplemented
 
     def __itruediv__(self, other):
         return self.div_(other)
@@ -603,10 +665,16 @@ class Tensor:
         return self.pow_(exponent)
 
     def __matmul__(self, other):
-        return ops.matmul(self, other)
+        try:
+            return ops.matmul(self, other)
+        except TypeError:
+            return NotImplemented
 
     def __rmatmul__(self, other):
-        return ops.matmul(other, self)
+        try:
+            return ops.matmul(other, self)
+        except TypeError:
+            return NotImplemented
 
     def __neg__(self):
         return ops.neg(self)

@@ -1,6 +1,12 @@
 """Argument checks shared by op families; each raises torch's error type and text."""
 
 
+def type_name(value):
+    """A value's type as torch's argument errors name it: list, NoneType, numpy.ndarray."""
+    kind = type(value)
+    return kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"
+
+
 def numel(shape):
     count = 1
     for size in shape:

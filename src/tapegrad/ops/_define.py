@@ -25,7 +25,7 @@ from .. import _dtype
 from .._tensor import Tensor
 from ..autograd import anomaly_mode, forward_ad, grad_mode
 from ..autograd.graph import FREED_GRAPH, Node, SavedTensor, sequence_numbers
-from ._checks import broadcast_shapes
+from ._checks import broadcast_shapes, type_name
 
 REGISTRY = {}
 
@@ -220,9 +220,12 @@ class Op:
 
     def _arrays(self, inputs, args):
         """The general path of argument conversion: type checks, then promotion."""
-        if self.n_inputs == 1 and not isinstance(inputs[0], Tensor):
-            raise TypeError(f"{self.__name__.lstrip('_')}(): argument 'input' (position 1) must "
-                            f"be Tensor, not {type(inputs[0]).__name__}")
+        for position, value in enumerate(inputs):
+            if (self.n_inputs == 1 and not isinstance(value, Tensor)
+                    or isinstance(value, (list, tuple, str, np.ndarray))):
+                raise TypeError(f"{self.__name__.lstrip('_')}(): argument "
+                                f"'{self.input_names[position]}' (position {position + 1}) "
+                                f"must be Tensor, not {type_name(value)}")
         return _promoted_arrays(inputs, self.promote, [args[i] for i in self.scalar_positions])
 
     def _record(self, args, inputs, outputs):
@@ -331,9 +334,10 @@ def _promoted_arrays(inputs, promote, scalars=()):
     for value in inputs:
         if isinstance(value, Tensor):
             value = value._data if value.dtype is target else value._data.astype(target.numpy)
-        elif value is not None and (not target.is_differentiable or isinstance(value, complex)):
+        elif value is not None and (not target.is_differentiable or isinstance(value, complex)
+                                    or isinstance(value, np.generic)):
             # An int/bool result (wrapping around like torch: uint8 - 3 is 253), or a number
-            # that would otherwise widen the array dtype.
+            # that would otherwise widen the array dtype (a NumPy scalar keeps its own).
             value = np.asarray(value).astype(target.numpy)
         arrays.append(value)
     return arrays
@@ -394,5 +398,22 @@ def defop(node_name, save=(), promote=None, view=False, name=None, scalars=()):
     scalars: names of number attributes that take part in type promotion.
     """
     def wrap(forward):
-        return Op(forward, node_name, save, promote, view, name, scalars)
+        return (_OpWithScalars if scalars else Op)(forward, node_name, save, promote, view,
+                                                   name, scalars)
     return wrap
+
+
+class _OpWithScalars(Op):
+    """An op with number attributes: NumPy scalars among them become Python numbers before
+    the forward sees or saves them (x ** np.float64(2) stays float32, as in torch)."""
+
+    def __call__(self, *args, **kwargs):
+        if kwargs or len(args) != len(self.defaults):
+            args = self._bind(args, kwargs)
+        for position in self.scalar_positions:
+            if isinstance(args[position], np.generic):
+                args = tuple(_dtype.python_number(value) if isinstance(value, np.generic)
+                             and i in self.scalar_positions else value
+                             for i, value in enumerate(args))
+                break
+        return Op.__call__(self, *args)

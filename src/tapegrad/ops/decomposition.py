@@ -573,7 +573,10 @@ def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None, out=None):
         raise RuntimeError(f"linalg.pinv({A.dtype.legacy_name}{{{list(A.shape)}}}): expected a "
                            "tensor with 2 or more dimensions of float, double, cfloat or cdouble "
                            "types")
-    return _pinv(A, atol, rtol if rcond is None else rcond, hermitian)
+    # tolerances given as tensors reach the NumPy forward as arrays
+    atol, rtol = (value._data if isinstance(value, Tensor) else value
+                  for value in (atol, rtol if rcond is None else rcond))
+    return _pinv(A, atol, rtol, hermitian)
 
 
 def pinverse(input, rcond=1e-15):

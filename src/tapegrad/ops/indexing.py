@@ -6,7 +6,7 @@ import warnings
 import numpy as np
 
 from .._tensor import Tensor
-from ._checks import broadcast_shapes, numel, wrap_dim
+from ._checks import broadcast_shapes, numel, type_name, wrap_dim
 from ._define import defop
 from .shape import (alias_view, expand, select_view, slice_view, unsqueeze_view, reshape,
                     zeros_of)
@@ -62,6 +62,9 @@ def _as_key_item(item):
         return np.asarray([_as_key_item(i) for i in item])
     if isinstance(item, bool):  # x[True] is x[None] with a mask of one True
         return np.asarray(item)
+    if isinstance(item, (float, complex, np.bool_, np.inexact)):
+        raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte "
+                         f"Variables are valid indices (got {type_name(item)})")
     return item
 
 

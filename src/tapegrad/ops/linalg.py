@@ -128,7 +128,10 @@ def matmul(input, other):
     """The @ operator: dot, mv, mm, a folded mm/mv, or bmm over broadcast batch dims, chosen as
     torch chooses (so the recorded nodes are torch's)."""
     if not isinstance(other, Tensor) or not isinstance(input, Tensor):
-        raise TypeError("matmul(): argument 'other' (position 2) must be Tensor")
+        name, position, value = (("input", 1, input) if not isinstance(input, Tensor)
+                                 else ("other", 2, other))
+        raise TypeError(f"matmul(): argument '{name}' (position {position}) must be Tensor, "
+                        f"not {type(value).__name__}")
     a, b = input.ndim, other.ndim
     if a == 0 or b == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "

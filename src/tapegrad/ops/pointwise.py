@@ -6,7 +6,7 @@ import numpy as np
 
 from .. import _dtype, _layout
 from .._tensor import Tensor
-from ._checks import broadcast_shapes
+from ._checks import broadcast_shapes, type_name
 from ._define import defop
 from .shape import zeros_of
 
@@ -48,7 +48,7 @@ def takes_tensors(function, tensors, others, optional=False):
     if all(isinstance(value, Tensor) for value in tensors):
         if all(isinstance(value, Tensor) for value in given):
             return True
-        if all(isinstance(value, (int, float, complex)) for value in given):
+        if all(isinstance(value, (int, float, complex, np.number)) for value in given):
             return False
     raise invalid_combination(function, (*tensors, *given))
 
@@ -78,7 +78,7 @@ def require_tensors(function, **arguments):
     for position, (name, value) in enumerate(arguments.items(), 1):
         if not isinstance(value, Tensor):
             raise TypeError(f"{function}(): argument '{name}' (position {position}) must be "
-                            f"Tensor, not {type(value).__name__}")
+                            f"Tensor, not {type_name(value)}")
 
 
 def not_implemented_in_torch(op, aten_name):

@@ -82,7 +82,9 @@ def roll(input, shifts, dims=None):
     if len(shifts) != len(dims) and (dims or len(shifts) != 1):
         raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, "
                            f"dims:{len(dims)}")
-    dims = tuple(wrap_dim(d, input.ndim) for d in dims) if input.ndim else ()
+    if dims and not input.ndim:
+        raise IndexError(f"Dimension specified as {dims[0]} but tensor has no dimensions")
+    dims = tuple(wrap_dim(d, input.ndim) for d in dims)
     return _roll(input, shifts[:len(dims) or 1], dims)
 
 

@@ -60,16 +60,21 @@ unsafe_view.derivatives(input=lambda ctx: reshape(ctx.grad, ctx.input_shape))
 
 def view(input, *shape, size=None, dtype=None):
     """A view with another shape, or (view(dtype)) the same bytes read as another dtype."""
-    if not shape or size is not None or dtype is not None or isinstance(shape[0], _dtype.dtype):
+    if (not shape or size is not None or dtype is not None or isinstance(shape[0], _dtype.dtype)
+            or type(shape[0]) is float):
         return _view_by_keyword_or_dtype(input, shape + tuple(
             value for value in (size, dtype) if value is not None))
+    for position, length in enumerate(shape[1:], 2):
+        if type(length) is float:
+            raise TypeError(f"view(): argument 'size' failed to unpack the object at pos "
+                            f"{position} with error \"type must be tuple of ints,but got float\"")
     return _view(input, infer_shape(shape, input.numel()))
 
 
 def _view_by_keyword_or_dtype(input, given):
     if len(given) == 1 and isinstance(given[0], _dtype.dtype):
         return strided.view_dtype(input, given[0])
-    if not given or any(isinstance(value, _dtype.dtype) for value in given):
+    if not given or any(isinstance(value, (_dtype.dtype, float)) for value in given):
         kinds = ", ".join("torch.dtype" if isinstance(value, _dtype.dtype)
                           else type(value).__name__ for value in given)
         raise TypeError(f"view() received an invalid combination of arguments - got ({kinds}), "
@@ -89,9 +94,9 @@ def reshape(input, *shape):
 
 
 def flatten(input, start_dim=0, end_dim=-1):
+    start, end = wrap_dim(start_dim, input.ndim), wrap_dim(end_dim, input.ndim)
     if input.ndim == 0:
         return reshape(input, 1)
-    start, end = wrap_dim(start_dim, input.ndim), wrap_dim(end_dim, input.ndim)
     if start > end:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     if start == end:

@@ -1,0 +1,213 @@
+"""Argument handling as torch's (issue 11, part 2): NumPy scalars in type promotion and
+tensor creation, and torch's exception class and text for arguments torch refuses."""
+import numpy as np
+import pytest
+
+from compare import same, same_error
+
+
+def _result(tensor):
+    return str(tensor.dtype), tensor.tolist()
+
+
+def _read_only(array):
+    array.setflags(write=False)
+    return array
+
+
+def _imul(x, number):
+    x *= number
+    return x
+
+
+# Each scenario builds its tensors with lib: value and dtype must be torch's.
+NUMPY_SCALARS = {
+    "float32_plus_np_float64": lambda lib: lib.ones(3) + np.float64(2),
+    "np_float64_plus_float32": lambda lib: np.float64(2) + lib.ones(3),
+    "float32_times_np_float32": lambda lib: lib.ones(3) * np.float32(2),
+    "int64_times_np_int64": lambda lib: lib.arange(3) * np.int64(2),
+    "int32_times_np_int64": lambda lib: lib.arange(3, dtype=lib.int32) * np.int64(2),
+    "uint8_plus_np_int8": lambda lib: lib.arange(3, dtype=lib.uint8) + np.int8(2),
+    "int64_plus_np_float64": lambda lib: lib.arange(3) + np.float64(0.5),
+    "int64_plus_np_bool": lambda lib: lib.arange(3) + np.bool_(True),
+    "float32_imul_np_int64": lambda lib: _imul(lib.ones(2), np.int64(3)),
+    "int64_imul_np_int64": lambda lib: _imul(lib.arange(2), np.int64(3)),
+    "add_np_scalar": lambda lib: lib.add(lib.ones(2), np.float64(2)),
+    "clamp_np_int": lambda lib: lib.clamp(lib.arange(3), np.int64(1)),
+    "int_pow_np_int": lambda lib: lib.arange(3) ** np.int64(2),
+    "float32_pow_np_float64": lambda lib: lib.ones(3) ** np.float64(2),
+    "where_np_scalar": lambda lib: lib.where(lib.tensor([True, False]), lib.ones(2),
+                                             np.float64(2)),
+    "compare_np_scalar": lambda lib: lib.ones(2) > np.float64(0.5),
+    "tensor_of_np_float64_list": lambda lib: lib.tensor([np.float64(1)]),
+    "tensor_of_np_float32_list": lambda lib: lib.tensor([np.float32(1), 1.0]),
+    "tensor_of_np_int32_list": lambda lib: lib.tensor([np.int32(1)]),
+    "tensor_of_np_int32_and_int": lambda lib: lib.tensor([np.int32(1), 1]),
+    "tensor_of_np_int32_and_int8": lambda lib: lib.tensor([np.int32(1), np.int8(1)]),
+    "tensor_of_int_and_np_float64": lambda lib: lib.tensor([1, np.float64(1)]),
+    "tensor_of_np_float16_and_int": lambda lib: lib.tensor([np.float16(1), 1]),
+    "tensor_of_nested_np_scalars": lambda lib: lib.tensor([[np.float32(1)], [np.float64(2)]]),
+    "tensor_of_np_bool_list": lambda lib: lib.tensor([np.bool_(True)]),
+    "tensor_of_ndarrays": lambda lib: lib.tensor([np.ones(2), np.zeros(2)]),
+    "as_tensor_of_read_only_array": lambda lib: lib.as_tensor(_read_only(np.zeros(2))).add_(1),
+    "from_numpy_of_read_only_array": lambda lib: lib.from_numpy(_read_only(np.zeros(2))).add_(1),
+    "randperm_zero": lambda lib: lib.randperm(0),
+    "arange_reversed_empty": lambda lib: lib.arange(5, 5, -1),
+    "tensor_of_np_float64": lambda lib: lib.tensor(np.float64(1)),
+    "full_np_float64": lambda lib: lib.full((2,), np.float64(1)),
+    "full_np_int64": lambda lib: lib.full((2,), np.int64(1)),
+    "full_np_bool": lambda lib: lib.full((2,), np.bool_(True)),
+    "tensor_of_bool_and_int": lambda lib: lib.tensor([True, 2]),
+    "tensor_negative_into_uint8_wraps": lambda lib: lib.tensor([-255, -1], dtype=lib.uint8),
+    "tensor_big_int_as_float64": lambda lib: lib.tensor([[2**64]], dtype=lib.float64),
+    "tensor_float_to_int_truncates": lambda lib: lib.tensor([1.5], dtype=lib.int64),
+    "full_float_to_int_truncates": lambda lib: lib.full((2,), 2.5, dtype=lib.int64),
+    "full_negative_into_uint8_wraps": lambda lib: lib.full((2,), -1, dtype=lib.uint8),
+}
+
+
+@pytest.mark.filterwarnings("ignore:The given NumPy array is not writable")
+@pytest.mark.parametrize("name", NUMPY_SCALARS)
+def test_numbers_promote_as_torch(name):
+    same(lambda lib: _result(NUMPY_SCALARS[name](lib)))
+
+
+def _assign_grad(lib, value):
+    x = lib.ones(2, requires_grad=True)
+    x.grad = value(lib)
+
+
+def _set_data(lib, value):
+    x = lib.ones(2)
+    x.data = value
+    return _result(x)
+
+
+# Each scenario must raise torch's exception class and text.
+REFUSED = {
+    "add_lists": lambda lib: lib.add([1, 2], [3]),
+    "add_list_other": lambda lib: lib.add(lib.ones(2), [1.0]),
+    "add_str_other": lambda lib: lib.add(lib.ones(2), "a"),
+    "maximum_list": lambda lib: lib.maximum(lib.ones(2), [1.0]),
+    "matmul_list": lambda lib: lib.matmul(lib.ones(2), [1.0, 1.0]),
+    "list_plus_tensor": lambda lib: [1.0, 2.0] + lib.ones(2),
+    "tensor_plus_list": lambda lib: lib.ones(2) + [1.0, 2.0],
+    "tensor_minus_str": lambda lib: lib.ones(2) - "a",
+    "tensor_times_tuple": lambda lib: lib.ones(2) * (1.0, 2.0),
+    "list_over_tensor": lambda lib: [1.0, 2.0] / lib.ones(2),
+    "tensor_matmul_list": lambda lib: lib.ones(2) @ [1.0, 1.0],
+    "ndarray_times_tensor": lambda lib: np.ones(2) * lib.ones(2),
+    "mul_ndarray": lambda lib: lib.mul(lib.ones(2), np.ones(2)),
+    "atan2_ndarray": lambda lib: lib.atan2(lib.ones(2), np.ones(2)),
+    "copy_none": lambda lib: lib.ones(2).copy_(None),
+    "copy_list": lambda lib: lib.ones(2).copy_([1.0, 2.0]),
+    "flatten_0d_dim_3": lambda lib: lib.tensor(1.0).flatten(3),
+    "flatten_0d_end_dim_1": lambda lib: lib.tensor(1.0).flatten(0, 1),
+    "roll_0d_dim_0": lambda lib: lib.tensor(1.0).roll(1, 0),
+    "roll_0d_dim_minus_1": lambda lib: lib.tensor(1.0).roll(1, -1),
+    "roll_0d_dims_tuple": lambda lib: lib.tensor(1.0).roll((1,), (1,)),
+    "index_float": lambda lib: lib.ones(3)[1.0],
+    "index_np_float64": lambda lib: lib.ones(3)[np.float64(1)],
+    "index_complex": lambda lib: lib.ones(3)[1j],
+    "index_np_bool": lambda lib: lib.ones(3)[np.bool_(True)],
+    "index_float_in_tuple": lambda lib: lib.ones(3, 3)[0, 1.0],
+    "setitem_float_index": lambda lib: lib.ones(3).__setitem__(1.0, 2.0),
+    "view_float_size": lambda lib: lib.ones(6).view(2.0, 3),
+    "view_float_last": lambda lib: lib.ones(6).view(2, 3.0),
+    "tensor_complex_into_int": lambda lib: lib.tensor([1j], dtype=lib.int64),
+    "tensor_complex_into_float": lambda lib: lib.tensor([1 + 1j, 2], dtype=lib.float64),
+    "tensor_of_1d_tensors": lambda lib: lib.tensor([lib.ones(2), lib.ones(2)]),
+    "full_none": lambda lib: lib.full((2,), None),
+    "full_str": lambda lib: lib.full((2,), "a"),
+    "full_list": lambda lib: lib.full((2,), [1.0]),
+    "new_full_none": lambda lib: lib.ones(2).new_full((2,), None),
+    "full_like_none": lambda lib: lib.full_like(lib.ones(2), None),
+    "full_overflows_uint8": lambda lib: lib.full((2,), 300, dtype=lib.uint8),
+    "full_overflows_int32": lambda lib: lib.full((2,), 2**40, dtype=lib.int32),
+    "full_nan_into_int64": lambda lib: lib.full((2,), float("nan"), dtype=lib.int64),
+    "full_complex_into_float": lambda lib: lib.full((2,), 1j, dtype=lib.float32),
+    "full_int_too_big": lambda lib: lib.full((2,), 2**70),
+    "new_full_overflows": lambda lib: lib.ones(2).new_full((2,), 300, dtype=lib.uint8),
+    "full_like_overflows": lambda lib: lib.full_like(lib.ones(2, dtype=lib.uint8), 300),
+    "tensor_int_past_int64": lambda lib: lib.tensor([2**63]),
+    "tensor_int_past_uint64": lambda lib: lib.tensor(2**64),
+    "tensor_int_below_int64": lambda lib: lib.tensor([-2**63 - 1]),
+    "as_tensor_int_past_int64": lambda lib: lib.as_tensor([2**63]),
+    "tensor_overflows_uint8": lambda lib: lib.tensor([300], dtype=lib.uint8),
+    "tensor_underflows_uint8": lambda lib: lib.tensor([-256], dtype=lib.uint8),
+    "tensor_overflows_int8": lambda lib: lib.tensor([200], dtype=lib.int8),
+    "tensor_float_overflows_int32": lambda lib: lib.tensor([1e10], dtype=lib.int32),
+    "tensor_nan_into_int64": lambda lib: lib.tensor([float("nan")], dtype=lib.int64),
+    "tensor_ragged": lambda lib: lib.tensor([[1, 2], [3]]),
+    "tensor_ragged_longer": lambda lib: lib.tensor([[1], [3, 4]]),
+    "tensor_ragged_deep": lambda lib: lib.tensor([[[1, 2]], [[3]]]),
+    "tensor_number_then_list": lambda lib: lib.tensor([1, [2]]),
+    "tensor_float_then_list": lambda lib: lib.tensor([1.0, [2]]),
+    "tensor_list_then_number": lambda lib: lib.tensor([[1], 2]),
+    "tensor_none": lambda lib: lib.tensor(None),
+    "tensor_none_inside": lambda lib: lib.tensor([1, None]),
+    "tensor_object_inside": lambda lib: lib.tensor([[1, 2], [3, object()]]),
+    "tensor_list_of_str": lambda lib: lib.tensor(["a"]),
+    "grad_other_dtype": lambda lib: _assign_grad(lib, lambda lib: lib.ones(2, dtype=lib.float64)),
+    "grad_int_dtype": lambda lib: _assign_grad(lib, lambda lib: lib.ones(2, dtype=lib.int64)),
+    "grad_other_shape": lambda lib: _assign_grad(lib, lambda lib: lib.ones(3)),
+    "grad_list": lambda lib: _assign_grad(lib, lambda lib: [1.0, 2.0]),
+    "data_list": lambda lib: _set_data(lib, [1.0]),
+    "format_spec_on_1d": lambda lib: format(lib.ones(2), ".2f"),
+    "format_align_on_1d": lambda lib: format(lib.ones(2), ">20"),
+    "arange_none": lambda lib: lib.arange(None),
+    "arange_to_inf": lambda lib: lib.arange(0.5, float("inf")),
+    "arange_to_nan": lambda lib: lib.arange(0, float("nan")),
+    "arange_wrong_step_sign": lambda lib: lib.arange(0, 5, -1),
+    "arange_wrong_float_step_sign": lambda lib: lib.arange(0, 5, -1.5),
+    "randperm_negative": lambda lib: lib.randperm(-1),
+    "randperm_float": lambda lib: lib.randperm(2.0),
+    "arange_list": lambda lib: lib.arange([1]),
+    "bool_of_empty": lambda lib: bool(lib.ones(0)),
+    "bool_of_two": lambda lib: bool(lib.ones(2)),
+    "float_of_two": lambda lib: float(lib.ones(2)),
+    "int_of_empty": lambda lib: int(lib.ones(0)),
+    "complex_of_two": lambda lib: complex(lib.ones(2)),
+    "item_of_two": lambda lib: lib.ones(2).item(),
+    "empty_too_big": lambda lib: lib.empty(2**40, 2**40),
+    "zeros_too_big": lambda lib: lib.zeros(2**40, 2**40),
+    "ones_too_big": lambda lib: lib.ones(2**31, 2**31),
+    "full_too_big": lambda lib: lib.full((2**62,), 1.0),
+    "empty_bool_too_big": lambda lib: lib.empty((2**40, 2**40), dtype=lib.bool),
+    "empty_more_than_memory": lambda lib: lib.empty(2**45),
+    "new_empty_too_big": lambda lib: lib.ones(1).new_empty(2**62),
+}
+
+
+@pytest.mark.parametrize("name", REFUSED)
+def test_refusals_match_torch(name):
+    same_error(REFUSED[name])
+
+
+NUMPY_OPERANDS = {
+    "tensor_times_ndarray": lambda lib: lib.ones(2) * np.ones(2),
+    "tensor_plus_ndarray_2d": lambda lib: lib.ones(2) + np.ones((2, 2)),
+    "tensor_matmul_ndarray": lambda lib: lib.ones(2) @ np.ones(2),
+    "ufunc_of_tensor": lambda lib: np.exp(lib.ones(2)),
+    "ufunc_to_bool": lambda lib: np.isnan(lib.ones(2)),
+    "copy_from_number": lambda lib: lib.ones(2).copy_(3.0),
+    "flatten_0d": lambda lib: lib.tensor(1.0).flatten(0, -1),
+    "roll_0d_without_dims": lambda lib: lib.tensor(1.0).roll(1),
+    "tensor_of_one_element_tensors": lambda lib: lib.tensor([lib.ones(1), lib.ones(1)]),
+    "tensor_complex_into_bool": lambda lib: lib.tensor([1j, 0j], dtype=lib.bool),
+}
+
+
+@pytest.mark.filterwarnings("ignore:__array_wrap__ must accept context")
+@pytest.mark.parametrize("name", NUMPY_OPERANDS)
+def test_numpy_operands_and_accepted_calls_match_torch(name):
+    same(lambda lib: (type(NUMPY_OPERANDS[name](lib)).__name__,
+                      _result(NUMPY_OPERANDS[name](lib))))
+
+
+def test_data_takes_another_dtype_and_shape_as_torch():
+    same(lambda lib: _set_data(lib, lib.ones(3, dtype=lib.float64)))
+
+
+def test_format_without_spec_prints_the_tensor():
+    same(lambda lib: (format(lib.ones(2), ""), format(lib.tensor(2.5), ".2f"), f"{lib.ones(2)}"))
