@@ -1,4 +1,20 @@
+import os
 import sys
+
+try:
+    from hypothesis import HealthCheck, settings
+except ImportError:  # the fuzz tests skip themselves without hypothesis
+    settings = None
+
+if settings is not None:
+    # "ci" (the default) is derandomized with a fixed budget that fits CI's time; "long" is for
+    # local bug hunts: HYPOTHESIS_PROFILE=long python -m pytest tests/test_fuzz*.py
+    _relaxed = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
+    settings.register_profile("ci", max_examples=60, derandomize=True, deadline=None,
+                              database=None, suppress_health_check=_relaxed, print_blob=True)
+    settings.register_profile("long", max_examples=2000, deadline=None,
+                              suppress_health_check=_relaxed, print_blob=True)
+    settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
 def pytest_terminal_summary(terminalreporter):
