@@ -142,10 +142,6 @@ XFAILS = {
     ("copysign", None): "intentional: ours is +-1 at +-inf, signs rather than torch's "
                         "result / input (NaN there), so that the second derivative is exactly 0",
     ("fmod", None): _FMOD, ("remainder", None): _FMOD,
-    ("prod_dim", None): "second order at +-inf: torch gives +-inf where ours gives NaN "
-                        "(0 * inf inside the product of the other elements)",
-    ("cumprod", None): "second order next to +-inf and huge numbers: torch gives finite or "
-                       "infinite numbers where ours gives NaN (0 * inf in its formula)",
     ("logcumsumexp", None): "a row at 1e300: the output rounds (1e300 + log 2 == 1e300) and "
                             "torch's log-space backward and ours round differently",
     ("topk", None): _TIES, ("topk_smallest", None): _TIES,

@@ -251,31 +251,36 @@ _prod_dim.derivatives(input=lambda ctx: _prod_backward(ctx.grad, ctx.input, ctx.
 
 
 def _prod_backward(grad, input, result, dim, keepdim):
-    """d prod / dx_i is the product of the other elements: result / x_i when the tensor has
-    no zero (torch looks at the whole tensor), else a product that never divides."""
+    """d prod / dx_i is the product of the other elements, as torch's prod_backward: result /
+    x_i when the tensor has no zero (torch looks at the whole tensor), else a product that
+    never divides; a full product with two zeros or more has gradient 0 unless recording."""
     if input.ndim == 0:
         return grad
     dims = tuple(range(input.ndim)) if dim is None else dim
     grad = restore_dims(grad, input.shape, dims, keepdim)
-    if not (input == 0).any():
+    zeros = (input == 0)._data.sum()
+    if not zeros:
         return grad * (restore_dims(result, input.shape, dims, keepdim) / input)
-    if dim is None:
-        return grad * reshape(_product_of_others(reshape(input, (-1,)), 0), input.shape)
-    return grad * _product_of_others(input, dim[0])
+    if dim is not None:
+        return grad * _product_of_others(input, dim[0])
+    if zeros > 1 and not is_recording():
+        return Tensor._make(np.zeros(input.shape, input._data.dtype))
+    return reshape(grad * _product_of_others(reshape(input, (-1,)), 0), input.shape)
 
 
 def _product_of_others(input, dim):
-    """The product of all other elements along dim: the running product before each position
-    times the one after it. Exact with zeros, and differentiable again (torch's
-    prod_safe_zeros_backward)."""
+    """The product of all other elements along dim: the running product of the elements before
+    each position times that of the ones after it, each over a shifted copy that starts with 1
+    (torch's prod_safe_zeros_backward, whose grouping decides the NaNs of second order)."""
     size = input.shape[dim]
+    if size == 1:
+        return Tensor._make(np.ones(input.shape, input._data.dtype))
     positions = np.arange(size)
-    before = where(_along(positions == 0, dim, input.ndim), 1.0,
-                   take_along(cumprod(input, dim), np.maximum(positions - 1, 0), dim))
-    from_the_end = cumprod(take_along(input, positions[::-1], dim), dim)
-    after = where(_along(positions == size - 1, dim, input.ndim), 1.0,
-                  take_along(from_the_end, np.maximum(size - 2 - positions, 0), dim))
-    return before * after
+    first = _along(positions == 0, dim, input.ndim)
+    before = cumprod(where(first, 1.0, take_along(input, np.maximum(positions - 1, 0), dim)), dim)
+    after = cumprod(where(first, 1.0, take_along(input, np.minimum(size - positions, size - 1),
+                                                 dim)), dim)
+    return before * take_along(after, positions[::-1], dim)
 
 
 @numpy_keywords
@@ -677,35 +682,51 @@ def _cumprod(xp, input: Tensor, dim, dtype=None):
 
 
 def _cumprod_backward(ctx):
-    """grad_k = sum over j >= k of grad_j * prod over m <= j, m != k of x_m."""
+    """grad_k = sum over j >= k of grad_j * prod over m <= j, m != k of x_m, grouped as torch's
+    cumprod_backward (its NaNs and infinities at the edges follow from that grouping)."""
     grad, input, dim = ctx.grad, ctx.input, ctx.dim
-    if input.numel() <= 1:
+    if input.numel() <= 1 or input.shape[dim] == 1:
         return grad
     is_zero = input == 0
     if not is_zero.any():
-        return reversed_cumsum(grad * ctx.result, dim) / input
+        return reversed_cumsum(ctx.result * grad, dim) / input
     if is_recording():  # create_graph: a formula that is itself differentiable
         return _cumprod_backward_exact(grad, input, dim)
     zeros_so_far = cumsum(is_zero, dim)
     before_zero = zeros_so_far == 0
-    first_zero = is_zero & (zeros_so_far == 1)
     # before the first zero every product holding x_k is nonzero up to it: divide by x_k
-    before = reversed_cumsum(grad * ctx.result, dim) / where(before_zero, input, 1.0)
-    # at the first zero, the products with x_k left out
-    at_zero = reversed_cumsum(grad * cumprod(where(first_zero, 1.0, input), dim), dim)
-    return where(before_zero, before, where(first_zero, at_zero, 0.0))
+    before = reversed_cumsum(where(before_zero, ctx.result * grad, 0.0), dim) / input
+    # at the first zero z1: the running product up to z1 - 1 times the sum, up to the second
+    # zero, of grad_j times the product of the elements after z1
+    upto_second = zeros_so_far == 1
+    first_zero = is_zero & upto_second
+    between = cumprod(where(upto_second & ~first_zero, input, 1.0), dim)
+    terms = sum(between * where(upto_second, grad, 0.0), dim, True)
+    count = sum(before_zero, dim, True)
+    last_before = before_zero & (cumsum(before_zero, dim) == count)
+    prefix = where(count == 0, 1.0, sum(where(last_before, ctx.result, 0.0), dim, True))
+    return where(before_zero, before, where(first_zero, terms * prefix, 0.0))
 
 
 def _cumprod_backward_exact(grad, input, dim):
-    """The same sum without division, O(n^2) in the size of dim: row k of a table holds x with
-    x_k replaced by 1, whose running product gives every term of grad_k."""
-    x, grad = transpose(input, dim, -1), transpose(grad, dim, -1)
-    size = x.shape[-1]
-    diagonal = Tensor._make(np.eye(size, dtype=bool))
-    at_or_after = Tensor._make(np.triu(np.ones((size, size), dtype=bool)))
-    products = cumprod(where(diagonal, 1.0, unsqueeze(x, -2)), -1)
-    terms = where(at_or_after, products * unsqueeze(grad, -2), 0.0)
-    return transpose(sum(terms, -1), dim, -1)
+    """The same sum without division, O(n^2) in the size of dim, as torch's loop: for each k
+    the product of the elements before k times the running product of those after it."""
+    from .joining import cat, stack
+    size = input.shape[dim]
+
+    def part(tensor, start, stop=None):
+        return getitem(tensor, (slice(None),) * dim + (slice(start, stop),))
+    ones = Tensor._make(np.ones(part(input, 0, 1).shape, input._data.dtype))
+    columns = []
+    for k in range(size):
+        if k == 0:
+            omitted = cat([ones, cumprod(part(input, 1), dim)], dim)
+        else:
+            until = prod(part(input, 0, k), dim, True)
+            omitted = until if k == size - 1 else cat(
+                [until, until * cumprod(part(input, k + 1), dim)], dim)
+        columns.append(sum(part(grad, k) * omitted, dim))
+    return stack(columns, dim)
 
 
 _cumprod.derivatives(input=_cumprod_backward)
