@@ -261,3 +261,127 @@ def test_view_of_a_base_that_requires_grad_later():
         return (repr(view), view.is_leaf, result.requires_grad,
                 [name(node) for node, _ in result.grad_fn.next_functions])
     same(scenario)
+
+
+# ---- a base that changes shape in place keeps its views (storage geometry, as torch) -------
+
+@pytest.mark.parametrize("reshape_base", [
+    lambda y: y.t_(), lambda y: y.transpose_(0, 1), lambda y: y.unsqueeze_(1),
+    lambda y: y.as_strided_((3, 2), (1, 3)), lambda y: y.squeeze_(),
+], ids=["t_", "transpose_", "unsqueeze_", "as_strided_", "squeeze_"])
+def test_base_changing_shape_in_place_keeps_its_views(reshape_base):
+    def scenario(lib):
+        x = leaf(lib, 6)
+        y = x.view(2, 3) * 1
+        row, column, diagonal = y[1], y[:, 2], y.diagonal()
+        reshape_base(y)
+        y.mul_(2)
+        seen = observed(lib, x, row, column, diagonal, y)
+        return seen, row.tolist(), column.tolist(), diagonal.tolist(), y.tolist()
+    same(scenario)
+
+
+def test_write_through_an_old_view_after_the_base_was_transposed():
+    def scenario(lib):
+        x = leaf(lib, 6)
+        y = x.view(2, 3) * 1
+        row = y[1]
+        y.t_()
+        row.mul_(x[:3])
+        return observed(lib, x, y, row), y.tolist()
+    same(scenario)
+
+
+def test_view_of_an_old_view_after_the_base_was_transposed():
+    def scenario(lib):
+        x = leaf(lib, 6)
+        y = x.view(2, 3) * 1
+        row = y[1]
+        y.t_()
+        part = row[1:]
+        part.add_(x[:2] ** 2)
+        return observed(lib, x, y, row, part), y.tolist()
+    same(scenario)
+
+
+# ---- writes into memory that elements share ------------------------------------------------
+
+def expanded(lib):
+    return lib.arange(1.0, 7, dtype=lib.float64)[:1].expand(3)
+
+
+@pytest.mark.parametrize("write", [
+    lambda lib, v: v.mul_(2), lambda lib, v: v.copy_(lib.ones(3, dtype=lib.float64)),
+    lambda lib, v: v.clamp_(0, 1), lambda lib, v: lib.nn.functional.relu(v, inplace=True),
+    lambda lib, v: v.__setitem__(slice(None), 5.0), lambda lib, v: v.sin_(),
+], ids=["mul_", "copy_", "clamp_", "relu_", "setitem_slice", "sin_"])
+def test_write_into_an_expanded_tensor_is_refused(write):
+    same_error(lambda lib: write(lib, expanded(lib)))
+
+
+@pytest.mark.parametrize("write", [
+    lambda lib, v: v.fill_(7), lambda lib, v: v.zero_(), lambda lib, v: v.__setitem__(0, 5.0),
+    lambda lib, v: v.index_put_((lib.tensor([1]),), lib.tensor(5.0, dtype=lib.float64)),
+    lambda lib, v: v.masked_fill_(lib.tensor([False, True, False]), 5.0),
+], ids=["fill_", "zero_", "setitem_element", "index_put_", "masked_fill_"])
+def test_fills_of_an_expanded_tensor_are_allowed(write):
+    def scenario(lib):
+        base = lib.arange(1.0, 7, dtype=lib.float64)
+        write(lib, base[:1].expand(3))
+        return base.tolist()
+    same(scenario)
+
+
+@pytest.mark.parametrize("write", [
+    lambda x: x[1:].add_(x[:-1]), lambda x: x[1:4].copy_(x[:3]), lambda x: x[1:4].mul_(x[2]),
+    lambda x: x[:4].view(2, 2).add_(x[:4].view(2, 2).T),
+    lambda x: x[1:4].clamp_(min=x[:3]), lambda x: x[1:4].addcmul_(x[:3], x[3:]),
+    lambda x: x.__setitem__(slice(1, 4), x[:3]),
+    lambda x: x.__setitem__(x.new_tensor([1, 2, 3]).long(), x[:3]),
+], ids=["add_", "copy_", "mul_0d", "add_T", "clamp_", "addcmul_", "setitem", "setitem_index"])
+def test_input_partly_overlapping_the_written_tensor_is_refused(write):
+    same_error(lambda lib: write(lib.arange(6.0, dtype=lib.float64)))
+
+
+@pytest.mark.parametrize("write", [
+    lambda x: x.add_(x), lambda x: x[1:4].add_(x[5:]), lambda x: x[1:4].mul_(x[0]),
+    lambda x: x.__setitem__(slice(1, 4), x[1:2]), lambda x: x.__setitem__(slice(1, 4), x[0]),
+    lambda x: x[1:4].masked_fill_(x[:3] > 1, x[0]),
+], ids=["itself", "disjoint", "0d_outside", "broadcast_value", "0d_value", "masked_fill_"])
+def test_inputs_sharing_memory_torch_allows(write):
+    def scenario(lib):
+        x = lib.arange(6.0, dtype=lib.float64)
+        write(x)
+        return x.tolist()
+    same(scenario)
+
+
+@pytest.mark.parametrize("write", [
+    lambda lib, v: v.mul_(2), lambda lib, v: v.add_(1),
+    lambda lib, v: v.mul_(lib.full((3,), 2.0, dtype=lib.float64, requires_grad=True)),
+    lambda lib, v: v.copy_(lib.arange(12.0, dtype=lib.float64).view(4, 3)),
+    lambda lib, v: v.zero_(), lambda lib, v: v.clamp_(2, 4), lambda lib, v: v.__setitem__(0, 5.0),
+    lambda lib, v: v[1:3].mul_(3), lambda lib, v: v.T.mul_(2),
+    lambda lib, v: lib.nn.functional.relu(v.sub_(3), inplace=True),
+], ids=["mul_", "add_", "mul_tensor", "copy_", "zero_", "clamp_", "setitem", "slice_mul_", "T",
+        "relu_"])
+def test_write_into_overlapping_windows_as_torch(write):
+    """torch writes an unfold with step < size element by element (each reading what the
+    earlier writes left); its gradient treats the write as done once per element."""
+    def scenario(lib):
+        x = leaf(lib, 6)
+        y = x * 1
+        windows = y.unfold(0, 3, 1)
+        write(lib, windows)
+        (y * lib.arange(1.0, 7, dtype=lib.float64)).sum().backward()
+        return y.tolist(), x.grad.tolist(), name(y.grad_fn), windows._version
+    same(scenario)
+
+
+def test_write_into_overlapping_as_strided_as_torch():
+    def scenario(lib):
+        x = lib.arange(6.0, dtype=lib.float64)
+        x.as_strided((2, 2), (1, 1)).copy_(lib.tensor([[1.0, 2], [3, 4]], dtype=lib.float64))
+        x.as_strided((3, 2), (1, 1), 2).add_(1)
+        return x.tolist()
+    same(scenario)

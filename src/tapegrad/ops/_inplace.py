@@ -16,17 +16,25 @@ from ..autograd.graph import Node
 from ._checks import broadcast_shapes
 from ._define import edge_of, defop
 from .shape import zeros_of
+from . import strided  # after shape, which loads it
 
 
 def inplace(op, target, *args, **kwargs):
     """Apply `op(target, *args, **kwargs)` in place on target; returns target."""
     _check_inference(target)
+    shared = _check_overlap(op.__name__.lstrip("_"), target._data, (*args, *kwargs.values()))
+    return _apply(op, target, args, kwargs, shared)
+
+
+def _apply(op, target, args, kwargs, shared):
+    """inplace once the memory checks passed; shared: target's elements share memory."""
+    rerun = shared and (op, args, kwargs)
     tracked = grad_mode.is_recording() and (
         target.requires_grad or any(isinstance(a, Tensor) and a.requires_grad for a in args))
     if not tracked:
         with grad_mode.no_grad():
             result = op(target, *args, **kwargs)
-        _write(target, result)
+        _write(target, result, rerun)
         return target
     _check_leaf(target)
     snapshot = Tensor._make(target._data.copy(), target.dtype)
@@ -35,7 +43,7 @@ def inplace(op, target, *args, **kwargs):
     snapshot._accumulator = target._accumulator
     forward_ad.copy_tangent(target, snapshot)
     result = op(snapshot, *args, **kwargs)
-    _write(target, result)
+    _write(target, result, rerun)
     if target._base is not None:
         _rebase_view(target, result.grad_fn)
     else:
@@ -76,32 +84,96 @@ def in_place_variant(name):
     return variant
 
 
-def _write(target, result):
+def _write(target, result, rerun=None):
+    """result into target's memory. rerun: (op, args, kwargs) when elements of target share
+    memory: torch's kernels then write them one by one (_write_in_turn)."""
     if result._data.shape != target._data.shape:
         raise _shape_mismatch(target.shape, result.shape)
     if not _can_cast(result.dtype, target.dtype):
         raise RuntimeError(f"result type {result.dtype.legacy_name} can't be cast to the "
                            f"desired output type {target.dtype.legacy_name}")
-    if not target._data.flags.writeable:
-        raise RuntimeError("unsupported operation: more than one element of the written-to "
-                           "tensor refers to a single memory location. Please clone() the "
-                           "tensor before performing the operation.")
-    np.copyto(target._data, result._data, casting="unsafe")
+    if rerun:
+        _write_in_turn(target, result, *rerun)
+    else:
+        np.copyto(strided.writable(target._data), result._data, casting="unsafe")
     target._bump_version()
-    forward_ad.copy_tangent(result, target)  # an in-place op on a dual tensor
-    tangent = forward_ad.tangent_of(result)
-    if tangent is not None and target._base is not None:
-        _write_tangent_into_base(target, tangent)
+    forward_ad.write_tangent(target, forward_ad.tangent_of(result))
 
 
-def _write_tangent_into_base(view, tangent):
-    """torch keeps a view's tangent as a view of its base's: a write through the view
-    changes the base's tangent in the view's region (a zero tangent elsewhere if it had none)."""
-    base = view._base
-    old = forward_ad.tangent_of(base)
-    data = np.zeros_like(base._data) if old is None else old._data.copy()
-    view._view_fn(data)[...] = tangent._data
-    forward_ad.set_tangent(base, Tensor._make(data, base.dtype))
+def _write_in_turn(target, first, op, args, kwargs):
+    """Write into a target whose elements share memory as torch's kernels do: element by
+    element in C order, each reading its memory as the earlier writes left it. So the k-th
+    element on a memory location is written in round k, from op rerun on the values then."""
+    positions = strided.element_positions(target._data).reshape(-1)
+    order = np.argsort(positions, kind="stable")
+    starts = np.r_[True, np.diff(positions[order]) != 0]
+    ranks = np.empty_like(order)
+    ranks[order] = np.arange(order.size) - np.maximum.accumulate(
+        np.where(starts, np.arange(order.size), 0))
+    storage = strided.storage_of(target)
+    result = first
+    with grad_mode.no_grad():
+        for rank in range(int(ranks.max()) + 1):
+            if rank:
+                current = storage[positions].reshape(target.shape)
+                result = op(Tensor._make(current, target.dtype), *args, **kwargs)
+            chosen = ranks == rank
+            storage[positions[chosen]] = result._data.reshape(-1)[chosen]
+
+
+_SHARED_ELEMENTS = ("unsupported operation: more than one element of the written-to tensor "
+                    "refers to a single memory location. Please clone() the tensor before "
+                    "performing the operation.")
+
+# In-place ops torch lets write a tensor whose elements share memory (an expanded one), and
+# those that skip its check that an input partly overlaps the written-to tensor (the others
+# run on TensorIterator, which checks both). By the op's name, leading underscores dropped.
+_SHARING_ALLOWED = frozenset("""
+    fill fill_with_tensor zero index_put index_put_method index_fill masked_fill tril triu
+    threshold_inplace addmv
+""".split())
+_ALIASING_ALLOWED = frozenset("""
+    fill fill_with_tensor zero masked_fill index_add index_copy index_fill index_reduce scatter
+    scatter_add scatter_reduce put masked_scatter cumsum cumprod tril triu renorm addmm addmv
+    addr addbmm baddbmm embedding_renorm polygamma mvlgamma ldexp
+""".split())
+
+
+def _check_overlap(name, array, inputs):
+    """torch's refusals of a write into memory that two elements, or an input and the written
+    array, share; True when array's elements share memory and torch writes them anyway."""
+    shared = strided.shared_positions(array) is not None
+    if shared and name not in _SHARING_ALLOWED and _has_expanded_dim(array):
+        raise RuntimeError(_SHARED_ELEMENTS)
+    if name not in _ALIASING_ALLOWED:
+        for value in inputs:
+            if isinstance(value, Tensor) and _partly_overlaps(array, value._data):
+                raise RuntimeError(_PARTLY_SHARED)
+    return shared
+
+
+_PARTLY_SHARED = ("unsupported operation: some elements of the input tensor and the written-to "
+                  "tensor refer to a single memory location. Please clone() the tensor before "
+                  "performing the operation.")
+
+
+def _has_expanded_dim(array):
+    # torch refuses only these (its MemOverlap::Yes); other overlaps are "too hard" to check
+    return any(s == 0 and n > 1 for n, s in zip(array.shape, array.strides))
+
+
+def _partly_overlaps(a, b):
+    """torch's get_overlap_status is Partial: both dense, sharing memory, not the very same."""
+    if a is b or a.base is None and b.base is None or not a.size or not b.size or not (strided.is_non_overlapping_and_dense(a)
+                                        and strided.is_non_overlapping_and_dense(b)):
+        return False
+    a_start, a_end, a_owner = strided.storage_bytes(a)
+    b_start, b_end, b_owner = strided.storage_bytes(b)
+    if a_owner is not b_owner:
+        return False
+    if (a_start, a_end) == (b_start, b_end):
+        return a.strides != b.strides
+    return a_start < b_end and b_start < a_end
 
 
 def _shape_mismatch(shape, broadcast_shape):
@@ -178,44 +250,41 @@ def _check_creation(view, indirect):
 
 # ---- views written in place ----------------------------------------------------------------
 
-@defop("AsStridedBackward0", save=("view_fn",), view=True)
-def _view_of_base(xp, input: Tensor, view_fn):
-    return view_fn(input)
+# A view is related to its base by where its elements lie in the base (strided.positions_in:
+# flat indices into the base's elements), read from their memory when needed, as torch reads
+# the view's sizes, strides and offset: so a base that changed shape in place keeps its views.
+
+def _positions(view):
+    return strided.positions_in(view._data, view._base._data)
+
+
+@defop("AsStridedBackward0", save=("positions",))
+def _view_of_base(xp, input: Tensor, positions):
+    return input.reshape(-1)[positions]
 
 
 _view_of_base.derivatives(input=lambda ctx: _view_put(
-    zeros_of(ctx.grad, ctx.input_shape), ctx.view_fn, ctx.grad))
+    zeros_of(ctx.grad, ctx.input_shape), ctx.positions, ctx.grad, True))
 
 
-@defop("AsStridedScatterBackward0", save=("view_fn",))
-def _view_put(xp, input: Tensor, view_fn, value: Tensor):
+@defop("AsStridedScatterBackward0", save=("positions", "accumulate"))
+def _view_put(xp, input: Tensor, positions, value: Tensor, accumulate):
+    """input with value written at positions; where several elements of the view share one
+    of input's, accumulate sums their values (as_strided's backward), else the last one
+    stays (CopySlices' copy into the view, as torch's)."""
     result = input.copy()
-    view = view_fn(result)
-    positions = _positions_in(xp, view, result)
-    if positions is None:
-        view[...] = value
-    else:  # an expanded or overlapping view: each base element gets the sum of its copies
-        xp.add.at(result.reshape(-1), positions, xp.broadcast_to(value, view.shape).reshape(-1))
+    value = xp.broadcast_to(value, positions.shape)
+    if accumulate:
+        xp.add.at(result.reshape(-1), positions, value)
+    else:
+        result.reshape(-1)[positions] = value
     return result
 
 
-def _positions_in(xp, view, base):
-    """Where each element of view lies in the C-contiguous base, when several elements of view
-    share one (expand, overlapping unfold or as_strided); None when none do."""
-    if view.itemsize != base.itemsize or view.flags.writeable and view.size <= 1:
-        return None  # a real/imag view of complex data never overlaps itself
-    start = view.__array_interface__["data"][0] - base.__array_interface__["data"][0]
-    positions = xp.asarray(start // base.itemsize)
-    for n, stride in zip(view.shape, view.strides):
-        positions = positions[..., None] + xp.arange(n) * (stride // base.itemsize)
-    positions = positions.reshape(-1)
-    if view.flags.writeable and xp.unique(positions).size == positions.size:
-        return None
-    return positions
-
-
-_view_put.derivatives(input=lambda ctx: _view_put(ctx.grad, ctx.view_fn, 0.0),
-                      value=lambda ctx: _view_of_base(ctx.grad, ctx.view_fn))
+_view_put.derivatives(
+    input=lambda ctx: ctx.grad if ctx.accumulate else _view_put(ctx.grad, ctx.positions, 0.0,
+                                                                False),
+    value=lambda ctx: _view_of_base(ctx.grad, ctx.positions))
 
 
 class CopySlices(Node):
@@ -225,21 +294,21 @@ class CopySlices(Node):
     (`fn`); the rest of the base gradient passes straight to the base's old history.
     """
 
-    __slots__ = ("view_fn", "fn")
+    __slots__ = ("positions", "fn")
 
-    def __init__(self, base_edge, base_metadata, view_fn, fn):
+    def __init__(self, base_edge, base_metadata, positions, fn):
         super().__init__((base_edge,) + fn.next_functions[1:],
                          (base_metadata,) + fn._input_metadata[1:])
-        self.view_fn, self.fn = view_fn, fn
+        self.positions, self.fn = positions, fn
 
     def name(self):
         return "torch::autograd::CopySlices"
 
     def apply(self, grad_outputs):
         grad = grad_outputs[0]
-        fn_grads = self.fn.apply([_view_of_base(grad, self.view_fn)])
+        fn_grads = self.fn.apply([_view_of_base(grad, self.positions)])
         view_grad = 0.0 if fn_grads[0] is None else fn_grads[0]
-        return (_view_put(grad, self.view_fn, view_grad),) + tuple(fn_grads[1:])
+        return (_view_put(grad, self.positions, view_grad, False),) + tuple(fn_grads[1:])
 
     def release_saved(self):
         self.fn.release_saved()
@@ -247,7 +316,8 @@ class CopySlices(Node):
 
 def _rebase_view(view, fn):
     base = view._base
-    base._grad_fn = CopySlices(edge_of(base), (base._data.shape, base.dtype), view._view_fn, fn)
+    base._grad_fn = CopySlices(edge_of(base), (base._data.shape, base.dtype), _positions(view),
+                               fn)
     base._requires_grad, base._output_nr = True, 0
     regenerate_view_node(view)
 
@@ -262,7 +332,7 @@ def _rebase_view(view, fn):
 def regenerate_view_node(view):
     _check_creation(view, indirect=True)
     with grad_mode.enable_grad():
-        regenerated = _view_of_base(view._base, view._view_fn)
+        regenerated = _view_of_base(view._base, _positions(view))
     view._grad_fn, view._output_nr = regenerated._grad_fn, 0
     view._requires_grad = regenerated._requires_grad
     view._view_version = view._version_counter[0]
@@ -337,11 +407,14 @@ def setitem(target, key, value):
     _check_inference(target)
     items = key if isinstance(key, tuple) else (key,)
     arrays = written_key(items, value)
-    tracked = grad_mode.is_recording() and (
+    basic = all(_is_basic(item) for item in arrays)
+    shared = _check_setitem_overlap(target, arrays, value, basic)
+    tracked = forward_ad._level is not None or grad_mode.is_recording() and (
         target.requires_grad or isinstance(value, Tensor) and value.requires_grad)
     if not tracked:
         try:
-            target._data[arrays] = value._data if isinstance(value, Tensor) else value
+            strided.writable(target._data)[arrays] = (value._data if isinstance(value, Tensor)
+                                                      else value)
         except IndexError:
             getitem(target, key)  # raises torch's error for the key
             raise
@@ -353,10 +426,32 @@ def setitem(target, key, value):
         # torch drops the value's leading 1-sized dims first (a ViewBackward0)
         value = value.view(value.shape[next(i for i, n in enumerate(value.shape + (0,))
                                             if n != 1):])
-    if all(_is_basic(item) for item in arrays):
+    if basic:
         view = getitem(target, key)
         if isinstance(value, Tensor) and not fits(value.shape, view.shape):
             raise value_mismatch(target.shape, arrays, value)
-        copy_(view, value)
+        _apply(_copy, view, (value,), {}, False)
     else:
-        inplace(_index_put, target, arrays, value)
+        _apply(_index_put, target, (arrays, value), {}, shared)
+
+
+def _check_setitem_overlap(target, arrays, value, basic):
+    """torch's memory checks for target[key] = value: a basic key copies into the region
+    (refused where its elements share memory; the value is compared as broadcast to it, and
+    not at all when 0-d, which fills), any other key is an index_put_ (allowed there)."""
+    if not basic:
+        return _check_overlap("index_put", target._data, (value,))
+    region = target._data[arrays]
+    if _has_expanded_dim(region):
+        raise RuntimeError(_SHARED_ELEMENTS)
+    if isinstance(value, Tensor) and value.ndim and isinstance(region, np.ndarray):
+        source = value._data
+        source = source.reshape(source.shape[next((i for i, n in enumerate(source.shape)
+                                                   if n != 1), source.ndim):])
+        try:
+            source = np.broadcast_to(source, region.shape)
+        except ValueError:
+            return False  # the value's shape is refused later
+        if _partly_overlaps(region, source):
+            raise RuntimeError(_PARTLY_SHARED)
+    return False

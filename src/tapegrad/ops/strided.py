@@ -43,8 +43,7 @@ def _storage_nbytes(owner):
 
 def offset_in_storage(input):
     """Where the tensor starts in its storage, in elements (Tensor.storage_offset())."""
-    array = input._data
-    return (_address(array) - _lowest_address(_owner(array))) // array.itemsize
+    return _array_offset(input._data)
 
 
 def storage_of(input):
@@ -71,6 +70,95 @@ def _strided_array(xp, array, size, byte_strides, byte_offset, dtype=None):
 
 def _element_strides(array):
     return tuple(s // array.itemsize for s in array.strides)
+
+
+# ---- where elements lie: regenerated views, CopySlices, overlapping writes -------------------
+
+def _array_offset(array):
+    return (_address(array) - _lowest_address(_owner(array))) // array.itemsize
+
+
+def element_positions(array):
+    """Each element's position in array's storage, in elements, in array's shape."""
+    return _storage_indices(array.shape, _element_strides(array), _array_offset(array))
+
+
+def positions_in(view, base):
+    """For each element of view, the flat (C order) index of the element of base sharing its
+    memory: torch relates a view to its base by storage geometry, so a base that changed its
+    shape in place (t_, transpose_, as_strided_) still finds its old views."""
+    if base.flags.c_contiguous:
+        return element_positions(view) - _array_offset(base)
+    lookup = np.zeros(_storage_nbytes(_owner(base)) // base.itemsize, np.int64)
+    lookup[element_positions(base).reshape(-1)] = np.arange(base.size)
+    return lookup[element_positions(view)]
+
+
+def is_non_overlapping_and_dense(array):
+    """torch's test: the elements fill a block of memory, each once (any order of dims)."""
+    dims = sorted((s, n) for n, s in zip(array.shape, _element_strides(array)) if n > 1)
+    expected = 1
+    for stride, n in dims:
+        if stride != expected:
+            return False
+        expected *= n
+    return True
+
+
+def shared_positions(array):
+    """The elements' storage positions when two of them share memory (expand, unfold with step
+    < size, as_strided), else None."""
+    if array.size <= 1 or array.flags.c_contiguous or is_non_overlapping_and_dense(array):
+        return None
+    reach = 0  # beyond the memory the inner dims span, an outer step cannot land on it
+    for stride, n in sorted((abs(s), n) for n, s in zip(array.shape, array.strides) if n > 1):
+        if stride <= reach:
+            positions = element_positions(array)
+            return positions if np.unique(positions).size < positions.size else None
+        reach += stride * (n - 1)
+    return None
+
+
+def like_layout(values, array):
+    """values (zeros when None) laid out as array: its strides and offset, in a new storage
+    of the same size (torch keeps a tangent so); values itself when already so laid out."""
+    owner = _owner(array)
+    if values is not None and values.strides == array.strides and values.flags.writeable and (
+            _array_offset(values) == _array_offset(array)
+            and _owner(values).nbytes == owner.nbytes):
+        return values
+    if shared_positions(array) is not None:  # elements sharing memory: a plain copy
+        return np.zeros(array.shape, array.dtype) if values is None else values.copy()
+    storage = np.zeros(owner.nbytes // array.itemsize, array.dtype)
+    result = _strided_array(np, storage, array.shape, array.strides,
+                            _array_offset(array) * array.itemsize)
+    if values is not None:
+        result[...] = values
+    return result
+
+
+def same_geometry(array, storage_like):
+    """array's sizes, strides and offset over the storage of storage_like (an array laid out
+    as array's base: like_layout)."""
+    offset = _array_offset(array) - _array_offset(storage_like)
+    return _strided_array(np, storage_like, array.shape, array.strides, offset * array.itemsize)
+
+
+def writable(array):
+    """array, or the same elements over its storage made writable (expand's and unfold's
+    arrays are read-only, as NumPy makes them; torch writes through them where it allows)."""
+    if array.flags.writeable or not array.size:
+        return array
+    result = same_geometry(array, _owner(array))
+    result.flags.writeable = True  # where elements share memory, the last write wins
+    return result
+
+
+def storage_bytes(array):
+    """(first byte, end byte) of the memory array's elements span, and its storage owner."""
+    low = _lowest_address(array)
+    high = low + sum((n - 1) * abs(s) for n, s in zip(array.shape, array.strides)) + array.itemsize
+    return low, high, _owner(array)
 
 
 # ---- as_strided ------------------------------------------------------------------------------
