@@ -5,6 +5,7 @@ Every op's tangent rule is checked in test_ops.py::test_forward_ad_float64.
 import importlib
 
 import numpy as np
+import pytest
 
 import tapegrad
 from compare import error_of, torch_or_skip
@@ -82,3 +83,48 @@ def test_jvp_of_a_small_network_matches_finite_differences():
     eps = 1e-6
     numeric = (network(x + eps * v) - network(x - eps * v)) / (2 * eps)
     np.testing.assert_allclose(tangent.numpy(), numeric.numpy(), rtol=1e-6, atol=1e-9)
+
+
+def shared_tangent_scenario(lib, dual_base, write):
+    """Tangents torch reports after a write through one view: the base and its views share
+    one tangent memory (Note [Shared tangents] in forward_ad.py)."""
+    fw = importlib.import_module(lib.__name__ + ".autograd.forward_ad")
+    with fw.dual_level():
+        primal = lib.arange(1.0, 7, dtype=lib.float64)
+        base = (fw.make_dual(primal, lib.ones(6, dtype=lib.float64)) * 1 if dual_base
+                else primal.clone()).view(2, 3)
+        row, column, flat, window = base[1], base[:, 1], base.view(6), base.view(6)[1:4]
+        value = fw.make_dual(lib.tensor([5.0, 6.0, 7.0], dtype=lib.float64),
+                             lib.tensor([1.0, 2.0, 3.0], dtype=lib.float64))
+        write(row, column, value)
+        late = base.T[2]  # made after the write
+        tangents = [fw.unpack_dual(t).tangent for t in (base, row, column, flat, window, late)]
+        return [None if t is None else t.tolist() for t in tangents]
+
+
+@pytest.mark.parametrize("dual_base", [True, False], ids=["dual_base", "plain_base"])
+@pytest.mark.parametrize("write", [
+    lambda row, column, value: row.mul_(value),
+    lambda row, column, value: column.copy_(value[:2]),
+    lambda row, column, value: (row.mul_(2), column.add_(value[1:])),
+    lambda row, column, value: row.__setitem__(slice(1, None), value[:2]),
+    lambda row, column, value: row.t_().mul_(value),
+], ids=["mul_", "copy_", "two_writes", "setitem", "t_"])
+def test_write_through_a_view_shows_in_every_tangent_astorch_or_skip(dual_base, write):
+    ours = shared_tangent_scenario(tapegrad, dual_base, write)
+    assert ours == shared_tangent_scenario(torch_or_skip(), dual_base, write)
+
+
+def test_tangent_of_a_base_changing_shape_in_place_astorch_or_skip():
+    def scenario(lib):
+        fw = importlib.import_module(lib.__name__ + ".autograd.forward_ad")
+        with fw.dual_level():
+            base = fw.make_dual(lib.arange(1.0, 7, dtype=lib.float64),
+                                lib.arange(6.0, dtype=lib.float64)) * 1
+            base = base.view(2, 3)
+            row = base[0]
+            base.t_()
+            base[1].mul_(fw.make_dual(lib.tensor(2.0, dtype=lib.float64),
+                                      lib.tensor(1.0, dtype=lib.float64)))
+            return [fw.unpack_dual(t).tangent.tolist() for t in (base, row)]
+    assert scenario(tapegrad) == scenario(torch_or_skip())

@@ -10,6 +10,8 @@ torch.
 import collections
 import weakref
 
+import numpy as np
+
 from . import grad_mode
 from .engine import grad as autograd_grad
 
@@ -62,7 +64,7 @@ def make_dual(tensor, tangent, *, level=None):
             f"original Tensor, this is not supported. Tensor is of size {list(tensor.shape)} "
             f"while the given forward gradient is of size {list(tangent.shape)}.")
     dual = tensor.view(tensor.shape)
-    set_tangent(dual, tangent)
+    set_tangent(dual, _laid_out_like(tangent, dual))
     return dual
 
 
@@ -74,8 +76,33 @@ def unpack_dual(tensor, *, level=None):
     return UnpackedDualTensor(alias_view(tensor), tangent_of(tensor))
 
 
+# Note [Shared tangents]
+# As in torch, a base and its views share one tangent memory: a view op's tangent is the same
+# view of its input's tangent, a view of a base that has a tangent reads the base's (made on
+# first read), an in-place op writes the new tangent into the existing one, and a write
+# through a view of a base without a tangent first gives the base a zero tangent. So a write
+# through one view shows in the tangents of the base and of every other view. Tangents are
+# kept in their primal's layout (same strides, offset and storage size) for this.
+
 def tangent_of(tensor):
-    return tensor.__dict__.get("_tangent")
+    tangent = tensor.__dict__.get("_tangent")
+    if tangent is None and tensor._base is not None and _level is not None:
+        base_tangent = tensor._base.__dict__.get("_tangent")
+        if base_tangent is not None:
+            tangent = _view_of_tangent(tensor, base_tangent)
+            set_tangent(tensor, tangent)
+    return tangent
+
+
+def _view_of_tangent(view, base_tangent):
+    """The part of the base's tangent that view's elements are of the base, sharing memory."""
+    from ..ops import strided
+    return _tensor(strided.same_geometry(view._data, base_tangent._data), base_tangent.dtype)
+
+
+def _tensor(array, dtype):
+    from .._tensor import Tensor
+    return Tensor._make(array, dtype)
 
 
 def copy_tangent(source, destination):
@@ -91,6 +118,29 @@ def set_tangent(tensor, tangent):
     _duals[id(tensor)] = tensor
 
 
+def _laid_out_like(tangent, tensor):
+    """tangent, or a copy of it in tensor's layout (Note [Shared tangents])."""
+    from ..ops import strided
+    array = strided.like_layout(tangent._data, tensor._data)
+    return tangent if array is tangent._data else _tensor(array, tangent.dtype)
+
+
+def write_tangent(target, tangent):
+    """An in-place op gave target the tangent `tangent` (Note [Shared tangents])."""
+    if tangent is None or _level is None:
+        return
+    from ..ops import strided
+    current = tangent_of(target)
+    if current is None and target._base is not None:
+        base = target._base
+        set_tangent(base, _tensor(strided.like_layout(None, base._data), tangent.dtype))
+        current = tangent_of(target)
+    if current is None:
+        set_tangent(target, _laid_out_like(tangent, target))
+    else:
+        current._data[...] = tangent._data
+
+
 def propagate(op, args, input_positions, outputs):
     """Give op's floating outputs the tangent J t, where t are its inputs' tangents."""
     from .._creation import zeros_like
@@ -98,6 +148,12 @@ def propagate(op, args, input_positions, outputs):
     tangents = {i: tangent_of(args[i]) for i in input_positions if isinstance(args[i], Tensor)}
     tangents = {i: t for i, t in tangents.items() if t is not None}
     if not tangents:
+        return
+    if op.is_view:  # the same view of the input's tangent (Note [Shared tangents])
+        views = op.forward(np, tangents[input_positions[0]]._data, *args[1:])
+        for output, view in zip(outputs if isinstance(outputs, tuple) else (outputs,),
+                                views if isinstance(views, tuple) else (views,)):
+            set_tangent(output, Tensor._make(view, output.dtype))
         return
     outputs = outputs if isinstance(outputs, tuple) else (outputs,)
     replay_args = list(args)
@@ -115,4 +171,4 @@ def propagate(op, args, input_positions, outputs):
         jvps = (autograd_grad(sum(pairing), seeds, allow_unused=True, materialize_grads=True)
                 if pairing else [seed.detach() for seed in seeds])
     for k, jvp in zip(floating, jvps):
-        set_tangent(outputs[k], jvp.detach())
+        set_tangent(outputs[k], _laid_out_like(jvp.detach(), outputs[k]))
