@@ -63,6 +63,31 @@ NUMPY_SCALARS = {
     "tensor_float_to_int_truncates": lambda lib: lib.tensor([1.5], dtype=lib.int64),
     "full_float_to_int_truncates": lambda lib: lib.full((2,), 2.5, dtype=lib.int64),
     "full_negative_into_uint8_wraps": lambda lib: lib.full((2,), -1, dtype=lib.uint8),
+    "add_alpha_np_float64": lambda lib: lib.ones(3).add(lib.ones(3), alpha=np.float64(2)),
+    "sub_alpha_np_float64": lambda lib: lib.ones(3).sub(2, alpha=np.float64(2)),
+    "rsub_alpha_np_float64": lambda lib: lib.rsub(lib.ones(3), lib.ones(3), alpha=np.float64(2)),
+    "add_half_alpha_np_float64": lambda lib: lib.add(lib.ones(2, dtype=lib.float16),
+                                                     lib.ones(2, dtype=lib.float16),
+                                                     alpha=np.float64(2)),
+    "add_alpha_0d_tensor": lambda lib: lib.ones(2).add(lib.ones(2), alpha=lib.tensor(2.0)),
+    "add_int_alpha_np_int64": lambda lib: lib.arange(3).add(lib.arange(3), alpha=np.int64(2)),
+    "add_bool_alpha_int": lambda lib: lib.ones(2, dtype=lib.bool).add(
+        lib.ones(2, dtype=lib.bool), alpha=2),
+    "addcmul_value_np_float64": lambda lib: lib.addcmul(lib.ones(2), lib.ones(2), lib.ones(2),
+                                                        value=np.float64(2)),
+    "addcdiv_value_np_float64": lambda lib: lib.addcdiv(lib.ones(2), lib.ones(2), lib.ones(2),
+                                                        value=np.float64(2)),
+    "lerp_weight_np_float64": lambda lib: lib.lerp(lib.zeros(2), lib.ones(2), np.float64(0.5)),
+    "tensor_empty_then_longer": lambda lib: lib.tensor([[], [1]]),
+    "tensor_empty_then_complex": lambda lib: lib.tensor([[], [1j]]),
+    "tensor_empty_then_anything": lambda lib: lib.tensor([[], [1, [2]]]),
+    "tensor_empty_deep": lambda lib: lib.tensor([[[]], [1]]),
+    "tensor_empty_then_np_float64": lambda lib: lib.tensor([[], [np.float64(1)]]),
+    "tensor_empty_ndarray_then_longer": lambda lib: lib.tensor([np.ones(0), np.ones(2)]),
+    "tensor_empty_then_huge_int": lambda lib: lib.tensor([[], [2**70]]),
+    "zeros_np_int_size": lambda lib: lib.zeros(np.int64(2)),
+    "zeros_tensor_sizes": lambda lib: lib.zeros((lib.tensor([2]), lib.tensor(1))),
+    "max_np_int_dim": lambda lib: lib.max(lib.ones(2, 3), np.int64(1)).values,
 }
 
 
@@ -176,7 +201,71 @@ REFUSED = {
     "empty_bool_too_big": lambda lib: lib.empty((2**40, 2**40), dtype=lib.bool),
     "empty_more_than_memory": lambda lib: lib.empty(2**45),
     "new_empty_too_big": lambda lib: lib.ones(1).new_empty(2**62),
+    "max_none": lambda lib: lib.max(lib.ones(2), None),
+    "min_none": lambda lib: lib.min(lib.ones(2), None),
+    "max_float_dim": lambda lib: lib.max(lib.ones(2), 1.0),
+    "max_str": lambda lib: lib.max(lib.ones(2), "a"),
+    "max_list": lambda lib: lib.max(lib.ones(2), [1]),
+    "add_alpha_none": lambda lib: lib.ones(2).add(lib.ones(2), alpha=None),
+    "add_alpha_str": lambda lib: lib.ones(2).add(lib.ones(2), alpha="a"),
+    "add_alpha_ndarray": lambda lib: lib.ones(2).add(lib.ones(2), alpha=np.array(2.0)),
+    "add_alpha_complex": lambda lib: lib.ones(2).add(lib.ones(2), alpha=1j),
+    "add_alpha_false": lambda lib: lib.ones(2).add(lib.ones(2), alpha=False),
+    "add_int_alpha_float": lambda lib: lib.arange(2).add(lib.arange(2), alpha=2.5),
+    "sub_int_alpha_np_float": lambda lib: lib.arange(2).sub(lib.arange(2), alpha=np.float64(2)),
+    "addcmul_value_none": lambda lib: lib.addcmul(lib.ones(2), lib.ones(2), lib.ones(2),
+                                                  value=None),
+    "tensor_empty_then_none": lambda lib: lib.tensor([[], None]),
+    "tensor_empty_then_str": lambda lib: lib.tensor([[], "a"]),
 }
+
+
+def _size_errors():
+    """Sizes torch refuses, for each way of giving them: one by one, as one sequence, by name."""
+    x = "lib.ones(2, 3)"
+    calls = {"zeros": "lib.zeros", "ones": "lib.ones", "empty": "lib.empty",
+             "rand": "lib.rand", "randn": "lib.randn", "new_zeros": f"{x}.new_zeros",
+             "new_empty": f"{x}.new_empty", "view": f"{x}.view", "reshape": f"{x}.reshape",
+             "expand": f"{x}.expand", "repeat": f"{x}.repeat", "permute": f"{x}.permute",
+             "tile": f"{x}.tile"}
+    given = ["2.0", "None", "'a'", "np.float64(2)", "np.bool_(True)", "lib.tensor(2.0)",
+             "2, 2.5", "2.5, 2", "2, None", "(2, 2.5)", "(2.5, 2)", "[2, 2.5]", "((2,),)",
+             "(True, 2)", "2, -1", "-1", "-2, 3"]
+    cases = {f"{name}({args})": f"{call}({args})" for name, call in calls.items()
+             for args in given}
+    cases.update({
+        "zeros()": "lib.zeros()", "rand()": "lib.rand()", "zeros(size=2.5)": "lib.zeros(size=2.5)",
+        "zeros(size=(2.5, 2))": "lib.zeros(size=(2.5, 2))",
+        "zeros(size=(2, 2.5))": "lib.zeros(size=(2, 2.5))",
+        "zeros(2, size=(2,))": "lib.zeros(2, size=(2,))", "reshape()": f"{x}.reshape()",
+        "full(2.0)": "lib.full((2.0,), 1.0)", "full(2)": "lib.full(2, 1.0)",
+        "full(None)": "lib.full(None, 1.0)", "full(-1)": "lib.full((-1,), 1.0)",
+        "full([2, None])": "lib.full([2, None], 1.0)",
+        "new_full(2.5)": f"{x}.new_full((2.5,), 1)", "new_full(-1)": f"{x}.new_full(-1, 1)",
+        "randint(2.5)": "lib.randint(3, (2.5,))", "randint(2)": "lib.randint(3, 2)",
+        "randint((2, 2.5))": "lib.randint(3, (2, 2.5))",
+        "randint(-1)": "lib.randint(3, (-1,))",
+        "empty_strided(2.5)": "lib.empty_strided((2.5,), (1,))",
+        "flip(0.0)": f"{x}.flip(0.0)", "flip((0.0,))": f"{x}.flip((0.0,))",
+    })
+    return cases
+
+
+SIZE_ERRORS = _size_errors()
+
+
+@pytest.mark.parametrize("name", SIZE_ERRORS)
+def test_size_arguments_as_torch(name):
+    """A refused size raises torch's class and text; an accepted one gives torch's shape."""
+    code = SIZE_ERRORS[name]
+    same(lambda lib: _outcome(lambda: eval(code, {"lib": lib, "np": np})))
+
+
+def _outcome(fn):
+    try:
+        return tuple(fn().shape)
+    except Exception as error:  # noqa: BLE001 (the class and text are what is compared)
+        return type(error).__name__, str(error)
 
 
 @pytest.mark.parametrize("name", REFUSED)

@@ -12,6 +12,7 @@ from . import _dtype, _random
 from ._device import tensor_device
 from ._layout import laid_out
 from ._tensor import Tensor
+from .ops._checks import as_int, int_list, type_name
 
 SCALAR_OF_GRAD_TENSOR_WARNING = (
     "Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
@@ -44,24 +45,39 @@ def _write_out(out, array):
     return out
 
 
-def _size(size, name=None, keyword=None):
+def _size(sizes, name, keyword=None, varargs=True, position=1):
     """zeros(2, 3), zeros((2, 3)), zeros([2, 3]), zeros(torch.Size) and zeros(size=(2, 3)) all
-    mean shape (2, 3). With a name, size must be one sequence (full(), empty_strided())."""
+    mean shape (2, 3); varargs=False: size must be one sequence (full(), empty_strided()).
+    Sizes torch refuses raise its errors."""
     if keyword is not None:
-        size = keyword
-    elif name is None and len(size) == 1 and isinstance(size[0], (tuple, list)):
-        size = size[0]
-    elif name is not None:
-        if not isinstance(size, (tuple, list)):
-            raise TypeError(f"{name}(): argument 'size' (position 1) must be tuple of ints, not "
-                            f"{type(size).__name__}")
+        if sizes:
+            raise TypeError(f"{name}() got multiple values for argument 'size'")
+        size = int_list(keyword, name, "size", keyword=True)
+    elif varargs and not sizes and name in _SIZE_REQUIRED:
+        raise TypeError(f'{name}() missing 1 required positional arguments: "size"')
+    elif name in ("rand", "randn") and (not sizes or len(sizes) > 1
+                                        and as_int(sizes[0]) is None):
+        raise TypeError(f"{name}() received an invalid combination of arguments - got "
+                        f"({', '.join(map(type_name, sizes))}), but expected one of:\n"
+                        + _RANDOM_OVERLOADS)
+    else:
+        size = int_list(sizes, name, "size", position, varargs)
     for s in size:
-        if not isinstance(s, (int, np.integer)) or isinstance(s, bool):
-            raise TypeError(f"expected a sequence of integers, got {type(s).__name__}")
         if s < 0:
+            if name == "zeros":  # torch's zeros checks its sizes itself
+                raise RuntimeError("zeros: Dimension size must be non-negative.")
             raise RuntimeError(f"Trying to create tensor with negative dimension {s}: "
                                f"{list(size)}")
-    return tuple(int(s) for s in size)
+    return size
+
+
+_FACTORY_KEYWORDS = ("Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, "
+                     "torch.device device = None, bool pin_memory = False, "
+                     "bool requires_grad = False")
+_RANDOM_OVERLOADS = (f" * (tuple of ints size, *, torch.Generator generator, {_FACTORY_KEYWORDS})"
+                     f"\n * (tuple of ints size, *, {_FACTORY_KEYWORDS})\n")
+# the factories whose size torch requires (rand() and randn() name their overloads instead)
+_SIZE_REQUIRED = frozenset({"zeros", "ones", "empty", "new_zeros", "new_ones", "new_empty"})
 
 
 def _unwrap_nested(data):
@@ -129,8 +145,11 @@ def _array_of(plain, dtype):
     try:
         array = np.array(plain)
     except ValueError:
+        shape = _nested_shape(plain)
+        if 0 in shape:  # torch reads the shape along the first elements, and has no values
+            return _empty_of_leaves(plain, shape)
         integral = all(isinstance(leaf, int) for leaf in _leaves(plain))
-        _check_nested_lengths(plain, _nested_shape(plain), 0, TypeError(
+        _check_nested_lengths(plain, shape, 0, TypeError(
             "'list' object cannot be interpreted as an integer" if integral
             else "must be real number, not list"))
         raise
@@ -152,7 +171,25 @@ def _nested_shape(data):
         if not data:
             break
         data = data[0]
+    if isinstance(data, np.ndarray):
+        shape.extend(data.shape)
     return shape
+
+
+def _empty_of_leaves(plain, shape):
+    """tensor([[], [1]]): torch's empty tensor of the shape read along the first elements,
+    its dtype still inferred from every number (an empty list counts as a float)."""
+    kind = np.float64
+    for leaf in _leaves(plain):
+        if isinstance(leaf, np.ndarray):
+            continue
+        if isinstance(leaf, str):
+            raise TypeError(f"new(): invalid data type '{type(leaf).__name__}'")
+        if not isinstance(leaf, (int, float, complex, np.generic)):
+            raise RuntimeError(f"Could not infer dtype of {type(leaf).__name__}")
+        if isinstance(leaf, complex):
+            kind = np.complex128
+    return np.empty(shape, kind)
 
 
 def _check_nested_lengths(data, shape, dim, list_as_number):
@@ -295,20 +332,21 @@ def _fill_value(value, dtype, name):
 def zeros(*sizes, size=None, out=None, dtype=None, layout=None, device=None, pin_memory=False,
           requires_grad=False):
     tensor_device(device, pin_memory=pin_memory)
-    return _filled(_size(sizes, keyword=size), 0, dtype, requires_grad, out)
+    return _filled(_size(sizes, "zeros", keyword=size), 0, dtype, requires_grad, out)
 
 
 def ones(*sizes, size=None, out=None, dtype=None, layout=None, device=None, pin_memory=False,
          requires_grad=False):
     tensor_device(device, pin_memory=pin_memory)
-    return _filled(_size(sizes, keyword=size), 1, dtype, requires_grad, out)
+    return _filled(_size(sizes, "ones", keyword=size), 1, dtype, requires_grad, out)
 
 
 def empty(*sizes, size=None, out=None, dtype=None, layout=None, device=None, pin_memory=False,
           requires_grad=False, memory_format=None):
     tensor_device(device, pin_memory=pin_memory)
     dtype = dtype or _dtype.get_default_dtype()
-    array = laid_out(_allocated(_size(sizes, keyword=size), dtype.numpy), memory_format)
+    size = _size(sizes, "empty", keyword=size)
+    array = laid_out(_allocated(size, dtype.numpy), memory_format)
     return _new(array, None, requires_grad, out)
 
 
@@ -331,7 +369,7 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_mem
     tensor_device(device, "empty_strided", pin_memory)
     dtype = dtype or _dtype.get_default_dtype()
     stride = tuple(int(s) for s in stride)
-    return _new(_strided_array(_size(size, "empty_strided"), stride, dtype), None,
+    return _new(_strided_array(_size(size, "empty_strided", varargs=False), stride, dtype), None,
                 requires_grad)
 
 
@@ -339,7 +377,7 @@ def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=Non
                    pin_memory=False, requires_grad=False):
     """An uninitialised tensor of size whose dims lie in memory in physical_layout's order."""
     tensor_device(device, pin_memory=pin_memory)
-    size, order = _size(size, "empty_permuted"), tuple(physical_layout)
+    size, order = _size(size, "empty_permuted", varargs=False), tuple(physical_layout)
     if len(order) != len(size):
         raise RuntimeError("Number of dimensions in size does not match the length of the "
                            f"physical_layout; i.e. len(size) = {len(size)} is not equal to "
@@ -364,7 +402,7 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, pi
     if dtype is None:
         dtype = out.dtype if out is not None else _dtype.scalar_dtype(fill_value)
     fill_value = _fill_value(fill_value, dtype, "full")
-    return _filled(_size(size, "full"), fill_value, dtype, requires_grad, out)
+    return _filled(_size(size, "full", varargs=False), fill_value, dtype, requires_grad, out)
 
 
 def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, pin_memory=False,
@@ -471,7 +509,8 @@ def rand(*sizes, size=None, generator=None, out=None, dtype=None, layout=None, d
          pin_memory=False, requires_grad=False):
     tensor_device(device, pin_memory=pin_memory)
     dtype = _float_dtype(dtype, "check_uniform_bounds")
-    array = _random.uniform_array(generator, _size(sizes, keyword=size), dtype, 0.0, 1.0)
+    size = _size(sizes, "rand", keyword=size)
+    array = _random.uniform_array(generator, size, dtype, 0.0, 1.0)
     return _new(array, None, requires_grad, out)
 
 
@@ -479,7 +518,8 @@ def randn(*sizes, size=None, generator=None, out=None, dtype=None, layout=None, 
           pin_memory=False, requires_grad=False):
     tensor_device(device, pin_memory=pin_memory)
     dtype = _float_dtype(dtype, "normal_kernel_cpu")
-    array = _random.normal_array(generator, _size(sizes, keyword=size), dtype, 0.0, 1.0)
+    size = _size(sizes, "randn", keyword=size)
+    array = _random.normal_array(generator, size, dtype, 0.0, 1.0)
     return _new(array, None, requires_grad, out)
 
 
@@ -493,7 +533,7 @@ def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} "
                            f">= to={high}")
-    array = np.empty(_size((size,)), np.int64)
+    array = np.empty(_size(size, "randint", varargs=False, position=2), np.int64)
     _random.random_(Tensor._make(array, _dtype.int64), low, high, generator=generator)
     return _new(array, dtype or _dtype.int64, requires_grad, out)
 
@@ -504,7 +544,7 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
     if not isinstance(n, (int, np.integer)):
         raise TypeError(f"randperm(): argument 'n' (position 1) must be int, not "
                         f"{type(n).__name__}")
-    _size((n,))  # torch's error for a negative n
+    _size((n,), "randperm")  # torch's error for a negative n
     return _new(_random.permutation(generator, n), dtype or _dtype.int64,
                 requires_grad, out)
 
@@ -615,7 +655,8 @@ def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
 def new_empty(self, *sizes, size=None, dtype=None, device=None, requires_grad=False, layout=None,
               pin_memory=False):
     dtype = _new_options(self, dtype, device, pin_memory)
-    return _new(_allocated(_size(sizes, keyword=size), dtype.numpy), None, requires_grad)
+    size = _size(sizes, "new_empty", keyword=size)
+    return _new(_allocated(size, dtype.numpy), None, requires_grad)
 
 
 def new_empty_strided(self, size, stride, *, dtype=None, device=None, requires_grad=False,
@@ -628,20 +669,20 @@ def new_empty_strided(self, size, stride, *, dtype=None, device=None, requires_g
 def new_zeros(self, *sizes, size=None, dtype=None, device=None, requires_grad=False, layout=None,
               pin_memory=False):
     dtype = _new_options(self, dtype, device, pin_memory)
-    return _filled(_size(sizes, keyword=size), 0, dtype, requires_grad)
+    return _filled(_size(sizes, "new_zeros", keyword=size), 0, dtype, requires_grad)
 
 
 def new_ones(self, *sizes, size=None, dtype=None, device=None, requires_grad=False, layout=None,
              pin_memory=False):
     dtype = _new_options(self, dtype, device, pin_memory)
-    return _filled(_size(sizes, keyword=size), 1, dtype, requires_grad)
+    return _filled(_size(sizes, "new_ones", keyword=size), 1, dtype, requires_grad)
 
 
 def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False,
              layout=None, pin_memory=False):
     dtype = _new_options(self, dtype, device, pin_memory)
-    return _filled(_size(size, "new_full"), _fill_value(fill_value, dtype, "new_full"), dtype,
-                   requires_grad)
+    return _filled(_size(size, "new_full", varargs=False),
+                   _fill_value(fill_value, dtype, "new_full"), dtype, requires_grad)
 
 
 for _method in (new_tensor, new_empty, new_empty_strided, new_zeros, new_ones, new_full):

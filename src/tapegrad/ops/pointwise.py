@@ -6,7 +6,7 @@ import numpy as np
 
 from .. import _dtype, _layout
 from .._tensor import Tensor
-from ._checks import broadcast_shapes, type_name
+from ._checks import broadcast_shapes, number, scaled, type_name
 from ._define import defop
 from .shape import zeros_of
 
@@ -103,7 +103,7 @@ def torch_edges_only(result):
 
 @defop("AddBackward0", save=("alpha",), promote="common")
 def add(xp, input: Tensor, other: Tensor, alpha=1):
-    return xp.add(input, other if alpha == 1 else other * alpha)
+    return xp.add(input, other if alpha == 1 else scaled(other, alpha, "add"))
 
 
 add.derivatives(input=lambda ctx: ctx.grad,
@@ -112,7 +112,7 @@ add.derivatives(input=lambda ctx: ctx.grad,
 
 @defop("SubBackward0", save=("alpha",), promote="common")
 def _sub(xp, input: Tensor, other: Tensor, alpha=1):
-    return xp.subtract(input, other if alpha == 1 else other * alpha)
+    return xp.subtract(input, other if alpha == 1 else scaled(other, alpha, "sub"))
 
 
 def sub(input, other, *, alpha=1):
@@ -128,7 +128,7 @@ _sub.derivatives(input=lambda ctx: ctx.grad,
 
 @defop("RsubBackward1", save=("alpha",), promote="common", scalars=("other",))
 def _rsub_scalar(xp, input: Tensor, other, alpha=1):
-    return xp.subtract(other, input if alpha == 1 else input * alpha)
+    return xp.subtract(other, input if alpha == 1 else scaled(input, alpha, "rsub"))
 
 
 _rsub_scalar.derivatives(input=lambda ctx: -ctx.grad if ctx.alpha == 1 else ctx.grad * -ctx.alpha)
@@ -136,7 +136,7 @@ _rsub_scalar.derivatives(input=lambda ctx: -ctx.grad if ctx.alpha == 1 else ctx.
 
 @defop("RsubBackward0", save=("alpha",), promote="common")
 def _rsub_tensor(xp, input: Tensor, other: Tensor, alpha=1):
-    return xp.subtract(other, input if alpha == 1 else input * alpha)
+    return xp.subtract(other, input if alpha == 1 else scaled(input, alpha, "rsub"))
 
 
 _rsub_tensor.derivatives(input=lambda ctx: -ctx.grad if ctx.alpha == 1 else ctx.grad * -ctx.alpha,
@@ -328,7 +328,7 @@ _addcmul.derivatives(input=lambda ctx: ctx.grad,
 def addcmul(input, tensor1, tensor2, *, value=1):
     """input + value * tensor1 * tensor2."""
     require_tensors("addcmul", input=input, tensor1=tensor1, tensor2=tensor2)
-    return _addcmul(input, tensor1, tensor2, value)
+    return _addcmul(input, tensor1, tensor2, number(value, "addcmul", "value"))
 
 
 @defop("AddcdivBackward0", save=("tensor1", "tensor2", "value"), promote="common")
@@ -353,7 +353,7 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
             "to(input.dtype) for integer inputs and as (input + value * tensor1 / tensor2) for "
             "float inputs. The future addcdiv behavior is just the latter implementation: "
             "(input + value * tensor1 / tensor2), for all dtypes.")
-    return _addcdiv(input, tensor1, tensor2, value)
+    return _addcdiv(input, tensor1, tensor2, number(value, "addcdiv", "value"))
 
 
 # torch's lerp switches formula at |weight| = 0.5 so that both ends are reproduced exactly.
@@ -393,7 +393,7 @@ def lerp(input, end, weight):
         raise NotImplementedError(not_implemented_for(kernel, input.dtype.numpy))
     if weight_is_tensor:
         return _lerp_tensor(input, end, weight)
-    return _lerp_scalar(input, end, weight)
+    return _lerp_scalar(input, end, number(weight, "lerp", "weight"))
 
 
 # ---- powers --------------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.grad_mode import is_recording
-from ._checks import numel, wrap_dim, wrap_dims
+from ._checks import as_int, numel, type_name, wrap_dim, wrap_dims
 from ._define import defop
 from ._summation import full_sum
 from .indexing import getitem, scatter_add_into_zeros
@@ -495,23 +495,32 @@ _min_dim.derivatives(input=_value_selecting_backward)
 def _extremum(name, input, dim, keepdim, other, reduce_all, reduce_dim, elementwise):
     if isinstance(dim, Tensor) or other is not None:
         return elementwise(input, dim if other is None else other)
-    if dim is None:
+    if dim is _ALL:
         _check_nonempty(name, input)
         return reduce_all(input)
+    if as_int(dim) is None:  # torch names its three overloads
+        raise TypeError(f"{name}() received an invalid combination of arguments - got (Tensor, "
+                        f"{type_name(dim)}), but expected one of:\n * (Tensor input, *, Tensor "
+                        "out = None)\n * (Tensor input, Tensor other, *, Tensor out = None)\n"
+                        " * (Tensor input, int dim, bool keepdim = False, *, tuple of Tensors "
+                        "out = None)\n")
     dim = wrap_dim(dim, input.ndim)
     check_reduced_sizes(name, input, (dim,))
     return reduce_dim(input, dim, keepdim)
 
 
+_ALL = object()  # max(x): no dim given (torch refuses an explicit None)
+
+
 @numpy_keywords
-def max(input, dim=None, keepdim=False, *, other=None):
+def max(input, dim=_ALL, keepdim=False, *, other=None):
     """max of all elements; with dim, (values, indices); with a tensor, elementwise maximum."""
     result = _extremum("max", input, dim, keepdim, other, _max_all, _max_dim, maximum)
     return max_return(*result) if type(result) is tuple else result
 
 
 @numpy_keywords
-def min(input, dim=None, keepdim=False, *, other=None):
+def min(input, dim=_ALL, keepdim=False, *, other=None):
     result = _extremum("min", input, dim, keepdim, other, _min_all, _min_dim, minimum)
     return min_return(*result) if type(result) is tuple else result
 

@@ -4,7 +4,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from . import pointwise, reduction
-from ._checks import wrap_dim, wrap_dims
+from ._checks import int_list, wrap_dim, wrap_dims
 from ._define import defop
 from .indexing import index_select_op
 from .shape import varargs, expand, flatten, reshape, unsqueeze, view, zeros_of
@@ -111,7 +111,7 @@ def repeat(input, *repeats):
     """Tile the tensor `repeats` times along each dim (new leading dims for extra repeats)."""
     if not repeats:
         raise TypeError('repeat() missing 1 required positional arguments: "repeats"')
-    repeats = tuple(int(r) for r in varargs(repeats))
+    repeats = int_list(repeats, "repeat", "repeats")
     if len(repeats) < input.ndim:
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number "
                            "of dimensions of tensor")
@@ -124,7 +124,7 @@ def repeat(input, *repeats):
 
 
 def tile(input, dims):
-    dims = (dims,) if isinstance(dims, int) else tuple(dims)
+    dims = int_list((dims,), "tile", "dims")
     return repeat(input, (1,) * (input.ndim - len(dims)) + dims)
 
 
@@ -308,7 +308,7 @@ def diagflat(input, offset=0):
 def _flip_method(self, *dims, **keywords):
     """Tensor.flip: dims one by one, as one sequence, or as the keyword dims."""
     if dims:
-        return flip(self, varargs(dims))
+        return flip(self, int_list(dims, "flip", "dims"))
     if "dims" not in keywords:
         raise TypeError('flip() missing 1 required positional arguments: "dims"')
     return flip(self, **keywords)
@@ -320,5 +320,5 @@ FUNCTIONS = _BOTH + "diagonal_copy flip tile".split()
 METHODS = _BOTH + ["repeat"]
 TENSOR_ONLY = {
     "flip": _flip_method,
-    "tile": lambda self, *dims: tile(self, varargs(dims)),
+    "tile": lambda self, *dims: tile(self, int_list(dims, "tile", "dims")),
 }

@@ -8,7 +8,7 @@ import numpy as np
 from .. import _dtype, _layout
 from .._tensor import Tensor
 from ..autograd import forward_ad, grad_mode
-from ._checks import numel, wrap_dim, wrap_dims
+from ._checks import int_list, numel, type_name, wrap_dim, wrap_dims
 from ._define import defop
 
 # ---- reshaping views -----------------------------------------------------------------------
@@ -18,11 +18,15 @@ def varargs(sizes):
     return tuple(sizes[0]) if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)) else sizes
 
 
-def infer_shape(shape, numel):
+def infer_shape(shape, numel, name="view", arg="size"):
     """Resolve one -1 entry and check the element count, as torch's view/reshape."""
-    shape = tuple(int(s) for s in varargs(shape))
+    shape = int_list(shape, name, arg)
     if shape.count(-1) > 1:
         raise RuntimeError("only one dimension can be inferred")
+    for i, size in enumerate(shape):
+        if size < -1:
+            raise RuntimeError(f"invalid shape dimension {size} at index {i} of shape "
+                               f"{list(shape)}")
     known = 1
     for size in shape:
         if size != -1:
@@ -60,15 +64,35 @@ unsafe_view.derivatives(input=lambda ctx: reshape(ctx.grad, ctx.input_shape))
 
 def view(input, *shape, size=None, dtype=None):
     """A view with another shape, or (view(dtype)) the same bytes read as another dtype."""
-    if (not shape or size is not None or dtype is not None or isinstance(shape[0], _dtype.dtype)
-            or type(shape[0]) is float):
+    if (not shape or size is not None or dtype is not None or isinstance(shape[0], _dtype.dtype)):
         return _view_by_keyword_or_dtype(input, shape + tuple(
             value for value in (size, dtype) if value is not None))
-    for position, length in enumerate(shape[1:], 2):
-        if type(length) is float:
-            raise TypeError(f"view(): argument 'size' failed to unpack the object at pos "
-                            f"{position} with error \"type must be tuple of ints,but got float\"")
-    return _view(input, infer_shape(shape, input.numel()))
+    try:
+        shape = infer_shape(shape, input.numel())
+    except TypeError as error:
+        _check_view_overloads(shape, error)
+        raise
+    return _view(input, shape)
+
+
+def _check_view_overloads(shape, error):
+    """torch's text when view's first argument fits neither view(dtype) nor view(size)."""
+    first = shape[0]
+    if "failed to unpack" in str(error):
+        return
+    head = "view() received an invalid combination of arguments - got ("
+    if len(shape) > 1:
+        raise TypeError(head + ", ".join(map(type_name, shape)) + "), but expected one of:\n"
+                        " * (torch.dtype dtype)\n * (tuple of ints size)\n") from None
+    if isinstance(first, (tuple, list)):
+        kinds = ", ".join(map(type_name, first)) + ("," if len(first) == 1 else "")
+        got = f"{type_name(first)} of " + (f"({kinds})" if isinstance(first, tuple)
+                                           else f"[{kinds.rstrip(',')}]")
+    else:
+        got = type_name(first)
+    reason = f"      didn't match because some of the arguments have invalid types: (!{got}!)\n"
+    raise TypeError(f"{head}{type_name(first)}), but expected one of:\n * (torch.dtype dtype)\n"
+                    f"{reason} * (tuple of ints size)\n{reason}") from None
 
 
 def _view_by_keyword_or_dtype(input, given):
@@ -84,7 +108,9 @@ def _view_by_keyword_or_dtype(input, given):
 
 def reshape(input, *shape):
     """A view when the strides allow it, otherwise a copy (CloneBackward0 + UnsafeView)."""
-    shape = infer_shape(shape, input.numel())
+    if not shape:
+        raise TypeError('reshape() missing 1 required positional arguments: "shape"')
+    shape = infer_shape(shape, input.numel(), "reshape", "shape")
     try:
         np.reshape(input._data, shape, copy=False)
     except ValueError:
@@ -206,7 +232,7 @@ _permute.derivatives(input=lambda ctx: _permute(ctx.grad, tuple(np.argsort(ctx.d
 def permute(input, *dims):
     if not dims:
         raise TypeError('permute() missing 1 required positional arguments: "dims"')
-    return _permute(input, permutation(input, varargs(dims)))
+    return _permute(input, permutation(input, int_list(dims, "permute", "dims")))
 
 
 def permutation(input, dims):
@@ -368,7 +394,7 @@ _expand.derivatives(input=lambda ctx: reduction.sum_to_size(ctx.grad, ctx.input_
 
 
 def expand(input, *size):
-    return _expand(input, expanded_shape(input, varargs(size)))
+    return _expand(input, expanded_shape(input, int_list(size, "expand", "size")))
 
 
 def expanded_shape(input, size):
