@@ -9,6 +9,7 @@ Backward formulas are ops of this module again, so create_graph works everywhere
 gradient of a convolution is a transposed convolution (and vice versa), its weight gradient a
 convolution of input by grad; unfold and fold are each other's gradient.
 """
+import functools
 import itertools
 import warnings
 
@@ -17,21 +18,14 @@ from . import reduction
 from ._checks import numel, wrap_dim
 from ._define import defop
 from .activation import pad
-from .indexing import getitem
 from .linalg import _C_TYPE
-from .shape import squeeze, unsqueeze
+from .pointwise import add
+from .shape import expand, reshape, squeeze, unsqueeze
 
 
 def int_tuple(value, n):
     """An int or a sequence of ints as a tuple (an int is repeated n times)."""
     return (value,) * n if isinstance(value, int) else tuple(value)
-
-
-def _crop(tensor, size):
-    """tensor[..., :size[0], :size[1]]: the leading part of each trailing dim."""
-    if tuple(tensor.shape[-len(size):]) == tuple(size):
-        return tensor
-    return getitem(tensor, (Ellipsis,) + tuple(slice(0, s) for s in size))
 
 
 def check_float(name, input):
@@ -126,73 +120,102 @@ def _convolve(xp, input: Tensor, weight: Tensor, bias: Tensor, stride, padding, 
     return result
 
 
-_SAVED = ("input", "weight", "stride", "padding", "dilation", "transposed", "output_padding",
-          "groups")
-_convolution = defop("ConvolutionBackward0", save=_SAVED, name="_convolution")(_convolve)
-# The same op, as backward formulas record it: under torch's node name for those
-_convolution_backward = defop("ConvolutionBackwardBackward0", save=_SAVED,
-                              name="_convolution_backward")(_convolve)
+_convolution = defop("ConvolutionBackward0", save=(
+    "input", "weight", "stride", "padding", "dilation", "transposed", "output_padding",
+    "groups"), name="_convolution")(_convolve)
 
 
-def _convolution_input_grad(ctx):
-    if ctx.transposed:
-        grad = _convolution_backward(ctx.grad, ctx.weight, None, ctx.stride, ctx.padding,
-                                     ctx.dilation, False, (0,) * len(ctx.stride), ctx.groups)
-        return _crop(grad, ctx.input_shape[2:])
-    return _transposed_convolution(ctx.grad, ctx.weight, ctx.input_shape, ctx.stride,
-                                   ctx.padding, ctx.dilation, ctx.groups)
+def _convolution_grads(ctx):
+    """(input, weight, bias) gradients from one convolution_backward call per node run."""
+    if "grads_of_inputs" not in vars(ctx):
+        ctx.grads_of_inputs = _convolution_backward(
+            ctx.grad, ctx.input, ctx.weight, ctx.stride, ctx.padding, ctx.dilation,
+            ctx.transposed, ctx.output_padding, ctx.groups, tuple(ctx._node._needs_input_grad))
+    return ctx.grads_of_inputs
 
 
-def _transposed_convolution(grad, weight, input_shape, stride, padding, dilation, groups):
-    """The input gradient of a convolution: a transposed convolution of grad, whose
-    output_padding restores the input rows that the forward's last window step skipped."""
+_convolution.derivatives(input=lambda ctx: _convolution_grads(ctx)[0],
+                         weight=lambda ctx: _convolution_grads(ctx)[1],
+                         bias=lambda ctx: _convolution_grads(ctx)[2])
+
+
+def _input_grad_array(xp, grad, weight, input_shape, stride, padding, dilation, transposed,
+                      output_padding, groups):
+    """A convolution's input gradient is a transposed convolution of grad (output_padding
+    restores the input rows the forward's last window step skipped), and vice versa."""
+    if transposed:
+        result = _conv_forward(xp, grad, weight, stride, padding, dilation, groups)
+        return result[(Ellipsis,) + tuple(slice(0, s) for s in input_shape[2:])]
     restored = tuple(size + 2 * p - ((b - 1) * s + d * (k - 1) + 1) for size, b, k, s, p, d in
                      zip(input_shape[2:], grad.shape[2:], weight.shape[2:], stride, padding,
                          dilation))
-    return _convolution_backward(grad, weight, None, stride, padding, dilation, True, restored,
-                                 groups)
+    return _conv_transpose_forward(xp, grad, weight, stride, padding, restored, dilation, groups)
 
 
-def _convolution_weight_grad(ctx):
-    # a transposed convolution's weight gradient is a convolution's, input and grad swapped
-    input, grad = (ctx.grad, ctx.input) if ctx.transposed else (ctx.input, ctx.grad)
-    return _convolution_weight(input, grad, ctx.weight.shape[2:], ctx.stride, ctx.padding,
-                               ctx.dilation, ctx.groups)
-
-
-_FORMULAS = dict(
-    input=_convolution_input_grad,
-    weight=_convolution_weight_grad,
-    bias=lambda ctx: reduction.sum(ctx.grad, (0,) + tuple(range(2, ctx.grad.ndim))))
-_convolution.derivatives(**_FORMULAS)
-_convolution_backward.derivatives(**_FORMULAS)
-
-
-@defop("ConvolutionBackwardBackward0", save=("input", "grad_output", "stride", "padding",
-                                             "dilation", "groups"))
-def _convolution_weight(xp, input: Tensor, grad_output: Tensor, kernel_size, stride, padding,
-                        dilation, groups):
-    """The weight gradient of a convolution: per group, grad_output (Og, L) times the input's
-    columns (L, Cg*K), summed over the batch."""
-    blocks = grad_output.shape[2:]
+def _weight_grad_array(xp, input, grad, kernel_size, stride, padding, dilation, groups):
+    """A convolution's weight gradient: per group, grad (Og, L) times the input's columns
+    (L, Cg*K), summed over the batch (a transposed one's: the same, input and grad swapped)."""
+    blocks = grad.shape[2:]
     columns, _ = _im2col(xp, _zero_pad(xp, input, padding), kernel_size, stride, dilation,
                          blocks)
-    n, out_channels, size = input.shape[0], grad_output.shape[1], columns.shape[1] // groups
+    n, out_channels, size = input.shape[0], grad.shape[1], columns.shape[1] // groups
     columns = columns.reshape(n, groups, size, numel(blocks))
-    grads = grad_output.reshape(n, groups, out_channels // groups, numel(blocks))
+    grads = grad.reshape(n, groups, out_channels // groups, numel(blocks))
     result = xp.matmul(grads, columns.transpose(0, 1, 3, 2)).sum(0)
     return result.reshape((out_channels, size // numel(kernel_size)) + tuple(kernel_size))
 
 
-# It is bilinear in input and grad_output: each derivative is the convolution that pairs the
-# incoming weight-shaped gradient with the other one.
-_convolution_weight.derivatives(
-    input=lambda ctx: _transposed_convolution(ctx.grad_output, ctx.grad, ctx.input_shape,
-                                              ctx.stride, ctx.padding, ctx.dilation,
-                                              ctx.groups),
-    grad_output=lambda ctx: _crop(_convolution_backward(
-        ctx.input, ctx.grad, None, ctx.stride, ctx.padding, ctx.dilation, False,
-        (0,) * len(ctx.stride), ctx.groups), ctx.grad_output.shape[2:]))
+@defop("ConvolutionBackwardBackward0", save=(
+    "grad_output", "input", "weight", "stride", "padding", "dilation", "transposed",
+    "output_padding", "groups"))
+def _convolution_backward(xp, grad_output: Tensor, input: Tensor, weight: Tensor, stride,
+                          padding, dilation, transposed, output_padding, groups, output_mask):
+    """torch's convolution_backward: (input, weight, bias) gradients, each computed only if
+    output_mask asks for it (else an empty placeholder)."""
+    empty = xp.empty(0, grad_output.dtype)
+    grad_input = grad_weight = grad_bias = empty
+    if output_mask[0]:
+        grad_input = _input_grad_array(xp, grad_output, weight, input.shape, stride, padding,
+                                       dilation, transposed, output_padding, groups)
+    if output_mask[1]:
+        pair = (grad_output, input) if transposed else (input, grad_output)
+        grad_weight = _weight_grad_array(xp, *pair, weight.shape[2:], stride, padding,
+                                         dilation, groups)
+    if output_mask[2]:
+        grad_bias = grad_output.sum(axis=(0,) + tuple(range(2, grad_output.ndim)))
+    return grad_input, grad_weight, grad_bias
+
+
+def _attributes(ctx):
+    return (ctx.stride, ctx.padding, ctx.dilation, ctx.transposed, ctx.output_padding,
+            ctx.groups)
+
+
+def _double_grad_output(ctx):
+    """The convolution is bilinear: the gradient's own derivative in grad_output is the
+    forward's change along (gg_input, gg_weight, gg_bias)."""
+    gg_input, gg_weight, gg_bias = ctx.grads
+    terms = []
+    if gg_input is not None:
+        terms.append(_convolution(gg_input, ctx.weight, None, *_attributes(ctx)))
+    if gg_weight is not None:
+        terms.append(_convolution(ctx.input, gg_weight, None, *_attributes(ctx)))
+    if gg_bias is not None:
+        nd = len(ctx.grad_output_shape) - 2
+        terms.append(expand(reshape(gg_bias, (-1,) + (1,) * nd), ctx.grad_output_shape))
+    return functools.reduce(add, terms) if terms else None
+
+
+# Each other derivative pairs grad_output with the other input's incoming gradient (the
+# input itself gives only its shape: detached, so the result depends on what it reads).
+_convolution_backward.derivatives(
+    grad_output=_double_grad_output,
+    input=lambda ctx: None if ctx.grads[1] is None else _convolution_backward(
+        ctx.grad_output, ctx.input.detach(), ctx.grads[1], *_attributes(ctx),
+        (True, False, False))[0],
+    weight=lambda ctx: None if ctx.grads[0] is None else _convolution_backward(
+        ctx.grad_output, ctx.grads[0], ctx.weight.detach(), *_attributes(ctx),
+        (False, True, False))[1])
 
 
 # ---- conv1d, conv2d, conv_transpose1d, conv_transpose2d ------------------------------------

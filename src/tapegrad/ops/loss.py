@@ -18,11 +18,11 @@ from ._define import defop
 from ._inplace import fill_
 from ._inplace import inplace as _in_place
 from ._summation import full_sum
-from .indexing import masked_fill, scatter_add_into_zeros
+from .indexing import masked_fill
 from .pointwise import add, add_scalar, clamp, clamp_min, div_scalar, mul_scalar, pow, xlogy
 from .reduction import mean, sum
-from .shape import expand, unsqueeze
-from .unary import abs, exp, log, sigmoid
+from .shape import expand, unsqueeze, zeros_of
+from .unary import abs, exp, log, logit, sigmoid
 
 
 def as_constant(array):
@@ -149,9 +149,10 @@ def reduced_loss(xp, loss, reduction):
 
 
 def loss_grad(ctx, slope):
-    """The gradient of an elementwise loss with d(loss)/d(input) = slope, after reduction."""
+    """The gradient of an elementwise loss with d(loss)/d(input) = slope, after reduction
+    (grouped as torch's backward functions: the product, then the division by numel)."""
     if ctx.reduction == "mean":
-        return slope * (ctx.grad / numel(ctx.input_shape))
+        return div_scalar(slope * ctx.grad, numel(ctx.input_shape))
     return slope * ctx.grad
 
 
@@ -192,32 +193,49 @@ def _nll_forward(xp, input, target, weight, reduction, ignore_index):
     return full_sum(losses) if reduction == "sum" else losses
 
 
-def _nll_backward(ctx):
-    """grad goes to each target's input entry, times -weight (/ total weight for mean)."""
-    class_dim = 0 if len(ctx.input_shape) == 1 else 1
-    target = ctx.target.reshape(ctx.input_shape[:class_dim] + ctx.input_shape[class_dim + 1:])
-    kept, index, weights = _picked_weights(np, target, ctx.weight, ctx.ignore_index,
-                                           ctx.grad.dtype.numpy)
-    total = weights.sum() if ctx.reduction == "mean" else 1
-    # ignored targets get nothing, even when every target is ignored (total is then 0)
-    coefficients = np.divide(-weights, total, out=np.zeros_like(weights), where=kept)
-    scaled = unsqueeze(ctx.grad * as_constant(coefficients), class_dim)
-    return scatter_add_into_zeros(scaled, ctx.input_shape, class_dim,
-                                  np.expand_dims(index, class_dim))
-
-
-@defop("NllLossBackward0", save=("target", "weight", "reduction", "ignore_index"))
+@defop("NllLossBackward0", save=("input", "target", "weight", "reduction", "ignore_index"))
 def _nll_loss(xp, input: Tensor, target, weight, reduction, ignore_index):
     return _nll_forward(xp, input, target, weight, reduction, ignore_index)
 
 
-@defop("NllLoss2DBackward0", save=("target", "weight", "reduction", "ignore_index"))
+@defop("NllLoss2DBackward0", save=("input", "target", "weight", "reduction", "ignore_index"))
 def _nll_loss2d(xp, input: Tensor, target, weight, reduction, ignore_index):
     return _nll_forward(xp, input, target, weight, reduction, ignore_index)
 
 
-_nll_loss.derivatives(input=_nll_backward)
-_nll_loss2d.derivatives(input=_nll_backward)
+def _nll_backward_op(node_name, name, loss):
+    """torch's nll_loss_backward (or nll_loss2d_backward): grad goes to each target's input
+    entry, times -weight (/ total weight for mean); its own derivative in grad_output is the
+    loss of the incoming gradient, in input 0 (it takes the input for torch's edge)."""
+    @defop(node_name, save=("target", "weight", "reduction", "ignore_index"), name=name)
+    def backward(xp, grad_output: Tensor, input: Tensor, target, weight, reduction,
+                 ignore_index):
+        class_dim = 0 if input.ndim == 1 else 1
+        target = target.reshape(input.shape[:class_dim] + input.shape[class_dim + 1:])
+        kept, index, weights = _picked_weights(xp, target, weight, ignore_index, input.dtype)
+        total = weights.sum() if reduction == "mean" else 1
+        # ignored targets get nothing, even when every target is ignored (total is then 0)
+        coefficients = xp.divide(-weights, total, out=xp.zeros_like(weights), where=kept)
+        result = xp.zeros(input.shape, grad_output.dtype)
+        xp.put_along_axis(result, xp.expand_dims(index, class_dim),
+                          xp.expand_dims(coefficients * grad_output, class_dim), class_dim)
+        return result
+
+    backward.derivatives(
+        grad_output=lambda ctx: loss(ctx.grad, ctx.target, ctx.weight, ctx.reduction,
+                                     ctx.ignore_index),
+        input=lambda ctx: zeros_of(ctx.grad, ctx.input_shape))
+    return backward
+
+
+_nll_loss_backward = _nll_backward_op("NllLossBackwardBackward0", "_nll_loss_backward",
+                                      _nll_loss)
+_nll_loss2d_backward = _nll_backward_op("NllLoss2DBackwardBackward0", "_nll_loss2d_backward",
+                                        _nll_loss2d)
+_nll_loss.derivatives(input=lambda ctx: _nll_loss_backward(
+    ctx.grad, ctx.input, ctx.target, ctx.weight, ctx.reduction, ctx.ignore_index))
+_nll_loss2d.derivatives(input=lambda ctx: _nll_loss2d_backward(
+    ctx.grad, ctx.input, ctx.target, ctx.weight, ctx.reduction, ctx.ignore_index))
 
 
 def _check_nll_shapes(input, target, weight):
@@ -427,8 +445,40 @@ def _mse_loss(xp, input: Tensor, target: Tensor, reduction):
     return reduced_loss(xp, difference * difference, reduction)
 
 
-_mse_loss.derivatives(input=lambda ctx: loss_grad(ctx, 2 * (ctx.input - ctx.target)),
-                      target=lambda ctx: loss_grad(ctx, 2 * (ctx.target - ctx.input)))
+def _elementwise_loss_backward(node_name, name, slope, slope_op, curvature):
+    """torch's <loss>_backward(grad_output, self, target, reduction, parameter) of a loss
+    summing f(self - target): grad_output * f'(self - target) (over numel for 'mean'), as an
+    op with its own derivatives. slope is f' on arrays, slope_op f' in ops, curvature f''
+    (a number or a constant array); each takes the difference and the parameter."""
+    @defop(node_name, save=("grad_output", "input", "target", "reduction", "parameter"),
+           promote="common", name=name)
+    def backward(xp, grad_output: Tensor, input: Tensor, target: Tensor, reduction, parameter):
+        result = slope(xp, input - target, parameter) * grad_output
+        return result / result.dtype.type(result.size) if reduction == "mean" else result
+
+    def input_grad(ctx):
+        curve = curvature(ctx.input._data - ctx.target._data, ctx.parameter)
+        return loss_grad(ctx, ctx.grad_output * as_constant(curve))
+
+    backward.derivatives(
+        grad_output=lambda ctx: loss_grad(ctx, slope_op(ctx.input - ctx.target, ctx.parameter)),
+        input=input_grad, target=lambda ctx: -input_grad(ctx))
+    return backward
+
+
+def _loss_backward_formulas(backward, parameter=None):
+    """The forward's derivatives: its backward function, with self and target swapped for
+    the target (as torch calls it)."""
+    def formula(first, second):
+        return lambda ctx: backward(ctx.grad, getattr(ctx, first), getattr(ctx, second),
+                                    ctx.reduction, parameter and getattr(ctx, parameter))
+    return dict(input=formula("input", "target"), target=formula("target", "input"))
+
+
+_mse_loss_backward = _elementwise_loss_backward(
+    "MseLossBackwardBackward0", "_mse_loss_backward", lambda xp, difference, _: 2 * difference,
+    lambda difference, _: 2 * difference, lambda difference, _: 2.0)
+_mse_loss.derivatives(**_loss_backward_formulas(_mse_loss_backward))
 
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
@@ -460,9 +510,12 @@ def _smooth_l1_loss(xp, input: Tensor, target: Tensor, reduction, beta):
 
 
 # The slope is (input - target) / beta inside the quadratic zone, +-1 outside: a clamp.
-_smooth_l1_loss.derivatives(
-    input=lambda ctx: loss_grad(ctx, clamp((ctx.input - ctx.target) / ctx.beta, -1, 1)),
-    target=lambda ctx: loss_grad(ctx, clamp((ctx.target - ctx.input) / ctx.beta, -1, 1)))
+_smooth_l1_loss_backward = _elementwise_loss_backward(
+    "SmoothL1LossBackwardBackward0", "_smooth_l1_loss_backward",
+    lambda xp, difference, beta: xp.clip(difference / beta, -1, 1),
+    lambda difference, beta: clamp(difference / beta, -1, 1),
+    lambda difference, beta: (np.abs(difference) < beta) / beta)
+_smooth_l1_loss.derivatives(**_loss_backward_formulas(_smooth_l1_loss_backward, "beta"))
 
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
@@ -487,9 +540,12 @@ def _huber_loss(xp, input: Tensor, target: Tensor, reduction, delta):
     return reduced_loss(xp, loss.astype(input.dtype, copy=False), reduction)
 
 
-_huber_loss.derivatives(
-    input=lambda ctx: loss_grad(ctx, clamp(ctx.input - ctx.target, -ctx.delta, ctx.delta)),
-    target=lambda ctx: loss_grad(ctx, clamp(ctx.target - ctx.input, -ctx.delta, ctx.delta)))
+_huber_loss_backward = _elementwise_loss_backward(
+    "HuberLossBackwardBackward0", "_huber_loss_backward",
+    lambda xp, difference, delta: xp.clip(difference, -delta, delta),
+    lambda difference, delta: clamp(difference, -delta, delta),
+    lambda difference, delta: (np.abs(difference) < delta) * 1.0)
+_huber_loss.derivatives(**_loss_backward_formulas(_huber_loss_backward, "delta"))
 
 
 def _check_huber(input, target, delta):
@@ -535,14 +591,44 @@ def _binary_cross_entropy(xp, input: Tensor, target: Tensor, weight, reduction):
     return reduced_loss(xp, loss, reduction)
 
 
-def _bce_input_slope(ctx):
-    x = ctx.input
-    return _weighted_slope(ctx, (x - ctx.target) / clamp((1 - x) * x, min=1e-12))
+@defop("BinaryCrossEntropyBackwardBackward0", save=("grad_output", "input", "target",
+                                                    "weight", "reduction"))
+def _binary_cross_entropy_backward(xp, grad_output: Tensor, input: Tensor, target: Tensor,
+                                   weight, reduction):
+    """torch's binary_cross_entropy_backward (its weight takes no gradient: no edge)."""
+    result = grad_output * (input - target) / xp.maximum((1 - input) * input, 1e-12)
+    if weight is not None:
+        result = result * weight
+    return result / result.dtype.type(result.size) if reduction == "mean" else result
 
 
+def _bce_double_backward(ctx, slope):
+    return loss_grad(ctx, _weighted_slope(ctx, ctx.grad_output * slope))
+
+
+def _bce_curvature(ctx):
+    """d/dx of (x - t) / (x (1 - x)): (x^2 - 2 x t + t) / (x (1 - x))^2."""
+    x, t = ctx.input, ctx.target
+    return (x * x - 2 * x * t + t) / clamp((1 - x) * x, min=1e-12) ** 2
+
+
+def _bce_target_grad(ctx):
+    """torch's binary_cross_entropy_target_backward: -logit(x) * grad, weighted, over numel
+    for 'mean'."""
+    grad = _weighted_slope(ctx, -logit(ctx.input) * ctx.grad)
+    return div_scalar(grad, numel(ctx.input_shape)) if ctx.reduction == "mean" else grad
+
+
+_binary_cross_entropy_backward.derivatives(
+    grad_output=lambda ctx: loss_grad(ctx, _weighted_slope(
+        ctx, (ctx.input - ctx.target) / clamp((1 - ctx.input) * ctx.input, min=1e-12))),
+    input=lambda ctx: _bce_double_backward(ctx, _bce_curvature(ctx)),
+    target=lambda ctx: _bce_double_backward(ctx, -1 / clamp((1 - ctx.input) * ctx.input,
+                                                            min=1e-12)))
 _binary_cross_entropy.derivatives(
-    input=lambda ctx: loss_grad(ctx, _bce_input_slope(ctx)),
-    target=lambda ctx: loss_grad(ctx, _weighted_slope(ctx, -log(ctx.input / (1 - ctx.input)))))
+    input=lambda ctx: _binary_cross_entropy_backward(ctx.grad, ctx.input, ctx.target,
+                                                     ctx.weight, ctx.reduction),
+    target=_bce_target_grad)
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,

@@ -116,14 +116,34 @@ def _soft_margin_loss(xp, input: Tensor, target, reduction):
     return reduced_loss(xp, xp.log1p(xp.exp(-input * target)), reduction)
 
 
+@defop("SoftMarginLossBackwardBackward0", save=("grad_output", "input", "target",
+                                               "reduction"))
+def _soft_margin_loss_backward(xp, grad_output: Tensor, input: Tensor, target, reduction):
+    """torch's soft_margin_loss_backward: d/dx log(1 + exp(-t x)) = -t z / (1 + z) with
+    z = exp(-t x), as torch computes it, times grad_output (over numel for 'mean')."""
+    z = xp.exp(-target * input)
+    result = -target * z / (z + 1) * grad_output
+    return result / result.dtype.type(result.size) if reduction == "mean" else result
+
+
 def _soft_margin_slope(ctx):
-    """d/dx log(1 + exp(-t x)) = -t z / (1 + z) with z = exp(-t x), as torch computes it."""
     target = as_constant(ctx.target)
     z = exp(-target * ctx.input)
     return -target * z / (z + 1)
 
 
-_soft_margin_loss.derivatives(input=lambda ctx: loss_grad(ctx, _soft_margin_slope(ctx)))
+def _soft_margin_curvature(ctx):
+    """d/dx of the slope: t^2 z / (1 + z)^2."""
+    target = as_constant(ctx.target)
+    z = exp(-target * ctx.input)
+    return target * target * z / ((z + 1) * (z + 1))
+
+
+_soft_margin_loss_backward.derivatives(
+    grad_output=lambda ctx: loss_grad(ctx, _soft_margin_slope(ctx)),
+    input=lambda ctx: loss_grad(ctx, ctx.grad_output * _soft_margin_curvature(ctx)))
+_soft_margin_loss.derivatives(input=lambda ctx: _soft_margin_loss_backward(
+    ctx.grad, ctx.input, ctx.target, ctx.reduction))
 
 
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):

@@ -6,6 +6,8 @@ Each op normalises over its dims in the forward. The derivative formulas recompu
 1/std from the saved input with tapegrad ops, so backward is itself differentiable and
 create_graph gives exact second derivatives.
 """
+import functools
+
 import numpy as np
 
 from .._tensor import Tensor
@@ -14,6 +16,7 @@ from . import reduction
 from ._checks import numel
 from ._define import defop
 from .activation import pad
+from .pointwise import add
 from .conv import check_float
 from .pooling import apply_map, avg_pool2d, axis_map, linear_map
 from .reordering import repeat
@@ -69,7 +72,8 @@ def _check_parameter_dtypes(input, *parameters):
 
 # ---- layer_norm ----------------------------------------------------------------------------
 
-@defop("NativeLayerNormBackward0", save=("input", "weight", "normalized_shape", "eps"))
+@defop("NativeLayerNormBackward0", save=("input", "weight", "bias", "normalized_shape", "eps",
+                                         "result1", "result2"))
 def _native_layer_norm(xp, input: Tensor, normalized_shape, weight: Tensor, bias: Tensor, eps):
     """(result, mean, 1/std), the statistics kept over the normalised dims."""
     axes = tuple(range(input.ndim - len(normalized_shape), input.ndim))
@@ -77,30 +81,116 @@ def _native_layer_norm(xp, input: Tensor, normalized_shape, weight: Tensor, bias
     return _affine(result, weight, bias, normalized_shape), mean, 1 / xp.sqrt(var + eps)
 
 
-def _layer_norm_dims(ctx):
-    """(normalised dims, leading dims) of the input."""
-    ndim, count = len(ctx.input_shape), len(ctx.normalized_shape)
+def _layer_norm_dims(ndim, normalized_shape):
+    """(normalised dims, leading dims) of an ndim input."""
+    count = len(normalized_shape)
     return tuple(range(ndim - count, ndim)), tuple(range(ndim - count))
 
 
-def _layer_norm_statistics(ctx):
-    """(x_hat, rstd), computed once per backward call for the formulas that need it."""
-    if "statistics" not in vars(ctx):
-        ctx.statistics = _standardized(ctx.input, _layer_norm_dims(ctx)[0], ctx.eps)
-    return ctx.statistics
+def _layer_norm_grads(ctx):
+    """(input, weight, bias) gradients from one native_layer_norm_backward call per node run
+    (the statistics are no inputs that take gradients: detached, as torch's are)."""
+    if "grads_of_inputs" not in vars(ctx):
+        ctx.grads_of_inputs = _native_layer_norm_backward(
+            ctx.grad, ctx.input, ctx.normalized_shape, ctx.result1.detach(),
+            ctx.result2.detach(), ctx.weight, ctx.bias, tuple(ctx._node._needs_input_grad),
+            ctx.eps)
+    return ctx.grads_of_inputs
 
 
-def _layer_norm_input_grad(ctx):
-    x_hat, rstd = _layer_norm_statistics(ctx)
-    grad = ctx.grad if ctx.weight is None else ctx.grad * ctx.weight
-    return _standardized_grad(grad, x_hat, rstd, _layer_norm_dims(ctx)[0])
+_native_layer_norm.derivatives(input=lambda ctx: _layer_norm_grads(ctx)[0],
+                               weight=lambda ctx: _layer_norm_grads(ctx)[1],
+                               bias=lambda ctx: _layer_norm_grads(ctx)[2])
 
 
-_native_layer_norm.derivatives(
-    input=_layer_norm_input_grad,
-    weight=lambda ctx: _sum_over(ctx.grad * _layer_norm_statistics(ctx)[0],
-                                 _layer_norm_dims(ctx)[1]),
-    bias=lambda ctx: _sum_over(ctx.grad, _layer_norm_dims(ctx)[1]))
+def _standardized_grad_array(grad, x_hat, rstd, axes):
+    return rstd * (grad - grad.mean(axis=axes, keepdims=True)
+                   - x_hat * (grad * x_hat).mean(axis=axes, keepdims=True))
+
+
+@defop("NativeLayerNormBackwardBackward0", save=("grad_out", "input", "normalized_shape",
+                                                 "weight", "eps"))
+def _native_layer_norm_backward(xp, grad_out: Tensor, input: Tensor, normalized_shape,
+                                mean: Tensor, rstd: Tensor, weight: Tensor, bias: Tensor,
+                                output_mask, eps):
+    """torch's native_layer_norm_backward (eps added: its own derivatives recompute the
+    statistics); an output output_mask leaves out is an empty placeholder."""
+    axes, lead = _layer_norm_dims(input.ndim, normalized_shape)
+    x_hat = (input - mean) * rstd
+    grads = [xp.empty(0, grad_out.dtype)] * 3
+    if output_mask[0]:
+        scaled = grad_out if weight is None else grad_out * weight
+        grads[0] = _standardized_grad_array(scaled, x_hat, rstd, axes)
+    if output_mask[1]:
+        grads[1] = (grad_out * x_hat).sum(axis=lead)
+    if output_mask[2]:
+        grads[2] = grad_out.sum(axis=lead)
+    return tuple(grads)
+
+
+def _layer_norm_double_backward(ctx):
+    axes, lead = _layer_norm_dims(len(ctx.input_shape), ctx.normalized_shape)
+    x_hat, rstd = _standardized(ctx.input, axes, ctx.eps)
+    return _double_backward(ctx, x_hat, rstd, axes, lead, ctx.weight, ctx.normalized_shape)
+
+
+_native_layer_norm_backward.derivatives(
+    grad_out=lambda ctx: _layer_norm_double_backward(ctx)[0],
+    input=lambda ctx: _layer_norm_double_backward(ctx)[1],
+    weight=lambda ctx: _layer_norm_double_backward(ctx)[2])
+
+
+def _projected(values, x_hat, dims):
+    """values less their mean and their x_hat component over dims (a symmetric projection:
+    the standardisation's Jacobian is rstd times it)."""
+    return (values - reduction.mean(values, dims, keepdim=True)
+            - x_hat * reduction.mean(values * x_hat, dims, keepdim=True))
+
+
+def _double_backward(ctx, x_hat, rstd, dims, weight_dims, weight, view_shape, training=True):
+    """(grad_out, input, weight) derivatives of a normalisation's backward function (input
+    gradient rstd * P(grad_out * weight), weight gradient sum(grad_out * x_hat), bias gradient
+    sum(grad_out)) along the incoming (gg_input, gg_weight, gg_bias); computed once per run.
+    weight: viewed as view_shape (how parameters broadcast against the input), or None.
+    Without training the statistics are constants: x_hat is linear in the input."""
+    if "double_grads" in vars(ctx):
+        return ctx.double_grads
+    gg_input, gg_weight, gg_bias = ctx.grads
+    grad_out = ctx.grad_out
+    scaled = grad_out if weight is None else grad_out * weight
+    for_grad_out, for_input, for_weight = [], [], None
+    if gg_input is not None:
+        projected = _projected(gg_input, x_hat, dims) if training else gg_input
+        for_grad_out.append(projected * rstd if weight is None else projected * rstd * weight)
+        if weight is not None:
+            for_weight = _sum_over(grad_out * projected * rstd, weight_dims)
+        if training:
+            for_input.append(_input_curvature(gg_input, scaled, x_hat, rstd, dims))
+    if gg_weight is not None:
+        gg_weight = reshape(gg_weight, view_shape)
+        for_grad_out.append(gg_weight * x_hat)
+        slope = grad_out * gg_weight
+        for_input.append((_projected(slope, x_hat, dims) if training else slope) * rstd)
+    if gg_bias is not None:
+        for_grad_out.append(expand(reshape(gg_bias, view_shape), ctx.input_shape))
+    ctx.double_grads = _total(for_grad_out), _total(for_input), for_weight
+    return ctx.double_grads
+
+
+def _input_curvature(gg_input, scaled, x_hat, rstd, dims):
+    """d <gg_input, rstd * P(scaled)> / d input, with P the projection of _projected (both
+    x_hat and rstd depend on the input)."""
+    def mean(values):
+        return reduction.mean(values, dims, keepdim=True)
+    along_x_hat, grad_along_x_hat = mean(gg_input * x_hat), mean(scaled * x_hat)
+    inner = (mean(gg_input * scaled) - mean(gg_input) * mean(scaled)
+             - along_x_hat * grad_along_x_hat)
+    mixed = _projected(gg_input * grad_along_x_hat + scaled * along_x_hat, x_hat, dims)
+    return -(rstd * rstd) * (inner * x_hat + mixed)
+
+
+def _total(terms):
+    return functools.reduce(add, terms) if terms else None
 
 
 def _checked_layer_norm(function, input, normalized_shape, weight, bias, eps):
@@ -140,7 +230,7 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):
 # ---- batch_norm ----------------------------------------------------------------------------
 
 @defop("NativeBatchNormBackward0", save=("input", "weight", "running_mean", "running_var",
-                                         "training", "eps"))
+                                         "training", "eps", "result1", "result2"))
 def _native_batch_norm(xp, input: Tensor, weight: Tensor, bias: Tensor, running_mean,
                        running_var, training, momentum, eps):
     """(result, batch mean, batch 1/std); the statistics are empty in eval. Training updates
@@ -163,39 +253,71 @@ def _native_batch_norm(xp, input: Tensor, weight: Tensor, bias: Tensor, running_
     return _affine(result, weight, bias, shape), mean.ravel(), rstd.ravel()
 
 
-def _batch_norm_statistics(ctx):
-    """(x_hat, rstd): from the batch when training, else from the saved running stats."""
-    if "statistics" in vars(ctx):
-        return ctx.statistics
-    shape = _channel_shape(len(ctx.input_shape))
-    if ctx.training:
-        ctx.statistics = _standardized(ctx.input, _batch_norm_dims(ctx), ctx.eps)
+def _batch_norm_grads(ctx):
+    """(input, weight, bias) gradients from one native_batch_norm_backward call per run."""
+    if "grads_of_inputs" not in vars(ctx):
+        ctx.grads_of_inputs = _native_batch_norm_backward(
+            ctx.grad, ctx.input, ctx.weight, ctx.running_mean, ctx.running_var,
+            ctx.result1.detach(), ctx.result2.detach(), ctx.training, ctx.eps,
+            tuple(ctx._node._needs_input_grad))
+    return ctx.grads_of_inputs
+
+
+_native_batch_norm.derivatives(input=lambda ctx: _batch_norm_grads(ctx)[0],
+                               weight=lambda ctx: _batch_norm_grads(ctx)[1],
+                               bias=lambda ctx: _batch_norm_grads(ctx)[2])
+
+
+def _batch_norm_dims(ndim):
+    return (0,) + tuple(range(2, ndim))
+
+
+def _running_statistics(xp, running_mean, running_var, eps, shape):
+    return running_mean.reshape(shape), 1 / xp.sqrt(running_var.reshape(shape) + eps)
+
+
+@defop("NativeBatchNormBackwardBackward0", save=("grad_out", "input", "weight", "running_mean",
+                                                 "running_var", "train", "eps"))
+def _native_batch_norm_backward(xp, grad_out: Tensor, input: Tensor, weight: Tensor,
+                                running_mean, running_var, save_mean: Tensor,
+                                save_invstd: Tensor, train, eps, output_mask):
+    """torch's native_batch_norm_backward: batch statistics when training, else the running
+    ones; an output output_mask leaves out is an empty placeholder."""
+    shape, axes = _channel_shape(input.ndim), _batch_norm_dims(input.ndim)
+    if train:
+        mean, rstd = save_mean.reshape(shape), save_invstd.reshape(shape)
     else:
-        mean = Tensor._make(ctx.running_mean.reshape(shape))
-        rstd = (Tensor._make(ctx.running_var.reshape(shape)) + ctx.eps) ** -0.5
-        ctx.statistics = (ctx.input - mean) * rstd, rstd
-    return ctx.statistics
+        mean, rstd = _running_statistics(xp, running_mean, running_var, eps, shape)
+    x_hat = (input - mean) * rstd
+    grads = [xp.empty(0, grad_out.dtype)] * 3
+    if output_mask[0]:
+        scaled = grad_out if weight is None else grad_out * weight.reshape(shape)
+        grads[0] = (_standardized_grad_array(scaled, x_hat, rstd, axes) if train
+                    else scaled * rstd)
+    if output_mask[1]:
+        grads[1] = (grad_out * x_hat).sum(axis=axes)
+    if output_mask[2]:
+        grads[2] = grad_out.sum(axis=axes)
+    return tuple(grads)
 
 
-def _batch_norm_dims(ctx):
-    return (0,) + tuple(range(2, len(ctx.input_shape)))
+def _batch_norm_double_backward(ctx):
+    ndim = len(ctx.input_shape)
+    shape, axes = _channel_shape(ndim), _batch_norm_dims(ndim)
+    if ctx.train:
+        x_hat, rstd = _standardized(ctx.input, axes, ctx.eps)
+    else:
+        mean, rstd = map(Tensor._make, _running_statistics(np, ctx.running_mean,
+                                                           ctx.running_var, ctx.eps, shape))
+        x_hat = (ctx.input - mean) * rstd
+    weight = None if ctx.weight is None else reshape(ctx.weight, shape)
+    return _double_backward(ctx, x_hat, rstd, axes, axes, weight, shape, ctx.train)
 
 
-def _batch_norm_input_grad(ctx):
-    x_hat, rstd = _batch_norm_statistics(ctx)
-    grad = ctx.grad
-    if ctx.weight is not None:
-        grad = grad * reshape(ctx.weight, _channel_shape(len(ctx.input_shape)))
-    if not ctx.training:
-        return grad * rstd
-    return _standardized_grad(grad, x_hat, rstd, _batch_norm_dims(ctx))
-
-
-_native_batch_norm.derivatives(
-    input=_batch_norm_input_grad,
-    weight=lambda ctx: reduction.sum(ctx.grad * _batch_norm_statistics(ctx)[0],
-                                     _batch_norm_dims(ctx)),
-    bias=lambda ctx: reduction.sum(ctx.grad, _batch_norm_dims(ctx)))
+_native_batch_norm_backward.derivatives(
+    grad_out=lambda ctx: _batch_norm_double_backward(ctx)[0],
+    input=lambda ctx: _batch_norm_double_backward(ctx)[1],
+    weight=lambda ctx: _batch_norm_double_backward(ctx)[2])
 
 
 def _check_batch_norm(input, weight, bias, running_mean, running_var, training):
@@ -414,7 +536,7 @@ _ASK_FOR_BETTER_TEXT = ("(Could this error message be improved?  If so, please r
 # Composed as torch composes it: the squares averaged over a window of channels by a padded
 # average pooling, 2-d for 3-d input, 3-d (kernel (size, 1, 1)) for more dims.
 
-_avg_pool3d = linear_map("AvgPool3D", "_channel_window_avg_pool3d")
+_avg_pool3d = linear_map("AvgPool3D", "_channel_window_avg_pool3d", pooling=True)
 
 
 def _window_average_map(size, length):

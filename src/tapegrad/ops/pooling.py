@@ -16,7 +16,7 @@ from ._define import defop
 from .conv import check_float, int_tuple, sliding_windows
 from .indexing import gather
 from .pointwise import div
-from .shape import reshape, squeeze, unsqueeze
+from .shape import reshape, squeeze, unsqueeze, zeros_of
 from .unary import relu
 
 
@@ -96,7 +96,8 @@ def _pad_for_windows(xp, array, out, kernel, stride, dilation, padding, value):
     return array[(Ellipsis,) + tuple(keep)]
 
 
-@defop("MaxPool2DWithIndicesBackward0", save=("result1", "kernel_size", "stride", "dilation"))
+@defop("MaxPool2DWithIndicesBackward0", save=("input", "result1", "kernel_size", "stride",
+                                             "dilation"))
 def _max_pool2d(xp, input: Tensor, kernel_size, stride, padding, dilation, ceil_mode):
     out = tuple(_pooled_size(n, k, p, s, d, ceil_mode) for n, k, p, s, d in
                 zip(input.shape[-2:], kernel_size, padding, stride, dilation))
@@ -136,22 +137,28 @@ def _window_max(xp, windows, first, lowest):
 
 def _scatter_to_indices(node_name, name):
     """The gradient op of a max pooling: each output's grad goes to the input element its
-    index names (summed where windows overlap, unless they are disjoint)."""
+    index names (summed where windows overlap, unless they are disjoint). It takes the input
+    too, as torch's backward function does: an edge whose derivative is zero."""
     @defop(node_name, save=("indices",), name=name)
-    def scatter(xp, grad: Tensor, input_shape, indices, disjoint):
-        planes = numel(grad.shape[:-2])
-        result = xp.zeros((planes, input_shape[-2] * input_shape[-1]), grad.dtype)
+    def scatter(xp, grad_output: Tensor, input: Tensor, indices, disjoint):
+        planes = numel(grad_output.shape[:-2])
+        result = xp.zeros((planes, input.shape[-2] * input.shape[-1]), grad_output.dtype)
         rows = xp.arange(planes)[:, None]
-        blocks = numel(grad.shape[-2:])
-        grad, indices = grad.reshape(planes, blocks), indices.reshape(planes, blocks)
+        blocks = numel(grad_output.shape[-2:])
+        grad, indices = grad_output.reshape(planes, blocks), indices.reshape(planes, blocks)
         if disjoint:
             result[rows, indices] = grad  # every index is distinct
         else:
             xp.add.at(result, (rows, indices), grad)
-        return result.reshape(input_shape)
+        return result.reshape(input.shape)
 
-    scatter.derivatives(grad=_gather_at_indices)
+    scatter.derivatives(grad_output=_gather_at_indices, input=zeros_for_input)
     return scatter
+
+
+def zeros_for_input(ctx):
+    """torch's derivative of a pooling backward function in its input argument."""
+    return zeros_of(ctx.grad, ctx.input_shape)
 
 
 def _gather_at_indices(ctx):
@@ -165,7 +172,7 @@ def _gather_at_indices(ctx):
 _max_pool2d_backward = _scatter_to_indices("MaxPool2DWithIndicesBackwardBackward0",
                                            "_max_pool2d_backward")
 _max_pool2d.derivatives(input=lambda ctx: _max_pool2d_backward(
-    ctx.grad, ctx.input_shape, ctx.result1._data,
+    ctx.grad, ctx.input, ctx.result1._data,
     all(s >= d * (k - 1) + 1 for k, s, d in zip(ctx.kernel_size, ctx.stride, ctx.dilation))))
 
 
@@ -310,21 +317,34 @@ def _along_axis(xp, array, axis, index, weight):
     return result
 
 
-def linear_map(node, name):
+def linear_map(node, name, pooling=False):
     """The op of a map given by tables (node f"{node}Backward0") and its gradient, the
-    transposed map (node f"{node}BackwardBackward0"); each is the other's gradient."""
+    transposed map (node f"{node}BackwardBackward0"); each is the other's gradient. A pooling
+    map's gradient op also takes the forward's input, as torch's pooling backward functions
+    do (an edge whose derivative is zero)."""
     def forward(xp, input: Tensor, tables, transposed_tables):
         return _along_axes(xp, input, tables)
+
+    def pooling_backward(xp, grad_output: Tensor, input: Tensor, tables, transposed_tables):
+        return _along_axes(xp, grad_output, tables)
     saved = ("tables", "transposed_tables")
-    op = defop(f"{node}Backward0", save=saved, name=name)(forward)
-    gradient = defop(f"{node}BackwardBackward0", save=saved, name=name + "_backward")(forward)
-    op.derivatives(input=lambda ctx: gradient(ctx.grad, ctx.transposed_tables, ctx.tables))
-    gradient.derivatives(input=lambda ctx: op(ctx.grad, ctx.transposed_tables, ctx.tables))
+    op = defop(f"{node}Backward0", save=saved + ("input",) * pooling, name=name)(forward)
+    gradient = defop(f"{node}BackwardBackward0", save=saved, name=name + "_backward")(
+        pooling_backward if pooling else forward)
+    if pooling:
+        op.derivatives(input=lambda ctx: gradient(ctx.grad, ctx.input, ctx.transposed_tables,
+                                                  ctx.tables))
+        gradient.derivatives(grad_output=lambda ctx: op(ctx.grad, ctx.transposed_tables,
+                                                        ctx.tables),
+                             input=zeros_for_input)
+    else:
+        op.derivatives(input=lambda ctx: gradient(ctx.grad, ctx.transposed_tables, ctx.tables))
+        gradient.derivatives(input=lambda ctx: op(ctx.grad, ctx.transposed_tables, ctx.tables))
     return op
 
 
-_avg_pool2d = linear_map("AvgPool2D", "_avg_pool2d")
-_adaptive_avg_pool2d = linear_map("AdaptiveAvgPool2D", "_adaptive_avg_pool2d")
+_avg_pool2d = linear_map("AvgPool2D", "_avg_pool2d", pooling=True)
+_adaptive_avg_pool2d = linear_map("AdaptiveAvgPool2D", "_adaptive_avg_pool2d", pooling=True)
 
 
 def apply_map(op, input, axis_maps):
@@ -454,7 +474,7 @@ def _adaptive_windows(size, out):
     return np.minimum(positions, size - 1), used
 
 
-@defop("AdaptiveMaxPool2DBackward0", save=("result1",))
+@defop("AdaptiveMaxPool2DBackward0", save=("input", "result1"))
 def _adaptive_max_pool2d(xp, input: Tensor, output_size):
     (rows, rows_used), (columns, columns_used) = (
         _adaptive_windows(size, out) for size, out in zip(input.shape[-2:], output_size))
@@ -471,7 +491,7 @@ def _adaptive_max_pool2d(xp, input: Tensor, output_size):
 _adaptive_max_pool2d_backward = _scatter_to_indices("AdaptiveMaxPool2DBackwardBackward0",
                                                     "_adaptive_max_pool2d_backward")
 _adaptive_max_pool2d.derivatives(input=lambda ctx: _adaptive_max_pool2d_backward(
-    ctx.grad, ctx.input_shape, ctx.result1._data, False))
+    ctx.grad, ctx.input, ctx.result1._data, False))
 
 
 def _check_adaptive_input(function, input):
