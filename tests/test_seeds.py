@@ -18,8 +18,8 @@ Blocks run the way the tutorials (notebook dumps) ran them:
   message", once per cell however often they fire (torch warns some things only once
   per process, so lib.set_warn_always(True) is on while cells run);
 * `import torch` in a cell imports the library under test;
-* torch.randn / torch.rand draw from np.random.default_rng(SEED), reseeded at the
-  start of each cell, so both libraries see the same numbers.
+* each cell starts with lib.manual_seed(SEED), so that its random numbers do not depend
+  on what ran before; tapegrad draws torch's streams, so they print the same numbers.
 Object addresses ("object at 0x...") are masked before comparing.
 """
 import ast
@@ -33,9 +33,7 @@ import sys
 import traceback
 import warnings
 from pathlib import Path
-from unittest import mock
 
-import numpy as np
 import pytest
 
 SEEDS = Path(__file__).with_name("seeds")
@@ -48,26 +46,10 @@ _ADDRESS = re.compile(r"object at 0x[0-9a-fA-F]+")
 
 @contextlib.contextmanager
 def _deterministic(lib):
-    """Make lib.randn / lib.rand return numbers that do not depend on lib, and make
-    warnings independent of what ran earlier in the process."""
-    rng = np.random.default_rng(SEED)
-
-    def patched(draw):
-        def fake(*size, dtype=None, requires_grad=False, **kwargs):
-            size = kwargs.pop("size", size)
-            if kwargs:  # fail loudly rather than silently ignore e.g. device=
-                raise TypeError(f"seed harness: unsupported arguments {sorted(kwargs)}")
-            if len(size) == 1 and isinstance(size[0], (tuple, list)):
-                size = size[0]  # randn((2, 3)) and randn(torch.Size([2, 3]))
-            return lib.tensor(draw(tuple(size)), dtype=dtype or lib.float32,
-                              requires_grad=requires_grad)
-        return fake
-
+    """Seed lib's generator, and make warnings independent of what ran earlier in the
+    process."""
     with contextlib.ExitStack() as stack:
-        for name, draw in (("randn", rng.standard_normal), ("rand", rng.random)):
-            # Patch only what exists: a missing lib.randn must fail inside the snippet.
-            if hasattr(lib, name):
-                stack.enter_context(mock.patch.object(lib, name, patched(draw)))
+        lib.manual_seed(SEED)
         if hasattr(lib, "set_warn_always"):
             # torch warns some things once per process; force them so test order is irrelevant.
             stack.callback(lib.set_warn_always, lib.is_warn_always_enabled())

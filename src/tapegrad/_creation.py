@@ -500,7 +500,7 @@ def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None,
 
 def _float_dtype(dtype, name):
     dtype = dtype or _dtype.get_default_dtype()
-    if not dtype.is_floating_point:
+    if not (dtype.is_floating_point or dtype.is_complex):
         raise RuntimeError(f'"{name}" not implemented for \'{dtype.legacy_name}\'')
     return dtype
 
@@ -577,17 +577,17 @@ def _like(fill):
 def _random_fill(draw, name):
     def fill(array, dtype):
         _float_dtype(dtype, name)
-        array[...] = draw(None, array.shape, dtype)
+        array[...] = draw(None, array, dtype)  # array's layout says the order of the draws
     return fill
 
 
 empty_like = _like(lambda array, dtype: None)
 zeros_like = _like(lambda array, dtype: array.fill(0))
 ones_like = _like(lambda array, dtype: array.fill(1))
-rand_like = _like(_random_fill(lambda generator, shape, dtype: _random.uniform_array(
-    generator, shape, dtype, 0.0, 1.0), "check_uniform_bounds"))
-randn_like = _like(_random_fill(lambda generator, shape, dtype: _random.normal_array(
-    generator, shape, dtype, 0.0, 1.0), "normal_kernel_cpu"))
+rand_like = _like(_random_fill(lambda generator, array, dtype: _random.uniform_array(
+    generator, array.shape, dtype, 0.0, 1.0, array), "check_uniform_bounds"))
+randn_like = _like(_random_fill(lambda generator, array, dtype: _random.normal_array(
+    generator, array.shape, dtype, 0.0, 1.0, array), "normal_kernel_cpu"))
 for _name, _factory in (("empty", empty_like), ("zeros", zeros_like), ("ones", ones_like),
                         ("rand", rand_like), ("randn", randn_like)):
     _factory.__name__ = _factory.__qualname__ = _name + "_like"

@@ -73,11 +73,43 @@ def _standard_uniform(generator, count, dtype):
     return bits * np.float32(2.0**-24)
 
 
+# Note [Reduced precision draws]: torch draws float16 and bfloat16 samples in float (its
+# "opmath" type): uniforms of 24 bits, float bounds and means, float Box-Muller, and rounds
+# only the result. Values computed in double (the scalar paths) become float first, then the
+# 16-bit type, as C++'s Half(float) and BFloat16(float) convert: two roundings, not one.
+
+def is_floating(dtype):
+    """A real floating dtype (ml_dtypes' bfloat16 has NumPy's kind "V")."""
+    return dtype.kind == "f" or dtype.kind == "V" and dtype.itemsize == 2
+
+
+def is_reduced(dtype):
+    """float16 or bfloat16."""
+    return is_floating(dtype) and dtype.itemsize == 2
+
+
+def compute_dtype(dtype):
+    """The NumPy dtype torch computes dtype's samples in."""
+    return np.dtype(np.float64 if dtype == np.float64 else np.float32)
+
+
+def rounded(values, dtype):
+    """values (doubles, floats or integers) in dtype, rounded as C++ converts them (see the
+    Note above)."""
+    if is_reduced(dtype) and values.dtype != np.float32:
+        values = values.astype(np.float32)
+    return values.astype(dtype, copy=False)
+
+
 def uniform(generator, count, dtype, low, high):
-    """uniform_'s samples: u * (to - from) + from in the tensor's dtype, fused."""
-    sample = _standard_uniform(generator, count, dtype)
-    low, high = dtype.type(low), dtype.type(high)
-    return _fma(sample, high - low, low, dtype)
+    """uniform_'s samples: u * (to - from) + from in the compute dtype, fused, rounded to dtype;
+    a sample that rounds up to `to` becomes `from`, so that the range stays half-open."""
+    compute = compute_dtype(dtype)
+    sample = _standard_uniform(generator, count, compute)
+    low, high = compute.type(low), compute.type(high)
+    sample = rounded(_fma(sample, high - low, low, compute), dtype)
+    sample[sample == dtype.type(high)] = dtype.type(low)
+    return sample
 
 
 def _fma(a, b, c, dtype):
@@ -108,22 +140,25 @@ def _split(x):
     return high, x - high
 
 
-def normal(generator, count, dtype, mean, std):
-    """normal_'s samples: Box-Muller over blocks of 16 uniforms for 16 or more elements (the
-    last block redrawn when count is not a multiple of 16), else one double pair per two
-    samples with the second value kept for the next call."""
-    if count < 16:  # in double whatever the dtype, mean and std not rounded to it
-        values = np.array([_scalar_normal(generator) for _ in range(count)], np.float64)
-        return _fma64(values, float(std), float(mean)).astype(dtype)
-    data = _standard_uniform(generator, count, dtype)
-    blocks = data[:count - count % 16].reshape(-1, 16)
-    _box_muller_16(blocks, dtype)
-    data[:count - count % 16] = blocks.reshape(-1)
+def normal(generator, count, dtype, mean, std, contiguous=True):
+    """normal_'s samples. A contiguous target of 16 or more elements: Box-Muller over blocks of
+    16 uniforms, the last block redrawn and written over the last 16 places when count is not
+    a multiple of 16 (float32 and float64 draw all count uniforms first, float16 and bfloat16
+    block by block). Else one double pair per two samples, the second kept for the next call."""
+    if count < 16 or not contiguous:  # in double, mean and std not rounded to the dtype
+        values = _scalar_normals(generator, count)
+        return rounded(_fma64(values, float(std), float(mean)), dtype)
+    compute = compute_dtype(dtype)
+    whole = count - count % 16
+    data = np.empty(count, compute)
+    data[:whole] = _standard_uniform(generator, whole if is_reduced(dtype) else count,
+                                     compute)[:whole]
+    _box_muller_16(data[:whole].reshape(-1, 16), compute)
     if count % 16:
-        tail = _standard_uniform(generator, 16, dtype).reshape(1, 16)
-        _box_muller_16(tail, dtype)
+        tail = _standard_uniform(generator, 16, compute).reshape(1, 16)
+        _box_muller_16(tail, compute)
         data[count - 16:] = tail.reshape(-1)
-    return _fma(data, std, mean, dtype)
+    return rounded(_fma(data, std, mean, compute), dtype)
 
 
 def _box_muller_16(blocks, dtype):
@@ -144,15 +179,23 @@ def _libm(function, values):
     return np.array([function(value) for value in values.ravel().tolist()]).reshape(values.shape)
 
 
-def _scalar_normal(generator):
-    if generator.next_normal is not None:
-        value, generator.next_normal = generator.next_normal, None
-        return value
-    first, second = _standard_uniform(generator, 2, np.float64)
-    radius = math.sqrt(-2.0 * math.log1p(-float(second)))
-    angle = 2.0 * math.pi * float(first)
-    generator.next_normal = radius * math.sin(angle)
-    return radius * math.cos(angle)
+def _scalar_normals(generator, count):
+    """count draws of the scalar path: one Box-Muller pair of double uniforms per two values
+    (cosine first), the sine of an unfinished pair kept in the generator for the next call."""
+    values = np.empty(count)
+    start = 0
+    if count and generator.next_normal is not None:
+        values[0], generator.next_normal, start = generator.next_normal, None, 1
+    pairs = (count - start + 1) // 2
+    uniforms = _standard_uniform(generator, 2 * pairs, np.dtype(np.float64)).reshape(pairs, 2)
+    radius = np.sqrt(-2.0 * _libm(math.log1p, -uniforms[:, 1]))
+    angle = 2.0 * math.pi * uniforms[:, 0]
+    drawn = np.stack([radius * _libm(math.cos, angle), radius * _libm(math.sin, angle)], 1)
+    drawn = drawn.reshape(-1)
+    values[start:] = drawn[:count - start]
+    if (count - start) % 2:
+        generator.next_normal = float(drawn[-1])
+    return values
 
 
 # ---- the float32 log and sincos of the vectorised (AVX2) normal kernel ----------------------
@@ -207,12 +250,12 @@ def _sincos_ps(x):
 
 
 def bernoulli(generator, probabilities):
-    """bernoulli's 0/1 (as bool) for an array of probabilities: a uniform of their dtype (a
-    number p: float64) below p."""
+    """bernoulli's 0/1 (as bool) for an array of probabilities, flat in drawing order: a double
+    uniform below p for float64 p (and a number p), else a float one below float(p)."""
     probabilities = np.asarray(probabilities)
-    dtype = np.dtype(np.float32 if probabilities.dtype == np.float32 else np.float64)
+    dtype = np.dtype(np.float64 if probabilities.dtype == np.float64 else np.float32)
     uniform = _standard_uniform(generator, probabilities.size, dtype)
-    return uniform.reshape(probabilities.shape) < probabilities
+    return uniform.reshape(probabilities.shape) < probabilities.astype(dtype, copy=False)
 
 
 def exponential(generator, count, lambd):
@@ -223,7 +266,7 @@ def exponential(generator, count, lambd):
 
 def log_normal(generator, count, mean, std):
     """log_normal_'s samples in float64: exp of scalar-path normals (cache included)."""
-    values = np.array([_scalar_normal(generator) for _ in range(count)], np.float64)
+    values = _scalar_normals(generator, count)
     return _libm(math.exp, _fma64(values, float(std), float(mean)))
 
 
@@ -240,6 +283,174 @@ def geometric(generator, count, p):
     return np.ceil(logs / math.log1p(-p))
 
 
+# ---- the order torch's kernels visit a tensor's elements -------------------------------------
+# A serial kernel draws one sample per element in TensorIterator's order: dimensions sorted by
+# stride, the smallest innermost (equal strides: the smaller size innermost; a zero stride
+# leaves the decision to the next operand), which is memory order for a dense tensor. Where
+# elements share memory (an unfolded tensor) the last sample drawn for a place is the one kept.
+
+def _visit_axes(shape, operand_strides):
+    """The axes from outermost to innermost, as TensorIterator orders them."""
+    def should_swap(dim0, dim1):
+        for strides in operand_strides:
+            stride0, stride1 = strides[dim0], strides[dim1]
+            if stride0 == 0 or stride1 == 0:
+                continue
+            if stride0 != stride1:
+                return 1 if stride0 > stride1 else -1
+            if shape[dim0] > shape[dim1]:
+                return 1
+        return 0
+
+    inner_first = list(range(len(shape)))[::-1]
+    for i in range(1, len(shape)):  # insertion sort that stops at a decided comparison
+        dim1 = i
+        for dim0 in range(i - 1, -1, -1):
+            comparison = should_swap(inner_first[dim0], inner_first[dim1])
+            if comparison > 0:
+                inner_first[dim0], inner_first[dim1] = inner_first[dim1], inner_first[dim0]
+                dim1 = dim0
+            elif comparison < 0:
+                break
+    return inner_first[::-1]
+
+
+def visit_order(array, *others):
+    """The axes of array from outermost to innermost in the order torch visits its elements
+    (others: the kernel's input arrays, broadcast to array's shape); None for C order."""
+    if array.flags.c_contiguous and all(other.flags.c_contiguous for other in others):
+        return None
+    strides = [array.strides] + [np.broadcast_to(o, array.shape).strides for o in others]
+    axes = _visit_axes(array.shape, strides)
+    return None if axes == list(range(array.ndim)) and not _overlaps(array) else axes
+
+
+def in_visit_order(values, axes):
+    """values (in the visited array's shape) flat in the order of visit_order's axes."""
+    if axes is None:
+        return values.reshape(-1)
+    return values.transpose(axes).reshape(-1)
+
+
+def laid_out(array, flat, axes):
+    """flat samples, drawn in the order of visit_order's axes, in array's (logical) shape."""
+    if axes is None:
+        return flat.reshape(array.shape)
+    values = flat.reshape([array.shape[axis] for axis in axes]).transpose(np.argsort(axes))
+    if not _overlaps(array):
+        return values
+    places = sum(np.arange(size).reshape([-1] + [1] * (array.ndim - 1 - axis)) * stride
+                 for axis, (size, stride) in enumerate(zip(array.shape, array.strides)))
+    places, where = np.unique(np.broadcast_to(places, array.shape), return_inverse=True)
+    visit = np.arange(array.size).reshape([array.shape[axis] for axis in axes])
+    last = np.full(places.size, -1)
+    np.maximum.at(last, where.reshape(-1), visit.transpose(np.argsort(axes)).reshape(-1))
+    return flat[last[where.reshape(array.shape)]]
+
+
+def _overlaps(array):
+    """Whether two elements of array may share memory (strides too small for the sizes)."""
+    extent = 0
+    for size, stride in sorted(zip(array.shape, np.abs(array.strides)), key=lambda d: d[1]):
+        if size > 1 and stride <= extent:
+            return True
+        extent += stride * (size - 1)
+    return False
+
+
+# ---- Poisson ---------------------------------------------------------------------------------
+
+class _Doubles:
+    """The generator's double uniforms, drawn ahead in chunks for a sampler that takes a
+    varying number per element; finish() leaves the engine just past those used."""
+
+    def __init__(self, generator):
+        self._generator, self._state = generator, generator.engine.state
+        self._buffer, self._position, self._used = [], 0, 0
+
+    def next(self):
+        if self._position == len(self._buffer):
+            self._used += len(self._buffer)
+            size = min(4096, 2 * len(self._buffer) + 16)
+            self._buffer = _standard_uniform(self._generator, size, np.dtype(np.float64)).tolist()
+            self._position = 0
+        self._position += 1
+        return self._buffer[self._position - 1]
+
+    def finish(self):
+        self._generator.engine.state = self._state
+        random32(self._generator, 2 * (self._used + self._position))
+
+
+def poisson(generator, rates):
+    """torch.poisson's samples (int64) for rates (flat, in drawing order): Knuth's product of
+    uniforms below 10, Hoermann's transformed rejection from 10 on, as torch's CPU kernel."""
+    uniforms = _Doubles(generator)
+    samples = np.empty(len(rates), np.int64)
+    try:
+        for index, rate in enumerate(rates.tolist()):
+            if not rate >= 0:
+                raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
+            samples[index] = (_poisson_by_rejection(rate, uniforms) if rate >= 10
+                              else _poisson_by_product(rate, uniforms))
+    finally:
+        uniforms.finish()
+    return samples
+
+
+def _poisson_by_product(rate, uniforms):
+    if rate == 0:
+        return 0
+    limit, product, count = math.exp(-rate), 1.0, 0
+    while True:
+        product *= uniforms.next()
+        if not product > limit:
+            return count
+        count += 1
+
+
+def _poisson_by_rejection(rate, uniforms):
+    root, log_rate = math.sqrt(rate), math.log(rate)
+    b = 0.931 + 2.53 * root
+    a = -0.059 + 0.02483 * b
+    log_inverse_alpha = math.log(1.1239 + 1.1328 / (b - 3.4))
+    vr = 0.9277 - 3.6224 / (b - 2)
+    while True:
+        u = uniforms.next() - 0.5
+        v = uniforms.next()
+        us = 0.5 - abs(u)
+        # the kernel's int64 k is tested as the double it came from (its compiler folds the
+        # round trip) and only converted when returned
+        k = _floor((2 * a / us + b) * u + rate + 0.43 if us else -math.inf)
+        if us >= 0.07 and v <= vr:
+            return _int64(k)
+        if k < 0 or (us < 0.013 and v > us):
+            continue
+        # (math.lgamma is not the C library's: the two may differ in the last bit, which
+        # could flip this test only for a value within an ulp of the bound)
+        if (_log(v) + log_inverse_alpha - math.log(a / (us * us) + b)
+                <= -rate + k * log_rate - _lgamma(k + 1.0)):
+            return _int64(k)
+
+
+def _log(value):
+    return math.log(value) if value > 0 else -math.inf
+
+
+def _lgamma(value):
+    return math.lgamma(value) if math.isfinite(value) else math.inf
+
+
+def _floor(value):
+    return float(math.floor(value)) if math.isfinite(value) else value
+
+
+def _int64(value):
+    """A double converted to int64 as x86 converts: out of range or NaN gives the minimum
+    (so an infinite rate samples -2**63, as torch's kernel)."""
+    return int(value) if -2.0**63 <= value < 2.0**63 else -2**63
+
+
 # ---- integers ------------------------------------------------------------------------------
 
 def integers(generator, count, low, span, wide):
@@ -253,12 +464,13 @@ def integers(generator, count, low, span, wide):
 
 
 def permutation(generator, n):
-    """randperm: swap position i with i + draw % (n - i), i = 0 .. n - 2."""
-    result = np.arange(n, dtype=np.int64)
+    """randperm: swap position i with i + draw % (n - i), i = 0 .. n - 2 (on a list: NumPy's
+    element access would cost several times more per swap)."""
     if n < 2:
-        return result
-    offsets = random32(generator, n - 1) % np.arange(n, 1, -1, dtype=_U64)
-    for i, offset in enumerate(offsets.tolist()):
-        j = i + offset
+        return np.arange(n, dtype=np.int64)
+    targets = (random32(generator, n - 1) % np.arange(n, 1, -1, dtype=_U64)).astype(np.int64)
+    targets += np.arange(n - 1)
+    result = list(range(n))
+    for i, j in enumerate(targets.tolist()):
         result[i], result[j] = result[j], result[i]
-    return result
+    return np.array(result, np.int64)

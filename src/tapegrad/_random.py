@@ -1,5 +1,6 @@
 """The global random generator behind rand/randn/randint and their seeds, and the in-place
 samplers behind Tensor.uniform_, normal_, bernoulli_, exponential_ and random_."""
+import math
 import numbers
 import warnings
 
@@ -94,42 +95,31 @@ def torch_generator(generator=None):
 
 
 # ---- in-place sampling: Tensor.uniform_, normal_, bernoulli_, exponential_, random_, ... ---
-# Values come from NumPy's PCG64 (torch's stream differs); distributions, the transforms torch
-# uses, argument handling, checks and error texts are torch's. Samples are written through the
-# in-place path with the node torch records (UniformBackward0, ...), so a tensor that requires
-# grad gets torch's leaf error, a tensor in a graph a zero gradient, and each write bumps the
-# version once.
+# Values are torch's (_mt.py): drawn element by element in the order torch's kernels visit the
+# tensor (_mt.visit_order), complex tensors as their real and imaginary parts. Samples are
+# written through the in-place path with the node torch records (UniformBackward0, ...), so a
+# tensor that requires grad gets torch's leaf error, a tensor in a graph a zero gradient, and
+# each write bumps the version once.
 
 def uniform_(tensor, *args, **kwargs):
     """Fill tensor with samples from the uniform distribution on [from, to)."""
-    (low, high), rng = float_arguments("uniform_", args, kwargs, {"from": 0.0, "to": 1.0})
+    (low, high), _ = float_arguments("uniform_", args, kwargs, {"from": 0.0, "to": 1.0})
     _check_uniform(tensor, low, high)
-
     generator = torch_generator(kwargs.get("generator"))
-
-    def draw(like):
-        if like.dtype in _PORTED:
-            return _mt.uniform(generator, like.size, like.dtype, low, high).reshape(like.shape)
-        sample = per_part(like.shape, like.dtype, lambda shape, dtype: (
-            dtype.type(low) + dtype.type(high - low) * rng.random(shape, dtype)))
-        return _below(sample.astype(like.dtype), high) if low < high else sample
-    return _fill(tensor, "uniform_", draw)
+    return _fill(tensor, "uniform_", lambda count, dtype, contiguous: _mt.uniform(
+        generator, count, dtype, low, high))
 
 
 def normal_(tensor, *args, **kwargs):
-    """Fill tensor with samples from the normal distribution N(mean, std**2)."""
-    (mean, std), rng = float_arguments("normal_", args, kwargs, {"mean": 0.0, "std": 1.0})
+    """Fill tensor with samples from the normal distribution N(mean, std**2); a complex tensor
+    gets std / sqrt(2) in each part."""
+    (mean, std), _ = float_arguments("normal_", args, kwargs, {"mean": 0.0, "std": 1.0})
     check_normal_std(std)
     check_normal_dtype(tensor.dtype)
-    # a complex tensor is filled as its real and imaginary parts: both get the mean
-    shift = mean * (1 + 1j) if tensor.dtype.is_complex else mean
+    std = std / math.sqrt(2) if tensor.dtype.is_complex else std
     generator = torch_generator(kwargs.get("generator"))
-
-    def draw(like):
-        if like.dtype in _PORTED:
-            return _mt.normal(generator, like.size, like.dtype, mean, std).reshape(like.shape)
-        return standard_normal(rng, like.shape, like.dtype) * std + shift
-    return _fill(tensor, "normal_", draw)
+    return _fill(tensor, "normal_", lambda count, dtype, contiguous: _mt.normal(
+        generator, count, dtype, mean, std, contiguous))
 
 
 def log_normal_(tensor, *args, **kwargs):
@@ -140,8 +130,8 @@ def log_normal_(tensor, *args, **kwargs):
     if not tensor.dtype.is_floating_point:
         raise not_implemented("log_normal_cpu", tensor.dtype)
     generator = torch_generator(kwargs.get("generator"))
-    return _fill(tensor, "log_normal_", lambda like: _mt.log_normal(
-        generator, like.size, mean, std).reshape(like.shape))
+    return _fill(tensor, "log_normal_", lambda count, dtype, contiguous: _mt.log_normal(
+        generator, count, mean, std))
 
 
 def exponential_(tensor, *args, **kwargs):
@@ -153,8 +143,8 @@ def exponential_(tensor, *args, **kwargs):
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd:g}")
     _check_continuous("Exponential", tensor, tensor.dtype.legacy_name)
     generator = torch_generator(kwargs.get("generator"))
-    return _fill(tensor, "exponential_", lambda like: _mt.exponential(
-        generator, like.size, lambd).reshape(like.shape))
+    return _fill(tensor, "exponential_", lambda count, dtype, contiguous: _mt.exponential(
+        generator, count, lambd))
 
 
 def cauchy_(tensor, *args, **kwargs):
@@ -165,10 +155,9 @@ def cauchy_(tensor, *args, **kwargs):
     if not sigma > 0.0:
         raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma:g}")
     _check_continuous("Cauchy", tensor, _C_TYPE_NAMES[tensor.dtype.name])
-
     generator = torch_generator(kwargs.get("generator"))
-    return _fill(tensor, "cauchy_", lambda like: _mt.cauchy(
-        generator, like.size, median, sigma).reshape(like.shape))
+    return _fill(tensor, "cauchy_", lambda count, dtype, contiguous: _mt.cauchy(
+        generator, count, median, sigma))
 
 
 def geometric_(tensor, *args, **kwargs):
@@ -179,31 +168,34 @@ def geometric_(tensor, *args, **kwargs):
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p:g}")
     if tensor.dtype.is_complex or tensor.dtype.name == "bool":
         raise not_implemented("geometric_cpu", tensor.dtype)
-
     generator = torch_generator(kwargs.get("generator"))
-    return _fill(tensor, "geometric_", lambda like: _mt.geometric(
-        generator, like.size, p).reshape(like.shape))
+    return _fill(tensor, "geometric_", lambda count, dtype, contiguous: _mt.geometric(
+        generator, count, p))
 
 
 def bernoulli_(tensor, *args, **kwargs):
     """Fill tensor with 1 with probability p (a number, or a tensor broadcast to tensor's
     shape), else 0."""
     from ._tensor import Tensor
-    p, rng = _bernoulli_arguments(args, kwargs)
+    p, generator = _bernoulli_arguments(args, kwargs)
     if isinstance(p, Tensor):
         check_bernoulli_tensor(tensor.dtype, p)
         expanded = p.detach().expand(tensor.shape)
         check_probabilities(expanded._data)
-        return _fill(tensor, "bernoulli_tensor_", lambda like, probabilities: _mt.bernoulli(
-            rng, np.broadcast_to(probabilities, like.shape)), p)
+        target = tensor._data  # the kernel visits it and p together: both strides count
+        axes = _mt.visit_order(target, p._data)
+        return _fill(tensor, "bernoulli_tensor_", lambda like, probabilities: _mt.laid_out(
+            target, _mt.bernoulli(generator, _mt.in_visit_order(
+                np.broadcast_to(probabilities, like.shape), axes)), axes), p)
     check_bernoulli_scalar(tensor.dtype, p, "bernoulli_")
-    return _fill(tensor, "bernoulli_", lambda like: bernoulli_mask(rng, like.shape, p))
+    return _fill(tensor, "bernoulli_", lambda count, dtype, contiguous: bernoulli_mask(
+        generator, (count,), p))
 
 
 def random_(tensor, *args, **kwargs):
     """Fill tensor with integers uniform on [from, to - 1]; without `to`, up to the largest
     value the dtype holds exactly (2**mantissa digits for floats)."""
-    low, high, rng = _random_arguments(args, kwargs)
+    low, high, generator = _random_arguments(args, kwargs)
     overload = 2 if low is None else 1 if "from" not in kwargs and len(args) == 1 else 0
     # random_() takes 64-bit draws for int64 and float64 only; random_(from, to) for the
     # 32-bit floats too
@@ -211,29 +203,43 @@ def random_(tensor, *args, **kwargs):
     wide = tensor.dtype.name in wide
     low, top = _random_range(tensor, low, high)
     span = top - low + 1
-    return _fill(tensor, f"random_{overload}", lambda like: _mt.integers(
-        rng, like.size, low, span, wide).reshape(like.shape))
+    return _fill(tensor, f"random_{overload}", lambda count, dtype, contiguous: _mt.integers(
+        generator, count, low, span, wide))
 
 
-_PORTED = (np.dtype(np.float32), np.dtype(np.float64))  # dtypes drawn as torch's CPU draws them
+def uniform_array(generator, shape, dtype, low, high, layout=None):
+    """An array of dtype filled as uniform_ fills a tensor (laid out as `layout`, an array of
+    that shape, when given: its strides say the order of the draws)."""
+    generator = torch_generator(generator)
+    return _drawn_array(shape, dtype, layout, lambda count, dtype, contiguous: _mt.uniform(
+        generator, count, dtype, low, high))
 
 
-def uniform_array(generator, shape, dtype, low, high):
-    """An array of dtype filled as uniform_ fills a tensor."""
-    generator, numpy_dtype = torch_generator(generator), np.dtype(dtype.numpy)
-    count = int(np.prod(shape))
-    if numpy_dtype in _PORTED:
-        return _mt.uniform(generator, count, numpy_dtype, low, high).reshape(shape)
-    return (numpy_generator(generator).random(shape) * (high - low) + low).astype(numpy_dtype)
+def normal_array(generator, shape, dtype, mean, std, layout=None):
+    """An array of dtype filled as normal_ fills a tensor (layout: as for uniform_array)."""
+    generator = torch_generator(generator)
+    std = std / math.sqrt(2) if dtype.is_complex else std
+    return _drawn_array(shape, dtype, layout, lambda count, dtype, contiguous: _mt.normal(
+        generator, count, dtype, mean, std, contiguous))
 
 
-def normal_array(generator, shape, dtype, mean, std):
-    """An array of dtype filled as normal_ fills a tensor."""
-    generator, numpy_dtype = torch_generator(generator), np.dtype(dtype.numpy)
-    count = int(np.prod(shape))
-    if numpy_dtype in _PORTED:
-        return _mt.normal(generator, count, numpy_dtype, mean, std).reshape(shape)
-    return (numpy_generator(generator).standard_normal(shape) * std + mean).astype(numpy_dtype)
+def _drawn_array(shape, dtype, layout, sample):
+    target = np.empty(shape, dtype.numpy) if layout is None else layout
+    return _drawn(target, sample)
+
+
+def _drawn(array, sample):
+    """sample(count, real dtype, contiguous) drawn for array's elements (the parts of complex
+    ones) in the order torch visits them, in array's shape and dtype."""
+    real = np.empty(0, array.dtype).real.dtype
+    if array.dtype.kind == "c":  # drawn as torch.view_as_real(array)
+        parts = np.lib.stride_tricks.as_strided(
+            array.real, array.shape + (2,), array.strides + (real.itemsize,))
+        return _drawn(parts, sample).view(array.dtype).reshape(array.shape)
+    flat = np.asarray(sample(array.size, real, array.flags.c_contiguous))
+    if _mt.is_floating(array.dtype):
+        flat = _mt.rounded(flat, array.dtype)
+    return _mt.laid_out(array, flat, _mt.visit_order(array)).astype(array.dtype, copy=False)
 
 
 def bernoulli_mask(generator, shape, p):
@@ -246,12 +252,16 @@ def normal_sample(generator, mean, std, numpy_dtype, shape):
     mean tensor and a number std, else normal_(0, 1) * std + mean."""
     generator = torch_generator(generator)
     count = int(np.prod(shape))
-    if numpy_dtype not in _PORTED:
-        return standard_normal(numpy_generator(generator), shape, numpy_dtype) * std + mean
+    scale = 1 / math.sqrt(2) if numpy_dtype.kind == "c" else 1.0
+    parts = np.empty(0, numpy_dtype).real.dtype
+
+    def normal(mean, std):
+        values = _mt.normal(generator, count * (2 if scale != 1 else 1), parts, mean,
+                            std * scale)
+        return values.view(numpy_dtype).reshape(shape)
     if np.ndim(std) == 0 and np.ndim(mean) == 0:
-        return _mt.normal(generator, count, numpy_dtype, mean, std).reshape(shape)
-    scale = std if np.ndim(std) == 0 else 1.0
-    sample = _mt.normal(generator, count, numpy_dtype, 0.0, scale).reshape(shape)
+        return normal(mean, std)
+    sample = normal(0.0, std if np.ndim(std) == 0 else 1.0)
     if np.ndim(std) != 0:
         sample = (sample * std).astype(numpy_dtype)
     return (sample + mean).astype(numpy_dtype)
@@ -261,11 +271,22 @@ def permutation(generator, n):
     return _mt.permutation(torch_generator(generator), n)
 
 
-def _fill(tensor, sampler, draw, *tensors):
-    """Write draw(tensor's array, *arrays of tensors) into tensor in place, recording the node
-    torch records for `sampler` (ops/sampling.py declares one op per sampler)."""
+def _fill(tensor, sampler, sample, *tensors):
+    """Write samples into tensor in place, recording the node torch records for `sampler`
+    (ops/sampling.py declares one op per sampler). sample(count, dtype, contiguous) draws
+    them flat for _drawn; with tensors, sample(array, *their arrays) draws them all."""
     from .ops import inplace, sampling
-    return inplace(sampling.FILLS[sampler], tensor, *tensors, draw)
+    target = tensor._data  # its strides say the order of the draws, even if a copy is filled
+    draw = sample if tensors else lambda like: _drawn(target, sample)
+    drawn = []
+
+    def draw_once(*arrays):
+        # torch draws once per element: where elements share memory, the in-place path may
+        # rerun the op to write them in turn, and must get the same samples
+        if not drawn:
+            drawn.append(draw(*arrays))
+        return drawn[0]
+    return inplace(sampling.FILLS[sampler], tensor, *tensors, draw_once)
 
 
 # ---- checks and draws shared with ops/sampling.py (torch.bernoulli, torch.normal, ...) ---------
@@ -302,46 +323,10 @@ def check_bernoulli_scalar(dtype, p, name):
         raise not_implemented("bernoulli_scalar_cpu_", dtype)
 
 
-def standard_normal(rng, shape, numpy_dtype):
-    """N(0, 1) samples; complex ones split the variance between independent real and
-    imaginary parts (as torch does)."""
-    scale = np.sqrt(0.5) if numpy_dtype.kind == "c" else 1.0
-    return per_part(shape, numpy_dtype, lambda shape, dtype: (
-        rng.standard_normal(shape, dtype) * scale))
-
-
 def _check_continuous(name, tensor, type_name):
     if not tensor.dtype.is_floating_point:
         raise RuntimeError(f"{name} distribution is a continuous probability distribution. "
                            f"dtype must be a floating point but you specified {type_name}")
-
-
-def _below(sample, high):
-    """Pull the values that rounding to the tensor's precision carried up to `high` back under
-    it (float16 is drawn in float32): uniform_'s range is half-open."""
-    parts = (sample.real, sample.imag) if np.iscomplexobj(sample) else (sample,)
-    for part in parts:
-        limit = part.dtype.type(high)
-        if limit >= high:
-            limit = np.nextafter(limit, part.dtype.type(-np.inf))
-        np.minimum(part, limit, out=part)
-    return sample
-
-
-def compute_dtype(numpy_dtype):
-    """The real NumPy dtype samples of numpy_dtype are drawn in: float16 and bfloat16 are
-    drawn as float32."""
-    double = numpy_dtype in (np.float64, np.complex128)
-    return np.dtype(np.float64 if double else np.float32)
-
-
-def per_part(shape, numpy_dtype, draw):
-    """draw(shape, real dtype) for a real numpy_dtype; independent real and imaginary parts for
-    a complex one."""
-    dtype = compute_dtype(numpy_dtype)
-    if numpy_dtype.kind != "c":
-        return draw(shape, dtype)
-    return draw(shape, dtype) + 1j * draw(shape, dtype)
 
 
 def not_implemented(kernel, dtype):
@@ -452,7 +437,7 @@ _OVERLOADS = {
 
 def float_arguments(name, args, kwargs, defaults):
     """Bind float parameters (name -> default or REQUIRED) and the keyword generator as torch's
-    parser does; returns the floats and the NumPy generator."""
+    parser does; returns the floats and the generator."""
     params = list(defaults)
     _check_positional_count(name, args, [defaults[p] for p in params])
     unknown = [key for key in kwargs if key not in params and key != "generator"]
@@ -515,12 +500,13 @@ def bind_arguments(name, params, args, kwargs):
 
 
 def checked_generator(name, generator, position=None):
-    """The NumPy generator behind a generator= argument, after torch's type check."""
+    """The generator a generator= argument names (None: the default one), after torch's type
+    check."""
     if not is_generator(generator):
         where = "" if position is None else f" (position {position})"
         raise TypeError(f"{name}(): argument 'generator'{where} must be torch.Generator, not "
                         f"{type_name(generator)}")
-    return numpy_generator(generator)
+    return torch_generator(generator)
 
 
 def _bernoulli_arguments(args, kwargs):

@@ -1,8 +1,8 @@
 """Dropout: elementwise, channel-wise (dropout1d/2d/3d) and alpha dropout.
 
 Each is composed as ATen's _dropout_impl composes it: the input times a random mask
-(MulBackward0), plus a constant shift for alpha dropout (AddBackward0). The masks come from
-tapegrad's generator: for the same seed they differ from torch's.
+(MulBackward0), plus a constant shift for alpha dropout (AddBackward0). The masks are drawn
+as torch's bernoulli_(1 - p) draws them: after manual_seed, torch's masks.
 """
 import math
 import warnings
@@ -38,14 +38,19 @@ def _dropout_impl(input, p, training, inplace, feature=False, alpha=False):
         raise RuntimeError("result type Float can't be cast to the desired output type "
                            f"{input.dtype.legacy_name}")
     shape = input.shape[:2] + (1,) * (input.ndim - 2) if feature else input.shape
-    dtype = input.dtype.numpy.type
-    kept = _random.bernoulli_mask(None, shape, 1 - p).astype(dtype)  # bernoulli_(1 - p)
+    dtype = np.dtype(input.dtype.numpy)
+    kept = _random.bernoulli_mask(None, shape, 1 - p)  # bernoulli_(1 - p)
+    # each step rounds to the input's dtype; its number is applied in float (double for
+    # float64), as torch's kernels do for float16 and bfloat16
+    number = np.float64 if dtype == np.float64 else np.float32
+    kept = kept.astype(number)
     if not alpha:
-        return _multiply(input, Tensor._make(kept / dtype(1 - p)), inplace)
-    # scale and shift so that mean and variance survive; the steps round as torch's do
+        return _multiply(input, Tensor._make((kept / number(1 - p)).astype(dtype)), inplace)
+    # scale and shift so that mean and variance survive
     scale = 1.0 / math.sqrt((_ALPHA * _ALPHA * p + 1) * (1 - p))
-    shift = (kept - 1) * dtype(_ALPHA * scale) + dtype(_ALPHA * scale * p)
-    product = _multiply(input, Tensor._make(kept * dtype(scale)), inplace)
+    shift = ((kept - 1) * number(_ALPHA * scale)).astype(dtype).astype(number)
+    shift = (shift + number(_ALPHA * scale * p)).astype(dtype)
+    product = _multiply(input, Tensor._make((kept * number(scale)).astype(dtype)), inplace)
     return _in_place(add, product, Tensor._make(shift))
 
 

@@ -3,8 +3,8 @@ and the nodes that the in-place samplers of _random.py (Tensor.uniform_, normal_
 
 A sample is not a differentiable function of its distribution's parameters: torch records a
 node for each of these ops whose gradient is zero (torch.bernoulli(input, p) records one named
-NotImplemented, whose backward raises), and so does tapegrad. Draws come from _random's
-generators: NumPy's PCG64, so the values differ from torch's, the distributions do not.
+NotImplemented, whose backward raises), and so does tapegrad. Draws are torch's CPU streams
+(_mt.py): after manual_seed, the numbers torch draws.
 """
 import numpy as np
 
@@ -217,33 +217,17 @@ def _check_complex_grad(dtype, *inputs):
 
 # ---- torch.poisson and torch.multinomial ---------------------------------------------------
 
-# NumPy's Poisson sampler refuses rates near 2**63; its normal approximation is exact there
-_LARGEST_POISSON_RATE = 1e18
-
-
 def poisson(input, generator=None):
     """Poisson samples with rates input (>= 0), in input's dtype."""
     if not isinstance(input, Tensor):
         raise TypeError("poisson(): argument 'input' (position 1) must be Tensor, not "
                         f"{_random.type_name(input)}")
-    rng = _random.checked_generator("poisson", generator, position=2)
+    generator = _random.checked_generator("poisson", generator, position=2)
     if not input.dtype.is_floating_point:
         raise _random.not_implemented("poisson_cpu", input.dtype)
-    if not np.all(input._data >= 0):
-        raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
-    return _poisson(input, lambda rates: _poisson_sample(rng, rates))
-
-
-def _poisson_sample(rng, rates):
-    rates = rates.astype(np.float64)
-    large = rates > _LARGEST_POISSON_RATE
-    sample = np.asarray(rng.poisson(np.where(large, 0.0, rates)), dtype=np.float64)
-    if large.any():
-        huge = rates[large]
-        approximate = np.rint(huge + np.sqrt(huge) * rng.standard_normal(huge.shape))
-        # torch's kernel turns an infinite rate into the int64 minimum
-        sample[large] = np.where(np.isinf(huge), -2.0 ** 63, approximate)
-    return sample
+    # the result is a new contiguous tensor, so the rates are visited in C order
+    return _poisson(input, lambda rates: _mt.rounded(
+        _mt.poisson(generator, rates.reshape(-1)), rates.dtype).reshape(rates.shape))
 
 
 _MULTINOMIAL_PARAMS = (("num_samples", int, _random.REQUIRED), ("replacement", bool, False))
@@ -282,7 +266,7 @@ def _multinomial(input, num_samples, replacement, generator):
         # exponential_ in w's dtype) are a sample of categories without replacement, each
         # drawn with probability proportional to w
         race = _mt.exponential(generator, weights.size, 1.0).reshape(weights.shape)
-        keys = weights / race.astype(weights.dtype)
+        keys = weights / _mt.rounded(race, weights.dtype)
         indices = np.argsort(-keys, axis=1, kind="stable")[:, :num_samples]
     shape = (num_samples,) if input.ndim == 1 else (input.shape[0], num_samples)
     return Tensor._make(indices.reshape(shape).astype(np.int64))
@@ -312,7 +296,8 @@ def _check_weights_without_replacement(weights):
 
 def _with_replacement(generator, weights, num_samples):
     """torch's inverse-CDF draws, row by row: the first category whose normalised cumulative
-    weight (summed in the weights' dtype, the last one set to 1) reaches a double uniform."""
+    weight (summed in the weights' compute dtype, the last one set to 1) reaches a double
+    uniform."""
     for row in weights:  # torch checks row by row: entries first, then the row's sum
         if not np.all(row >= 0):
             raise RuntimeError("invalid multinomial distribution (encountering probability "
@@ -324,7 +309,7 @@ def _with_replacement(generator, weights, num_samples):
             raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
     indices = []
     for row in weights:
-        cumulative = np.cumsum(row)
+        cumulative = np.cumsum(row, dtype=_mt.compute_dtype(row.dtype))
         cumulative = cumulative / cumulative[-1]
         cumulative[-1] = 1
         uniform = _mt.uniform(generator, num_samples, np.dtype(np.float64), 0.0, 1.0)
