@@ -385,3 +385,25 @@ def test_write_into_overlapping_as_strided_as_torch():
         x.as_strided((3, 2), (1, 1), 2).add_(1)
         return x.tolist()
     same(scenario)
+
+
+# ---- found by tests/test_fuzz_views.py -----------------------------------------------------
+
+def test_slice_over_a_whole_dim_in_a_tuple_key_is_an_alias():
+    def scenario(lib):
+        y = lib.ones(1, 3, dtype=lib.float64, requires_grad=True).clone()
+        return [name(v.grad_fn) for v in (y[0:1], y[(slice(0, 1),)], y[:, 0:3], y[:, -5:],
+                                          y[:, 0:2], y[..., 0:3:1], y[0:1, ::2])]
+    same(scenario)
+
+
+@pytest.mark.parametrize("first", [lambda y: y.relu_(), lambda y: y.exp_(),
+                                   lambda y: y.sigmoid_(), lambda y: y[1:].tanh_()],
+                         ids=["relu_", "exp_", "sigmoid_", "view_tanh_"])
+def test_write_after_an_in_place_op_that_saved_its_result(first):
+    def scenario(lib):
+        y = leaf(lib).clone()
+        first(y)
+        y.add_(2)
+        return y.sum().backward()
+    same_error(scenario)

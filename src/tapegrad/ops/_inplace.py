@@ -12,7 +12,7 @@ import numpy as np
 from .. import _dtype
 from .._tensor import Tensor
 from ..autograd import forward_ad, grad_mode
-from ..autograd.graph import Node
+from ..autograd.graph import Node, SavedTensor
 from ._checks import broadcast_shapes
 from ._define import edge_of, defop
 from .shape import zeros_of
@@ -44,12 +44,22 @@ def _apply(op, target, args, kwargs, shared):
     forward_ad.copy_tangent(target, snapshot)
     result = op(snapshot, *args, **kwargs)
     _write(target, result, rerun)
+    _save_target_as_result(result, target)
     if target._base is not None:
         _rebase_view(target, result.grad_fn)
     else:
         target._grad_fn, target._output_nr = result._grad_fn, result._output_nr
         target._requires_grad = result._requires_grad
     return target
+
+
+def _save_target_as_result(result, target):
+    """torch saves an in-place op's output as the target itself: the output saved by the op's
+    node takes target's version counter, so a later write into target fails that backward."""
+    for saved in getattr(result._grad_fn, "_saved", {}).values():
+        if (isinstance(saved, SavedTensor) and saved.tensor is None
+                and getattr(saved, "version_counter", None) is result._version_counter):
+            saved.version_counter, saved.version = target._version_counter, target._version
 
 
 # torch's in-place variants that overwrite the data with the out-of-place op's result:

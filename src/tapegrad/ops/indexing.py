@@ -111,7 +111,7 @@ def _consumed_dims(item):
 
 def getitem(input, key):
     """input[key] as torch applies it: ints, slices and None become select/slice/unsqueeze
-    views first (a full slice is skipped unless it is the whole key), then any integer arrays
+    views first (a slice over a whole dim is skipped unless it is the whole key), then any integer arrays
     and masks index the result in one IndexBackward0 copy."""
     whole_slice = isinstance(key, slice)
     items = [_as_key_item(item) for item in (key if isinstance(key, tuple) else (key,))]
@@ -132,7 +132,7 @@ def getitem(input, key):
             advanced.append(slice(None))
             dim += 1
         elif isinstance(item, slice):
-            if item != slice(None) or whole_slice:
+            if whole_slice or not _spans_dim(item, result.shape[dim]):
                 result, applied = _slice_dim(result, dim, item), True
             advanced.append(slice(None))
             dim, source_dim = dim + 1, source_dim + 1
@@ -152,6 +152,13 @@ def getitem(input, key):
     if any(isinstance(item, np.ndarray) for item in advanced):
         return _index(result, tuple(advanced))
     return result if applied else alias_view(input)
+
+
+def _spans_dim(item, size):
+    """Whether torch skips this slice of a tuple key: start 0 as written, step 1, and an end at
+    or past the dim's size."""
+    return (item.start in (None, 0) and item.step in (None, 1)
+            and (item.stop is None or item.stop >= size))
 
 
 def _check_index_array(item, shape, dim):
