@@ -216,6 +216,10 @@ SAMPLE_DRAWS = {
         lib.ones((2, 3) + shape, dtype=dtype), 0.4),
     "alpha_dropout": lambda lib, shape, dtype: lib.nn.functional.alpha_dropout(
         lib.ones(shape, dtype=dtype), 0.4, True),
+    "native_dropout": lambda lib, shape, dtype: lib.cat([value.reshape(-1).to(dtype) for value
+                                                         in lib.native_dropout(lib.full(
+                                                             shape, 1.7, dtype=dtype), 0.3,
+                                                             True)]),
 }
 
 

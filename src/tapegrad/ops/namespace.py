@@ -503,7 +503,7 @@ _native_dropout.derivatives(input=lambda ctx: ctx.grad * ctx.result1 * ctx.scale
 
 def native_dropout(input, p, train):
     """(output, mask): dropout with its boolean keep-mask; train=False (or p=0) keeps all.
-    The mask comes from tapegrad's generator: for a seed it differs from torch's."""
+    The mask is drawn as torch draws it: after manual_seed, torch's mask."""
     require_tensors("native_dropout", input=input)
     if train is not None and type(train) is not bool:
         raise TypeError("native_dropout(): argument 'train' (position 3) must be bool, not "
@@ -516,8 +516,8 @@ def native_dropout(input, p, train):
     if train is False or p == 0:
         kept, scale = np.ones(input.shape, bool), 1.0
     else:
-        from .._random import numpy_generator
-        kept = numpy_generator().random(input.shape) >= p
+        from .._random import bernoulli_mask
+        kept = bernoulli_mask(None, input.shape, 1 - p)  # torch's mask.bernoulli_(1 - p)
         scale = 0.0 if p == 1 else 1.0 / (1.0 - p)
     return _native_dropout(input, kept, input.dtype.numpy.type(scale))
 
