@@ -260,8 +260,12 @@ class Tensor:
         """Add an incoming gradient into .grad (PyTorch's AccumulateGrad rules)."""
         if self._grad is None:
             # A copy: the engine may hand the same gradient to several leaves, and later
-            # accumulation happens in place.
-            self._grad = grad if grad_mode.is_recording() else Tensor._make(grad._data.copy())
+            # accumulation happens in place. Recording, the copy is in the graph, as torch's.
+            if grad_mode.is_recording():
+                from .autograd.engine import recorded_first_grad
+                self._grad = recorded_first_grad(self, grad)
+            else:
+                self._grad = Tensor._make(grad._data.copy())
         elif grad_mode.is_recording():
             self._grad = self._grad + grad  # keeps the graph of a create_graph backward
         else:

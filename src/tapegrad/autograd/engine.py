@@ -329,6 +329,22 @@ def _apply(node, grads, retain_graph):
     return outputs
 
 
+def recorded_first_grad(tensor, grad):
+    """What a create_graph backward stores as tensor.grad when it had none: a copy that stays
+    in the graph, as torch's. A leaf gets `empty.copy_(grad)` in its own layout (CopyBackwards,
+    with no edge for the empty tensor), a retained or `inputs=` non-leaf a clone."""
+    from ..ops import clone
+    from ..ops._inplace import _copy
+    if tensor.grad_fn is not None:
+        return clone(grad)
+    copied = _copy(tensor.detach(), grad)
+    layout = np.empty_like(tensor._data)  # torch's copy keeps the leaf's strides
+    layout[...] = copied._data
+    copied._data = layout
+    copied._bump_version()  # copy_ wrote into it
+    return copied
+
+
 def _add_pending(pending, node, output_nr, grad, create_graph=False):
     """Sum a gradient into the node's input buffer (shapes and dtypes already match)."""
     slots = pending.get(node)

@@ -17,9 +17,9 @@ from ._inplace import copy_
 from ._inplace import inplace as _in_place
 from .indexing import scatter_add_into_zeros
 from .linalg import addmm, matmul
-from .pointwise import add, add_scalar, clamp_min, where
+from .pointwise import add, add_scalar, clamp_min, div_scalar, where
 from .reduction import aten_norm, norm, vector_norm
-from .shape import expand, reshape, slice_view, t
+from .shape import expand, reshape, slice_view, t, zeros_of
 from .unary import abs, erf, exp, sigmoid, tanh
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
@@ -56,8 +56,19 @@ def _leaky_relu(xp, input: Tensor, negative_slope=0.01):
     return xp.where(input > 0, input, input * negative_slope)
 
 
-_leaky_relu.derivatives(input=lambda ctx: where(ctx.input > 0, ctx.grad,
-                                                ctx.grad * ctx.negative_slope))
+_leaky_relu.derivatives(input=lambda ctx: _leaky_relu_backward(
+    ctx.grad, ctx.input, ctx.negative_slope, False))
+
+
+# Note [Backward ops] in unary.py: torch's backward kernels are ops with nodes of their own.
+@defop("LeakyReluBackwardBackward0", save=("input", "negative_slope"))
+def _leaky_relu_backward(xp, grad_output: Tensor, input: Tensor, negative_slope, self_is_result):
+    return xp.where(input > 0, grad_output, grad_output * negative_slope)
+
+
+_leaky_relu_backward.derivatives(
+    grad_output=lambda ctx: _leaky_relu_backward(ctx.grad, ctx.input, ctx.negative_slope, False),
+    input=lambda ctx: zeros_of(ctx.grad))
 
 
 # in place, torch differentiates through the result (x > 0 exactly where the result is > 0)
@@ -67,11 +78,15 @@ def _leaky_relu_result(xp, input: Tensor, negative_slope=0.01):
 
 
 def _leaky_relu_grad_from_result(grad, result, negative_slope):
+    _check_slope_from_result(negative_slope)
+    return _leaky_relu_backward(grad, result, negative_slope, True)
+
+
+def _check_slope_from_result(negative_slope):
     if negative_slope < 0:
         raise RuntimeError(_NEGATIVE_SLOPE_INPLACE.format("leakyReLu") + " File an issue at "
                            "https://github.com/pytorch/pytorch if you do require supporting "
                            "in-place leakRelu backward calculation with negative slope")
-    return where(result > 0, grad, grad * negative_slope)
 
 
 _leaky_relu_result.derivatives(input=lambda ctx: _leaky_relu_grad_from_result(
@@ -96,8 +111,42 @@ def _prelu_kernel(xp, input: Tensor, weight: Tensor):
     return xp.where(input > 0, input, weight * input)
 
 
-_prelu_kernel.derivatives(input=lambda ctx: where(ctx.input > 0, ctx.grad, ctx.grad * ctx.weight),
-                          weight=lambda ctx: where(ctx.input > 0, 0.0, ctx.grad * ctx.input))
+def _prelu_grads(ctx):
+    """Both gradients from one _prelu_kernel_backward call, shared by the two formulas."""
+    grads = ctx.__dict__.get("prelu_grads")
+    if grads is None:
+        grads = ctx.prelu_grads = _prelu_kernel_backward(ctx.grad, ctx.input, ctx.weight)
+    return grads
+
+
+_prelu_kernel.derivatives(input=lambda ctx: _prelu_grads(ctx)[0],
+                          weight=lambda ctx: _prelu_grads(ctx)[1])
+
+
+@defop("PreluKernelBackwardBackward0", save=("grad_output", "input", "weight"))
+def _prelu_kernel_backward(xp, grad_output: Tensor, input: Tensor, weight: Tensor):
+    positive = input > 0
+    return (xp.where(positive, grad_output, weight * grad_output),
+            xp.where(positive, 0, input * grad_output))
+
+
+def _prelu_grad_output_grad(ctx):
+    # torch's: the kernel's gradients again, each from its own output's gradient
+    input_grad, weight_grad = ctx.grads
+    negative = 0.0
+    if input_grad is not None:
+        negative = input_grad * ctx.weight
+    if weight_grad is not None:
+        negative = negative + weight_grad * ctx.input
+    return where(ctx.input >= 0, 0.0 if input_grad is None else input_grad, negative)
+
+
+_prelu_kernel_backward.derivatives(
+    grad_output=_prelu_grad_output_grad,
+    input=lambda ctx: zeros_of(ctx.input) if ctx.grads[1] is None else where(
+        ctx.input >= 0, 0.0, ctx.grad_output * ctx.grads[1]),
+    weight=lambda ctx: zeros_of(ctx.input) if ctx.grads[0] is None else where(
+        ctx.input >= 0, 0.0, ctx.grad_output * ctx.grads[0]))
 
 
 def prelu(input, weight):
@@ -144,12 +193,24 @@ def _rrelu_forward(xp, input, noise, lower, upper, training):
 def _rrelu_grad(ctx, from_result):
     """torch's rrelu_with_noise_backward: the drawn factors, unless the bounds (nearly)
     coincide, then leaky ReLU's gradient at their mean."""
-    if ctx.training and ctx.upper - ctx.lower > 1e-6:
-        return ctx.grad * Tensor._make(ctx.noise)
-    slope = (ctx.lower + ctx.upper) / 2
-    if from_result:
-        return _leaky_relu_grad_from_result(ctx.grad, ctx.result, slope)
-    return where(ctx.input > 0, ctx.grad, ctx.grad * slope)
+    if from_result and not (ctx.training and ctx.upper - ctx.lower > 1e-6):
+        _check_slope_from_result((ctx.lower + ctx.upper) / 2)
+    return _rrelu_with_noise_backward(ctx.grad, ctx.result if from_result else ctx.input,
+                                      ctx.noise, ctx.lower, ctx.upper, ctx.training, from_result)
+
+
+@defop("RreluWithNoiseBackwardBackward0", save=("input", "noise", "lower", "upper", "training"))
+def _rrelu_with_noise_backward(xp, grad_output: Tensor, input: Tensor, noise, lower, upper,
+                               training, self_is_result):
+    if training and upper - lower > 1e-6:
+        return grad_output * noise
+    return xp.where(input > 0, grad_output, grad_output * ((lower + upper) / 2))
+
+
+_rrelu_with_noise_backward.derivatives(
+    grad_output=lambda ctx: _rrelu_with_noise_backward(ctx.grad, ctx.input, ctx.noise, ctx.lower,
+                                                       ctx.upper, ctx.training, False),
+    input=lambda ctx: zeros_of(ctx.grad))
 
 
 @defop("RreluWithNoiseBackward0", save=("input", "noise", "lower", "upper", "training"))
@@ -201,9 +262,19 @@ def _hardtanh(xp, input: Tensor, min_val=-1.0, max_val=1.0):
     return xp.clip(input, min_val, max_val).astype(input.dtype, copy=False)
 
 
+_hardtanh.derivatives(input=lambda ctx: _hardtanh_backward(ctx.grad, ctx.input, ctx.min_val,
+                                                           ctx.max_val))
+
+
 # torch passes no gradient at the bounds themselves
-_hardtanh.derivatives(input=lambda ctx: where(
-    (ctx.input <= ctx.min_val) | (ctx.input >= ctx.max_val), 0.0, ctx.grad))
+@defop("HardtanhBackwardBackward0", save=("input", "min_val", "max_val"))
+def _hardtanh_backward(xp, grad_output: Tensor, input: Tensor, min_val, max_val):
+    return xp.where((input <= min_val) | (input >= max_val), 0, grad_output)
+
+
+_hardtanh_backward.derivatives(
+    grad_output=lambda ctx: _hardtanh_backward(ctx.grad, ctx.input, ctx.min_val, ctx.max_val),
+    input=lambda ctx: zeros_of(ctx.grad))
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
@@ -228,7 +299,7 @@ def _threshold(xp, input: Tensor, threshold, value):
 
 
 def _threshold_backward(ctx):
-    return where(ctx.input <= ctx.threshold, 0.0, ctx.grad)
+    return unary.threshold_backward(ctx.grad, ctx.input, ctx.threshold)
 
 
 _threshold.derivatives(input=_threshold_backward)
@@ -264,12 +335,22 @@ def _softshrink(xp, input: Tensor, lambd=0.5):
     return xp.where((input >= -lambd) & (input <= lambd), 0, shrunk).astype(input.dtype)
 
 
-def _shrink_backward(ctx):
-    return where((ctx.input >= -ctx.lambd) & (ctx.input <= ctx.lambd), 0.0, ctx.grad)
+def _shrink_backward(node_name, name):
+    """hardshrink_backward and softshrink_backward: no gradient for |x| <= lambd."""
+    @defop(node_name, save=("input", "lambd"), name=name)
+    def shrink_backward(xp, grad_output: Tensor, input: Tensor, lambd):
+        return xp.where((input >= -lambd) & (input <= lambd), 0, grad_output)
+
+    shrink_backward.derivatives(
+        grad_output=lambda ctx: shrink_backward(ctx.grad, ctx.input, ctx.lambd),
+        input=lambda ctx: zeros_of(ctx.grad))
+    return shrink_backward
 
 
-_hardshrink.derivatives(input=_shrink_backward)
-_softshrink.derivatives(input=_shrink_backward)
+_hardshrink_backward = _shrink_backward("HardshrinkBackwardBackward0", "_hardshrink_backward")
+_softshrink_backward = _shrink_backward("SoftshrinkBackwardBackward0", "_softshrink_backward")
+_hardshrink.derivatives(input=lambda ctx: _hardshrink_backward(ctx.grad, ctx.input, ctx.lambd))
+_softshrink.derivatives(input=lambda ctx: _softshrink_backward(ctx.grad, ctx.input, ctx.lambd))
 
 
 def hardshrink(input, lambd=0.5):
@@ -303,20 +384,45 @@ def _exponential_unit(node_name, name, from_result):
 
 
 def _elu_backward(ctx):
-    # exp of the negative part only: where x >= 0 the branch not taken stays finite and its
-    # second derivative is 0, as torch's elu_double_backward (which masks by x < 0)
-    negative = where(ctx.input < 0, ctx.input, 0.0)
-    slope = exp(negative * ctx.input_scale) * (ctx.alpha * ctx.scale * ctx.input_scale)
-    # torch tests x <= 0, so NaN takes the linear side
-    return where(ctx.input <= 0, ctx.grad * slope, ctx.grad * ctx.scale)
+    return elu_backward(ctx.grad, ctx.alpha, ctx.scale, ctx.input_scale, False, ctx.input)
 
 
 def _elu_result_backward(ctx):
     if ctx.alpha < 0:
         raise RuntimeError(_NEGATIVE_SLOPE_INPLACE.format("elu"))
-    # the negative branch's derivative from its value y: input_scale * (y + alpha * scale)
-    slope = (ctx.result + ctx.alpha * ctx.scale) * ctx.input_scale
-    return where(ctx.result <= 0, ctx.grad * slope, ctx.grad * ctx.scale)
+    return elu_backward(ctx.grad, ctx.alpha, ctx.scale, ctx.input_scale, True, ctx.result)
+
+
+@defop("EluBackwardBackward0", save=("alpha", "scale", "input_scale", "is_result",
+                                     "self_or_result", "grad_output"))
+def elu_backward(xp, grad_output: Tensor, alpha, scale, input_scale, is_result,
+                 self_or_result: Tensor):
+    """The gradient through elu from its input or, in place, from its result y (whose
+    negative branch has derivative input_scale * (y + alpha * scale))."""
+    if is_result:
+        slope = (self_or_result + alpha * scale) * input_scale
+    else:
+        # exp of the negative part only, so the branch not taken stays finite
+        negative = xp.where(self_or_result < 0, self_or_result, 0)
+        slope = xp.exp(negative * input_scale) * (alpha * scale * input_scale)
+    # torch tests <= 0, so NaN takes the linear side
+    return xp.where(self_or_result <= 0, grad_output * slope, grad_output * scale)
+
+
+def _elu_double_backward(ctx):
+    """The second derivative is 0 where x >= 0, as torch's elu_double_backward (it masks by
+    x < 0); from the result it is input_scale there."""
+    product = ctx.grad * ctx.grad_output * ctx.input_scale
+    if not ctx.is_result:
+        product = elu_backward(product, ctx.alpha, ctx.scale, ctx.input_scale, False,
+                               ctx.self_or_result)
+    return where(ctx.self_or_result < 0, product, 0.0)
+
+
+elu_backward.derivatives(
+    grad_output=lambda ctx: elu_backward(ctx.grad, ctx.alpha, ctx.scale, ctx.input_scale,
+                                         ctx.is_result, ctx.self_or_result),
+    self_or_result=_elu_double_backward)
 
 
 _elu = _exponential_unit("EluBackward0", "_elu", from_result=False)
@@ -370,19 +476,40 @@ def _gelu(xp, input: Tensor, approximate="none"):
     return input * 0.5 * (1 + erf.forward(xp, input * _SQRT_HALF))
 
 
-def _gelu_backward(ctx):
+_gelu.derivatives(input=lambda ctx: _gelu_backward(ctx.grad, ctx.input, ctx.approximate))
+
+
+@defop("GeluBackwardBackward0", save=("grad_output", "input", "approximate"))
+def _gelu_backward(xp, grad_output: Tensor, input: Tensor, approximate="none"):
+    x = input
+    if approximate == "tanh":
+        inner_tanh = xp.tanh(_SQRT_2_OVER_PI * (x + _GELU_CUBIC * (x * x * x)))
+        inner_slope = _SQRT_2_OVER_PI * (1 + 3 * _GELU_CUBIC * (x * x))
+        return grad_output * (0.5 * (1 + inner_tanh)
+                              + 0.5 * x * (1 - inner_tanh * inner_tanh) * inner_slope)
+    normal_cdf = 0.5 * (1 + erf.forward(xp, x * _SQRT_HALF))
+    normal_pdf = xp.exp(-0.5 * (x * x)) * (_SQRT_HALF / math.sqrt(math.pi))
+    return grad_output * (normal_cdf + x * normal_pdf)
+
+
+def _gelu_double_backward(ctx):
+    """gelu''(x): pdf(x) * (2 - x**2) exactly; for the tanh form, with u = k (x + c x**3),
+    (1 - tanh(u)**2) * (u' - x tanh(u) u'**2 + x u'' / 2)."""
     x = ctx.input
     if ctx.approximate == "tanh":
         inner_tanh = tanh(_SQRT_2_OVER_PI * (x + _GELU_CUBIC * (x * x * x)))
         inner_slope = _SQRT_2_OVER_PI * (1 + 3 * _GELU_CUBIC * (x * x))
-        return ctx.grad * (0.5 * (1 + inner_tanh)
-                           + 0.5 * x * (1 - inner_tanh * inner_tanh) * inner_slope)
-    normal_cdf = 0.5 * (1 + erf(x * _SQRT_HALF))
-    normal_pdf = exp(-0.5 * (x * x)) * (_SQRT_HALF / math.sqrt(math.pi))
-    return ctx.grad * (normal_cdf + x * normal_pdf)
+        curvature = 1 - inner_tanh * inner_tanh
+        second = curvature * (inner_slope - x * inner_tanh * inner_slope * inner_slope
+                              + x * (3 * _SQRT_2_OVER_PI * _GELU_CUBIC) * x)
+    else:
+        second = exp(-0.5 * (x * x)) * (_SQRT_HALF / math.sqrt(math.pi)) * (2 - x * x)
+    return ctx.grad * ctx.grad_output * second
 
 
-_gelu.derivatives(input=_gelu_backward)
+_gelu_backward.derivatives(
+    grad_output=lambda ctx: _gelu_backward(ctx.grad, ctx.input, ctx.approximate),
+    input=_gelu_double_backward)
 
 
 def gelu(input, approximate="none"):
@@ -399,7 +526,7 @@ def _silu(xp, input: Tensor):
 
 def _silu_backward(ctx):
     gate = sigmoid(ctx.input)
-    return ctx.grad * gate * (1 + ctx.input * (1 - gate))
+    return ctx.grad * gate * add_scalar(ctx.input * (1 - gate), 1)
 
 
 _silu.derivatives(input=_silu_backward)
@@ -426,8 +553,26 @@ def _softplus(xp, input: Tensor, beta=1.0, threshold=20.0):
     return xp.where(scaled > threshold, input, xp.log1p(xp.exp(scaled)) / beta)
 
 
-_softplus.derivatives(input=lambda ctx: where(ctx.input * ctx.beta > ctx.threshold, ctx.grad,
-                                              ctx.grad * sigmoid(ctx.input * ctx.beta)))
+_softplus.derivatives(input=lambda ctx: _softplus_backward(ctx.grad, ctx.input, ctx.beta,
+                                                           ctx.threshold))
+
+
+@defop("SoftplusBackwardBackward0", save=("grad_output", "input", "beta", "threshold"))
+def _softplus_backward(xp, grad_output: Tensor, input: Tensor, beta, threshold):
+    scaled = input * beta
+    return xp.where(scaled > threshold, grad_output,
+                    grad_output * sigmoid.forward(xp, scaled))
+
+
+def _softplus_double_backward(ctx):
+    gate = sigmoid(ctx.input * ctx.beta)
+    slope = gate * (1 - gate) * ctx.beta
+    return where(ctx.input * ctx.beta > ctx.threshold, 0.0, ctx.grad * ctx.grad_output * slope)
+
+
+_softplus_backward.derivatives(
+    grad_output=lambda ctx: _softplus_backward(ctx.grad, ctx.input, ctx.beta, ctx.threshold),
+    input=_softplus_double_backward)
 
 
 @defop("LogSigmoidBackward0", save=("input",))
@@ -435,7 +580,23 @@ def _logsigmoid(xp, input: Tensor):
     return xp.minimum(input, 0) - xp.log1p(xp.exp(-xp.abs(input)))
 
 
-_logsigmoid.derivatives(input=lambda ctx: ctx.grad * sigmoid(-ctx.input))
+_logsigmoid.derivatives(input=lambda ctx: _log_sigmoid_backward(ctx.grad, ctx.input))
+
+
+# torch's kernel also takes a buffer from the forward; it is no input of the graph
+@defop("LogSigmoidBackwardBackward0", save=("grad_output", "input"))
+def _log_sigmoid_backward(xp, grad_output: Tensor, input: Tensor):
+    return grad_output * sigmoid.forward(xp, -input)
+
+
+def _log_sigmoid_double_backward(ctx):
+    gate = sigmoid(ctx.input)
+    return ctx.grad * ctx.grad_output * ((gate - 1) * gate)
+
+
+_log_sigmoid_backward.derivatives(
+    grad_output=lambda ctx: _log_sigmoid_backward(ctx.grad, ctx.input),
+    input=_log_sigmoid_double_backward)
 
 
 @defop("HardsigmoidBackward0", save=("input",))
@@ -446,6 +607,8 @@ def _hardsigmoid(xp, input: Tensor):
 # torch's kernel multiplies by 1/6 rounded to float32, whatever the dtype: copied on purpose
 _ONE_SIXTH_FLOAT32 = float(np.float32(1 / 6))
 
+# torch's hardsigmoid_backward has no derivative (its node is NotImplemented, so a double
+# backward raises); composed here, as forward AD differentiates the backward once more.
 _hardsigmoid.derivatives(input=lambda ctx: where((ctx.input > -3) & (ctx.input < 3),
                                                  ctx.grad * _ONE_SIXTH_FLOAT32, 0.0))
 
@@ -455,9 +618,20 @@ def _hardswish(xp, input: Tensor):
     return input * xp.clip(input + 3, 0, 6) / 6
 
 
+_hardswish.derivatives(input=lambda ctx: _hardswish_backward(ctx.grad, ctx.input))
+
+
 # torch's subgradients: 0 at -3, 1 at 3
-_hardswish.derivatives(input=lambda ctx: where(
-    ctx.input <= -3, 0.0, where(ctx.input < 3, ctx.grad * (ctx.input / 3 + 0.5), ctx.grad)))
+@defop("HardswishBackwardBackward0", save=("grad_output", "input"))
+def _hardswish_backward(xp, grad_output: Tensor, input: Tensor):
+    inside = grad_output * (input / 3 + 0.5)
+    return xp.where(input <= -3, 0, xp.where(input < 3, inside, grad_output))
+
+
+_hardswish_backward.derivatives(
+    grad_output=lambda ctx: _hardswish_backward(ctx.grad, ctx.input),
+    input=lambda ctx: where((ctx.input > -3) & (ctx.input < 3),
+                            div_scalar(ctx.grad * ctx.grad_output, 3.0), 0.0))
 
 
 def _elementwise(op, kernel):
@@ -498,20 +672,51 @@ def _glu(xp, input: Tensor, dim):
     return first / (1 + xp.exp(-second))
 
 
-def _glu_backward(ctx):
-    half = ctx.input_shape[ctx.dim] // 2
-    lead = (slice(None),) * ctx.dim
-    first, second = ctx.input[lead + (slice(None, half),)], ctx.input[lead + (slice(half, None),)]
+_glu.derivatives(input=lambda ctx: _glu_backward(ctx.grad, ctx.input, ctx.dim))
+
+
+@defop("GluBackwardBackward0", save=("grad_output", "input", "dim"))
+def _glu_backward(xp, grad_output: Tensor, input: Tensor, dim):
+    first, second = xp.split(input, 2, axis=dim)
+    gate = sigmoid.forward(xp, second)
+    first_grad = grad_output * gate
+    return xp.concatenate((first_grad, first_grad * first * (1 - gate)), axis=dim)
+
+
+def _halves(tensor, dim):
+    half = tensor.shape[dim] // 2
+    lead = (slice(None),) * dim
+    return tensor[lead + (slice(None, half),)], tensor[lead + (slice(half, None),)]
+
+
+def _side_by_side(first, second, dim):
+    """Two halves' gradients, joined along dim."""
+    half = first.shape[dim]
+    after = (0, 0) * (first.ndim - 1 - dim)
+    return (_constant_pad_nd(first, after + (0, half))
+            + _constant_pad_nd(second, after + (half, 0)))
+
+
+def _glu_grad_output_grad(ctx):
+    """glu's Jacobian applied to grad (the gradient of glu_backward's linear grad_output)."""
+    first, second = _halves(ctx.input, ctx.dim)
+    first_grad, second_grad = _halves(ctx.grad, ctx.dim)
     gate = sigmoid(second)
-    first_grad = ctx.grad * gate
-    second_grad = first_grad * first * (1 - gate)
-    # the two halves' gradients, side by side along dim
-    after = (0, 0) * (len(ctx.input_shape) - 1 - ctx.dim)
-    return (_constant_pad_nd(first_grad, after + (0, half))
-            + _constant_pad_nd(second_grad, after + (half, 0)))
+    return first_grad * gate + second_grad * first * (gate * (1 - gate))
 
 
-_glu.derivatives(input=_glu_backward)
+def _glu_double_backward(ctx):
+    first, second = _halves(ctx.input, ctx.dim)
+    first_grad, second_grad = _halves(ctx.grad, ctx.dim)
+    gate = sigmoid(second)
+    slope = gate * (1 - gate)
+    weighted = ctx.grad_output * slope
+    return _side_by_side(second_grad * weighted, first_grad * weighted
+                         + second_grad * ctx.grad_output * first * (slope * (1 - 2 * gate)),
+                         ctx.dim)
+
+
+_glu_backward.derivatives(grad_output=_glu_grad_output_grad, input=_glu_double_backward)
 
 
 def glu(input, dim=-1):
@@ -696,24 +901,29 @@ _constant_pad_nd.derivatives(input=lambda ctx: _constant_pad_nd(ctx.grad,
 def _gathering_pad(node_name, name):
     """A reflection or replication pad: each output element copies one input element, along
     the padded dims `sources` ((dim, source index per output position), ...)."""
-    @defop(node_name, save=("sources",), name=name)
+    @defop(node_name, save=("input", "sources"), name=name)
     def padded(xp, input: Tensor, sources):
         for dim, source in sources:
             input = xp.take(input, source, axis=dim)
         return input
 
-    padded.derivatives(input=_gathering_pad_backward)
+    # torch's reflection_pad1d_backward & co.: the gradient of every copy summed into its source
+    @defop(node_name.replace("Backward0", "BackwardBackward0"), save=("sources",),
+           name=name + "_backward")
+    def padded_backward(xp, grad_output: Tensor, input: Tensor, sources):
+        grad = grad_output
+        for dim, source in reversed(sources):
+            dim %= grad.ndim
+            summed = xp.zeros(grad.shape[:dim] + input.shape[dim:dim + 1] + grad.shape[dim + 1:],
+                              grad.dtype)
+            xp.add.at(summed, (slice(None),) * dim + (source,), grad)
+            grad = summed
+        return grad
+
+    padded.derivatives(input=lambda ctx: padded_backward(ctx.grad, ctx.input, ctx.sources))
+    padded_backward.derivatives(grad_output=lambda ctx: padded(ctx.grad, ctx.sources),
+                                input=lambda ctx: zeros_of(ctx.grad))
     return padded
-
-
-def _gathering_pad_backward(ctx):
-    grad = ctx.grad
-    for dim, source in reversed(ctx.sources):
-        dim %= grad.ndim
-        shape = grad.shape[:dim] + (ctx.input_shape[dim],) + grad.shape[dim + 1:]
-        along = source.reshape((-1,) + (1,) * (grad.ndim - 1 - dim))
-        grad = scatter_add_into_zeros(grad, shape, dim, np.broadcast_to(along, grad.shape))
-    return grad
 
 
 _GATHERING_PADS = {(mode, n): _gathering_pad(f"{mode.title()}Pad{n}DBackward0",

@@ -5,9 +5,10 @@ import math
 from .. import _dtype
 from .._tensor import Tensor
 from ._define import defop
-from .pointwise import (binary_of_tensors, integer_in_place, invalid_combination,
-                        not_implemented_for, not_implemented_in_torch, pow, require_tensors,
-                        takes_tensors, torch_edges_only, where)
+from .indexing import _masked_fill
+from .pointwise import (add_scalar, binary_of_tensors, integer_in_place, invalid_combination,
+                        mul_scalar, not_implemented_for, not_implemented_in_torch, pow,
+                        require_tensors, takes_tensors, torch_edges_only, where)
 from .reduction import return_type
 from .shape import zeros_of
 from .unary import exp, exp2, sign
@@ -27,9 +28,10 @@ def _require_integer(kernel, dtype):
 # ---- signs and magnitudes ------------------------------------------------------------------------
 
 def _copysign_grad(ctx):
-    # +-1 where the sign was kept or flipped (torch: result / input); 0 at input 0. Signs,
-    # not the ratio, so that the second derivative is exactly 0.
-    return where(ctx.input == 0, 0.0, ctx.grad * sign(ctx.result) * sign(ctx.input))
+    # +-1 where the sign was kept or flipped (torch: result / input); 0 at input 0, filled as
+    # torch's. Signs, not the ratio, so that the second derivative is exactly 0.
+    kept = sign(ctx.result) * sign(ctx.input)
+    return ctx.grad * _masked_fill(kept, (ctx.input == 0)._data, 0)
 
 
 @defop("CopysignBackward0", save=("input", "result"), promote="float")
@@ -72,21 +74,22 @@ hypot = binary_of_tensors(
 # ---- log-sum-exp of two --------------------------------------------------------------------------
 
 def _log_of_summed_powers(name, node_name, power, summary):
-    """logaddexp (power: exp) or logaddexp2 (power: exp2), as NumPy computes them."""
+    """logaddexp (power: exp) or logaddexp2 (power: 2 ** x), as NumPy computes them."""
     @defop(node_name, save=("input", "other"), promote="common", name="_" + name)
     def op(xp, input: Tensor, other: Tensor):
         _require_floating(f"{name}_cpu", xp.result_type(input, other))
         return getattr(xp, name)(input, other)
 
-    op.derivatives(input=lambda ctx: ctx.grad / (1 + power(ctx.other - ctx.input)),
-                   other=lambda ctx: ctx.grad / (1 + power(ctx.input - ctx.other)))
+    op.derivatives(input=lambda ctx: ctx.grad / add_scalar(power(ctx.other - ctx.input), 1),
+                   other=lambda ctx: ctx.grad / add_scalar(power(ctx.input - ctx.other), 1))
     return op, binary_of_tensors(name, op, summary)
 
 
 _logaddexp, logaddexp = _log_of_summed_powers(
     "logaddexp", "LogaddexpBackward0", exp, "log(exp(input) + exp(other)), without overflow.")
 _logaddexp2, logaddexp2 = _log_of_summed_powers(
-    "logaddexp2", "Logaddexp2Backward0", exp2, "log2(2**input + 2**other), without overflow.")
+    "logaddexp2", "Logaddexp2Backward0", lambda exponent: pow(2, exponent),
+    "log2(2**input + 2**other), without overflow.")
 
 
 # ---- extremes that ignore nan --------------------------------------------------------------------
@@ -102,8 +105,8 @@ def _extreme(name, node_name, ufunc, larger):
     def extreme(xp, input: Tensor, other: Tensor, larger=larger):
         return getattr(xp, ufunc)(input, other)
 
-    extreme.derivatives(input=lambda ctx: ctx.grad * _keeps_input(ctx),
-                        other=lambda ctx: ctx.grad * ~_keeps_input(ctx))
+    extreme.derivatives(input=lambda ctx: _masked_fill(ctx.grad, ~_keeps_input(ctx)._data, 0),
+                        other=lambda ctx: _masked_fill(ctx.grad, _keeps_input(ctx)._data, 0))
 
     summary = f"The {'larger' if larger else 'smaller'} of two tensors, elementwise; a nan " \
               "loses to a number."
@@ -132,14 +135,16 @@ def heaviside(input, values):
     return torch_edges_only(_heaviside(input, values))
 
 
-@defop("NextafterBackward0", promote="common")
+@defop("NextafterBackward0", save=("input", "other"), promote="common")
 def _nextafter(xp, input: Tensor, other: Tensor):
     _require_floating("nextafter_cpu", xp.result_type(input, other))
     return xp.nextafter(input, other)
 
 
-# torch's derivative: the step is too small to matter, so d/dinput is 1 and d/dother is 0
-_nextafter.derivatives(input=lambda ctx: ctx.grad, other=lambda ctx: zeros_of(ctx.grad))
+# torch's derivative: the step is too small to matter, so d/dinput is 1 (0 where the two are
+# equal: the result is other then) and d/dother is 0
+_nextafter.derivatives(input=lambda ctx: where(ctx.input != ctx.other, ctx.grad, 0.0),
+                       other=lambda ctx: zeros_of(ctx.grad))
 
 
 nextafter = binary_of_tensors(
@@ -154,8 +159,10 @@ def _ldexp(xp, input: Tensor, other: Tensor):
     return input * xp.exp2(other)
 
 
-_ldexp.derivatives(input=lambda ctx: ctx.grad * exp2(ctx.other),
-                   other=lambda ctx: ctx.grad * ctx.result * math.log(2.0))
+# torch's pow(2, other) is an integer power for an integer other: 0 for a negative one. A
+# float base keeps torch's node (PowBackward2) and gives the true gradient, 2 ** other.
+_ldexp.derivatives(input=lambda ctx: ctx.grad * pow(2.0, ctx.other),
+                   other=lambda ctx: mul_scalar(ctx.grad * ctx.result, math.log(2.0)))
 
 
 ldexp = binary_of_tensors("ldexp", _ldexp, "input * 2**other, a float. Unlike torch (0), the "

@@ -17,7 +17,9 @@ import numpy as np
 from .. import _dtype
 from .._tensor import Tensor
 from ._define import defop
-from .pointwise import binary_of_tensors, not_implemented_for
+from . import reduction
+from .pointwise import add, binary_of_tensors, not_implemented_for, sub_scalar
+from .shape import unsqueeze
 from .unary import exp, log
 
 # the Bernoulli numbers B_2j, j = 1..12, exactly: Euler-Maclaurin and Stirling coefficients
@@ -291,8 +293,13 @@ def _mvlgamma(xp, input: Tensor, p):
     return _in_float64(xp, input, value)
 
 
-_mvlgamma.derivatives(
-    input=lambda ctx: ctx.grad * sum(digamma(ctx.input - i / 2) for i in range(ctx.p)))
+def _mvlgamma_grad(ctx):
+    # as torch: digamma at input - i / 2 (i < p) along a new last dim, summed over it
+    offsets = Tensor._make(np.arange(-ctx.p / 2 + 0.5, 0.5, 0.5, dtype=ctx.grad.dtype.numpy))
+    return ctx.grad * reduction.sum(digamma(add(offsets, unsqueeze(ctx.input, -1))), -1)
+
+
+_mvlgamma.derivatives(input=_mvlgamma_grad)
 
 
 def mvlgamma(input, p):
@@ -438,7 +445,7 @@ def _igamma_input_grad(ctx):
 
 def _regularized_density(ctx):
     """d/dx P(a, x) = x^(a - 1) e^-x / Gamma(a)."""
-    return exp((ctx.input - 1) * log(ctx.other) - ctx.other - lgamma(ctx.input))
+    return exp(sub_scalar(ctx.input, 1) * log(ctx.other) - ctx.other - lgamma(ctx.input))
 
 
 def _incomplete_gamma_op(name, node_name, upper):
@@ -451,9 +458,8 @@ def _incomplete_gamma_op(name, node_name, upper):
         dtype = xp.result_type(input, other)
         return _incomplete_gamma(xp, a, x, upper).astype(dtype, copy=False)
 
-    sign = -1 if upper else 1
     op.derivatives(input=_igamma_input_grad,
-                   other=lambda ctx: ctx.grad * _regularized_density(ctx) * sign)
+                   other=lambda ctx: (-ctx.grad if upper else ctx.grad) * _regularized_density(ctx))
 
     summary = (f"The regularized {'upper' if upper else 'lower'} incomplete gamma function of "
                "(input, other).")

@@ -46,8 +46,31 @@ def _softmax(xp, input: Tensor, dim):
     return result.reshape(input.shape).astype(input.dtype, copy=False)
 
 
-_softmax.derivatives(input=lambda ctx: ctx.result * (
-    ctx.grad - sum(ctx.grad * ctx.result, ctx.dim, keepdim=True)))
+_softmax.derivatives(input=lambda ctx: _softmax_backward_data(ctx.grad, ctx.result, ctx.dim))
+
+
+def _flat(*arrays):
+    """0-d arrays as 1-d: softmax of a 0-d tensor works along its dim 0 (or -1)."""
+    return [array.reshape(array.shape or (1,)) for array in arrays]
+
+
+# torch's _softmax_backward_data and _log_softmax_backward_data are ops with nodes of their own
+# (Note [Backward ops] in unary.py)
+@defop("SoftmaxBackwardDataBackward0", save=("grad_output", "output", "dim"))
+def _softmax_backward_data(xp, grad_output: Tensor, output: Tensor, dim):
+    grad, result = _flat(grad_output, output)
+    return (result * (grad - (grad * result).sum(axis=dim, keepdims=True))).reshape(output.shape)
+
+
+def _softmax_double_backward(ctx):
+    grad, grad_output, output = ctx.grad, ctx.grad_output, ctx.output
+    return (grad_output * grad - sum(output * grad_output, ctx.dim, keepdim=True) * grad
+            - grad_output * sum(output * grad, ctx.dim, keepdim=True))
+
+
+_softmax_backward_data.derivatives(
+    grad_output=lambda ctx: _softmax_backward_data(ctx.grad, ctx.output, ctx.dim),
+    output=_softmax_double_backward)
 
 
 @defop("LogSoftmaxBackward0", save=("dim", "result"))
@@ -57,8 +80,19 @@ def _log_softmax(xp, input: Tensor, dim):
     return result.reshape(input.shape).astype(input.dtype, copy=False)
 
 
-_log_softmax.derivatives(input=lambda ctx: ctx.grad - exp(ctx.result) * sum(
-    ctx.grad, ctx.dim, keepdim=True))
+_log_softmax.derivatives(input=lambda ctx: _log_softmax_backward_data(ctx.grad, ctx.result,
+                                                                      ctx.dim))
+
+
+@defop("LogSoftmaxBackwardDataBackward0", save=("grad_output", "output", "dim"))
+def _log_softmax_backward_data(xp, grad_output: Tensor, output: Tensor, dim):
+    grad, result = _flat(grad_output, output)
+    return (grad - xp.exp(result) * grad.sum(axis=dim, keepdims=True)).reshape(output.shape)
+
+
+_log_softmax_backward_data.derivatives(
+    grad_output=lambda ctx: ctx.grad - sum(ctx.grad * exp(ctx.output), ctx.dim, keepdim=True),
+    output=lambda ctx: -sum(ctx.grad_output, ctx.dim, keepdim=True) * exp(ctx.output) * ctx.grad)
 
 
 def _normalize(op, name, input, dim, stacklevel, dtype):

@@ -106,8 +106,15 @@ def add(xp, input: Tensor, other: Tensor, alpha=1):
     return xp.add(input, other if alpha == 1 else scaled(other, alpha, "add"))
 
 
+# Note [Scalar overloads]: torch's C++ formulas multiply by a number through the Scalar
+# overloads, whose nodes (MulBackward1, AddBackward1, ...) have no edge for it: they call
+# mul_scalar & co. below where Python's `grad * alpha` would record MulBackward0.
 add.derivatives(input=lambda ctx: ctx.grad,
-                other=lambda ctx: ctx.grad if ctx.alpha == 1 else ctx.grad * ctx.alpha)
+                other=lambda ctx: ctx.grad if ctx.alpha == 1 else mul_scalar(ctx.grad, ctx.alpha))
+
+
+def _negated_times_alpha(ctx):
+    return -ctx.grad if ctx.alpha == 1 else mul_scalar(-ctx.grad, ctx.alpha)
 
 
 @defop("SubBackward0", save=("alpha",), promote="common")
@@ -122,8 +129,7 @@ def sub(input, other, *, alpha=1):
     return _sub(input, other, alpha)
 
 
-_sub.derivatives(input=lambda ctx: ctx.grad,
-                other=lambda ctx: -ctx.grad if ctx.alpha == 1 else ctx.grad * -ctx.alpha)
+_sub.derivatives(input=lambda ctx: ctx.grad, other=_negated_times_alpha)
 
 
 @defop("RsubBackward1", save=("alpha",), promote="common", scalars=("other",))
@@ -131,7 +137,7 @@ def _rsub_scalar(xp, input: Tensor, other, alpha=1):
     return xp.subtract(other, input if alpha == 1 else scaled(input, alpha, "rsub"))
 
 
-_rsub_scalar.derivatives(input=lambda ctx: -ctx.grad if ctx.alpha == 1 else ctx.grad * -ctx.alpha)
+_rsub_scalar.derivatives(input=_negated_times_alpha)
 
 
 @defop("RsubBackward0", save=("alpha",), promote="common")
@@ -139,8 +145,7 @@ def _rsub_tensor(xp, input: Tensor, other: Tensor, alpha=1):
     return xp.subtract(other, input if alpha == 1 else scaled(input, alpha, "rsub"))
 
 
-_rsub_tensor.derivatives(input=lambda ctx: -ctx.grad if ctx.alpha == 1 else ctx.grad * -ctx.alpha,
-                         other=lambda ctx: ctx.grad)
+_rsub_tensor.derivatives(input=_negated_times_alpha, other=lambda ctx: ctx.grad)
 
 
 def rsub(input, other, alpha=1):
@@ -310,7 +315,7 @@ def reciprocal(xp, input: Tensor):
     return xp.reciprocal(input)
 
 
-reciprocal.derivatives(input=lambda ctx: -ctx.grad * ctx.result * ctx.result)
+reciprocal.derivatives(input=lambda ctx: -ctx.grad * (ctx.result * ctx.result))
 
 
 @defop("AddcmulBackward0", save=("tensor1", "tensor2", "value"), promote="common")
@@ -321,8 +326,8 @@ def _addcmul(xp, input: Tensor, tensor1: Tensor, tensor2: Tensor, value):
 
 
 _addcmul.derivatives(input=lambda ctx: ctx.grad,
-                     tensor1=lambda ctx: ctx.grad * ctx.tensor2 * ctx.value,
-                     tensor2=lambda ctx: ctx.grad * ctx.tensor1 * ctx.value)
+                     tensor1=lambda ctx: ctx.grad * mul_scalar(ctx.tensor2, ctx.value),
+                     tensor2=lambda ctx: ctx.grad * mul_scalar(ctx.tensor1, ctx.value))
 
 
 def addcmul(input, tensor1, tensor2, *, value=1):
@@ -338,8 +343,9 @@ def _addcdiv(xp, input: Tensor, tensor1: Tensor, tensor2: Tensor, value):
 
 _addcdiv.derivatives(
     input=lambda ctx: ctx.grad,
-    tensor1=lambda ctx: ctx.grad * ctx.value / ctx.tensor2,
-    tensor2=lambda ctx: -ctx.grad * ctx.value * ctx.tensor1 / (ctx.tensor2 * ctx.tensor2))
+    tensor1=lambda ctx: ctx.grad * _true_divide(ctx.value, ctx.tensor2),
+    tensor2=lambda ctx: -ctx.grad * (mul_scalar(ctx.tensor1, ctx.value)
+                                     / (ctx.tensor2 * ctx.tensor2)))
 
 
 def addcdiv(input, tensor1, tensor2, *, value=1):
@@ -364,8 +370,8 @@ def _lerp_scalar(xp, input: Tensor, end: Tensor, weight):
     return end - (end - input) * (1 - weight)
 
 
-_lerp_scalar.derivatives(input=lambda ctx: ctx.grad * (1 - ctx.weight),
-                         end=lambda ctx: ctx.grad * ctx.weight)
+_lerp_scalar.derivatives(input=lambda ctx: mul_scalar(ctx.grad, 1 - ctx.weight),
+                         end=lambda ctx: mul_scalar(ctx.grad, ctx.weight))
 
 
 @defop("LerpBackward1", save=("input", "end", "weight"))
@@ -375,7 +381,7 @@ def _lerp_tensor(xp, input: Tensor, end: Tensor, weight: Tensor):
                     end - (end - input) * (1 - weight))
 
 
-_lerp_tensor.derivatives(input=lambda ctx: ctx.grad * (1 - ctx.weight),
+_lerp_tensor.derivatives(input=lambda ctx: ctx.grad * _sub(1.0, ctx.weight),
                          end=lambda ctx: ctx.grad * ctx.weight,
                          weight=lambda ctx: ctx.grad * (ctx.end - ctx.input))
 
@@ -413,7 +419,7 @@ def _pow_scalar_exponent_grad(ctx):
         return zeros_of(ctx.grad)
     # grouped as torch's, the power's derivative first: grad * exponent could underflow to 0
     # (or overflow) before it meets x ** (exponent - 1), giving 0 * inf = NaN
-    return ctx.grad * (ctx.exponent * ctx.input ** (ctx.exponent - 1))
+    return ctx.grad * mul_scalar(ctx.input ** (ctx.exponent - 1), ctx.exponent)
 
 
 _pow_tensor_scalar.derivatives(input=_pow_scalar_exponent_grad)
@@ -427,7 +433,7 @@ def _pow_tensor_tensor(xp, input: Tensor, exponent: Tensor):
 _pow_tensor_tensor.derivatives(
     # x ** 0 has derivative 0 even at x = 0, where the formula would give 0 * inf
     input=lambda ctx: where(ctx.exponent == 0, 0.0,
-                            ctx.grad * (ctx.exponent * ctx.input ** (ctx.exponent - 1))),
+                            ctx.grad * (ctx.exponent * ctx.input ** sub_scalar(ctx.exponent, 1))),
     # torch's convention: the exponent's gradient is 0 where the base is 0 and exponent >= 0
     exponent=lambda ctx: ctx.grad * where((ctx.input == 0) & (ctx.exponent >= 0), 0.0,
                                           ctx.result * log(ctx.input)))
@@ -440,8 +446,8 @@ def _pow_scalar_tensor(xp, self, exponent: Tensor):
 
 # 0 ** y: torch's gradient is 0 wherever y >= 0 (it would be 0 * -inf)
 _pow_scalar_tensor.derivatives(
-    exponent=lambda ctx: ctx.grad * (ctx.result * _log_number(ctx.self)) if ctx.self != 0
-    else ctx.grad * where(ctx.exponent >= 0, 0.0, ctx.result * -math.inf))
+    exponent=lambda ctx: ctx.grad * mul_scalar(ctx.result, _log_number(ctx.self)) if ctx.self != 0
+    else ctx.grad * where(ctx.exponent >= 0, 0.0, mul_scalar(ctx.result, -math.inf)))
 
 
 def _power(xp, base, exponent):
@@ -532,7 +538,10 @@ def _xlogy_tensor(xp, input: Tensor, other: Tensor):
 
 def _xlogy_input_grad(ctx):
     # torch's: grad * log(other), but 0 where input is 0 and other <= 0
-    return where((ctx.input == 0) & (ctx.other <= 0), 0.0, xlogy(ctx.grad, ctx.other))
+    grad = xlogy(ctx.grad, ctx.other)
+    if not isinstance(ctx.other, Tensor):
+        return grad if ctx.other > 0 else _masked_fill(grad, (ctx.input == 0)._data, 0)
+    return _masked_fill(grad, ((ctx.input == 0) & (ctx.other <= 0))._data, 0)
 
 
 _xlogy_tensor.derivatives(input=_xlogy_input_grad,
@@ -544,7 +553,7 @@ def _xlogy_number_tensor(xp, self, other: Tensor):
     return _xlogy(xp, self, other)
 
 
-_xlogy_number_tensor.derivatives(other=lambda ctx: ctx.grad * ctx.self / ctx.other)
+_xlogy_number_tensor.derivatives(other=lambda ctx: mul_scalar(ctx.grad, ctx.self) / ctx.other)
 
 
 @defop("XlogyBackward2", save=("input", "other"), promote="float", scalars=("other",))
@@ -591,7 +600,12 @@ def _inside_bounds(ctx):
     return (ctx.input >= ctx.min) & (ctx.input <= ctx.max)
 
 
-_clamp_scalar.derivatives(input=lambda ctx: ctx.grad * _inside_bounds(ctx))
+_clamp_scalar.derivatives(input=lambda ctx: _passed_where(_inside_bounds(ctx), ctx.grad))
+
+
+def _passed_where(mask, grad):
+    """torch's clamp gradients: where(mask, grad, 0)."""
+    return _where(mask._data, grad, 0.0)
 
 
 @defop("ClampBackward0", save=("input", "min", "max"), promote="common")
@@ -601,11 +615,11 @@ def _clamp_tensor(xp, input: Tensor, min: Tensor, max: Tensor):
 
 # Where min > max the result is max, so max takes the gradient (torch's convention).
 _clamp_tensor.derivatives(
-    input=lambda ctx: ctx.grad * _inside_bounds(ctx),
-    min=lambda ctx: ctx.grad * (ctx.input < ctx.min) if ctx.max is None
-    else ctx.grad * ((ctx.input < ctx.min) & (ctx.min < ctx.max)),
-    max=lambda ctx: ctx.grad * (ctx.input > ctx.max) if ctx.min is None
-    else ctx.grad * ((ctx.input > ctx.max) | (ctx.max < ctx.min)))
+    input=lambda ctx: _passed_where(_inside_bounds(ctx), ctx.grad),
+    min=lambda ctx: _passed_where(ctx.input < ctx.min if ctx.max is None
+                                  else (ctx.input < ctx.min) & (ctx.min < ctx.max), ctx.grad),
+    max=lambda ctx: _passed_where(ctx.input > ctx.max if ctx.min is None
+                                  else (ctx.input > ctx.max) | (ctx.max < ctx.min), ctx.grad))
 
 
 def clamp(input, min=None, max=None):
@@ -632,7 +646,7 @@ def _clamp_min_scalar(xp, input: Tensor, min):
     return _clamped(xp, input, min, None)
 
 
-_clamp_min_scalar.derivatives(input=lambda ctx: ctx.grad * (ctx.input >= ctx.min))
+_clamp_min_scalar.derivatives(input=lambda ctx: _passed_where(ctx.input >= ctx.min, ctx.grad))
 
 
 @defop("ClampMinBackward1", save=("input", "min"), promote="common")
@@ -640,8 +654,8 @@ def _clamp_min_tensor(xp, input: Tensor, min: Tensor):
     return _clamped(xp, input, min, None)
 
 
-_clamp_min_tensor.derivatives(input=lambda ctx: ctx.grad * (ctx.input >= ctx.min),
-                              min=lambda ctx: ctx.grad * (ctx.input < ctx.min))
+_clamp_min_tensor.derivatives(input=lambda ctx: _passed_where(ctx.input >= ctx.min, ctx.grad),
+                              min=lambda ctx: _passed_where(ctx.input < ctx.min, ctx.grad))
 
 
 def clamp_min(input, min):
@@ -656,7 +670,7 @@ def _clamp_max_scalar(xp, input: Tensor, max):
     return _clamped(xp, input, None, max)
 
 
-_clamp_max_scalar.derivatives(input=lambda ctx: ctx.grad * (ctx.input <= ctx.max))
+_clamp_max_scalar.derivatives(input=lambda ctx: _passed_where(ctx.input <= ctx.max, ctx.grad))
 
 
 @defop("ClampMaxBackward1", save=("input", "max"), promote="common")
@@ -664,8 +678,8 @@ def _clamp_max_tensor(xp, input: Tensor, max: Tensor):
     return _clamped(xp, input, None, max)
 
 
-_clamp_max_tensor.derivatives(input=lambda ctx: ctx.grad * (ctx.input <= ctx.max),
-                              max=lambda ctx: ctx.grad * (ctx.input > ctx.max))
+_clamp_max_tensor.derivatives(input=lambda ctx: _passed_where(ctx.input <= ctx.max, ctx.grad),
+                              max=lambda ctx: _passed_where(ctx.input > ctx.max, ctx.grad))
 
 
 def clamp_max(input, max):
@@ -677,7 +691,8 @@ def clamp_max(input, max):
 
 def _maximum_grad(ctx, mine, theirs):
     # torch splits the gradient evenly on ties; at a NaN both sides get all of it
-    return where(mine < theirs, 0.0, where(mine == theirs, ctx.grad / 2, ctx.grad))
+    shared = where(mine == theirs, div_scalar(ctx.grad, 2), ctx.grad)
+    return _masked_fill(shared, (mine < theirs)._data, 0)
 
 
 @defop("MaximumBackward0", save=("input", "other"), promote="common")
@@ -875,7 +890,9 @@ def _tensor_where(input, condition, other):
     return where(condition, input, other)
 
 
-from .unary import log  # noqa: E402  (unary builds on this module: import it last)
+# they build on this module: import them last
+from .indexing import _masked_fill  # noqa: E402
+from .unary import log  # noqa: E402
 
 
 # torch's second names for the same ops

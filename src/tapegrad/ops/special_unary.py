@@ -6,7 +6,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ._define import defop
-from .pointwise import where
+from .pointwise import mul_scalar, where
 from .unary import abs, erf_and_erfc, exp
 
 _SQRT_PI = math.sqrt(math.pi)
@@ -44,7 +44,7 @@ def erfinv(xp, input: Tensor):
     return erfinv_array(xp, input.astype(xp.float64)).astype(input.dtype, copy=False)
 
 
-erfinv.derivatives(input=lambda ctx: ctx.grad * exp(ctx.result * ctx.result) * (_SQRT_PI / 2))
+erfinv.derivatives(input=lambda ctx: mul_scalar(exp(ctx.result ** 2), _SQRT_PI / 2) * ctx.grad)
 
 
 # ---- modified Bessel functions of the first kind -------------------------------------------------

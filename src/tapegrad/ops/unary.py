@@ -5,7 +5,8 @@ import math
 from .._tensor import Tensor
 from ..autograd import grad_mode
 from ._define import defop
-from .pointwise import not_implemented_for, require_tensors, reciprocal, where
+from .pointwise import (_masked_fill, _sub, add_scalar, mul_scalar, not_implemented_for,
+                        reciprocal, require_tensors, sub_scalar, where)
 from .shape import zeros_of
 
 # ---- unary math ----------------------------------------------------------------------------------
@@ -15,7 +16,7 @@ def abs(xp, input: Tensor):
     return xp.absolute(input)
 
 
-abs.derivatives(input=lambda ctx: ctx.grad * sign(ctx.input))
+abs.derivatives(input=lambda ctx: ctx.grad * sgn(ctx.input))
 
 
 @defop("SignBackward0")
@@ -52,7 +53,7 @@ def exp2(xp, input: Tensor):
     return xp.exp2(input)
 
 
-exp2.derivatives(input=lambda ctx: ctx.grad * ctx.result * math.log(2.0))
+exp2.derivatives(input=lambda ctx: mul_scalar(ctx.grad * ctx.result, math.log(2.0)))
 
 
 @defop("Expm1Backward0", save=("result",), promote="float")
@@ -60,7 +61,7 @@ def expm1(xp, input: Tensor):
     return xp.expm1(input)
 
 
-expm1.derivatives(input=lambda ctx: ctx.grad * (ctx.result + 1))
+expm1.derivatives(input=lambda ctx: ctx.grad * add_scalar(ctx.result, 1))
 
 
 @defop("LogBackward0", save=("input",), promote="float")
@@ -76,7 +77,7 @@ def log2(xp, input: Tensor):
     return xp.log2(input)
 
 
-log2.derivatives(input=lambda ctx: ctx.grad / (ctx.input * math.log(2.0)))
+log2.derivatives(input=lambda ctx: ctx.grad / mul_scalar(ctx.input, math.log(2.0)))
 
 
 @defop("Log10Backward0", save=("input",), promote="float")
@@ -84,7 +85,7 @@ def log10(xp, input: Tensor):
     return xp.log10(input)
 
 
-log10.derivatives(input=lambda ctx: ctx.grad / (ctx.input * math.log(10.0)))
+log10.derivatives(input=lambda ctx: ctx.grad / mul_scalar(ctx.input, math.log(10.0)))
 
 
 @defop("Log1PBackward0", save=("input",), promote="float")
@@ -92,7 +93,7 @@ def log1p(xp, input: Tensor):
     return xp.log1p(input)
 
 
-log1p.derivatives(input=lambda ctx: ctx.grad / (ctx.input + 1))
+log1p.derivatives(input=lambda ctx: ctx.grad / add_scalar(ctx.input, 1))
 
 
 @defop("SqrtBackward0", save=("result",), promote="float")
@@ -100,7 +101,7 @@ def sqrt(xp, input: Tensor):
     return xp.sqrt(input)
 
 
-sqrt.derivatives(input=lambda ctx: ctx.grad / (2 * ctx.result))
+sqrt.derivatives(input=lambda ctx: ctx.grad / mul_scalar(ctx.result, 2))
 
 
 @defop("RsqrtBackward0", save=("result",), promote="float")
@@ -108,7 +109,7 @@ def rsqrt(xp, input: Tensor):
     return xp.reciprocal(xp.sqrt(input))
 
 
-rsqrt.derivatives(input=lambda ctx: ctx.grad * ctx.result ** 3 * -0.5)
+rsqrt.derivatives(input=lambda ctx: mul_scalar(ctx.grad, -0.5) * ctx.result ** 3)
 
 
 @defop("SinBackward0", save=("input",), promote="float")
@@ -132,7 +133,7 @@ def tan(xp, input: Tensor):
     return xp.tan(input)
 
 
-tan.derivatives(input=lambda ctx: ctx.grad * (1 + ctx.result * ctx.result))
+tan.derivatives(input=lambda ctx: ctx.grad * add_scalar(ctx.result ** 2, 1))
 
 
 @defop("AsinBackward0", save=("input",), promote="float")
@@ -140,7 +141,7 @@ def asin(xp, input: Tensor):
     return xp.arcsin(input)
 
 
-asin.derivatives(input=lambda ctx: ctx.grad * rsqrt(1 - ctx.input * ctx.input))
+asin.derivatives(input=lambda ctx: ctx.grad * rsqrt(add_scalar(-ctx.input * ctx.input, 1)))
 
 
 @defop("AcosBackward0", save=("input",), promote="float")
@@ -148,7 +149,7 @@ def acos(xp, input: Tensor):
     return xp.arccos(input)
 
 
-acos.derivatives(input=lambda ctx: ctx.grad * -rsqrt(1 - ctx.input * ctx.input))
+acos.derivatives(input=lambda ctx: ctx.grad * -rsqrt(add_scalar(-ctx.input * ctx.input, 1)))
 
 
 @defop("AtanBackward0", save=("input",), promote="float")
@@ -156,7 +157,7 @@ def atan(xp, input: Tensor):
     return xp.arctan(input)
 
 
-atan.derivatives(input=lambda ctx: ctx.grad / (ctx.input * ctx.input + 1))
+atan.derivatives(input=lambda ctx: ctx.grad / add_scalar(ctx.input * ctx.input, 1))
 
 
 @defop("Atan2Backward0", save=("input", "other"), promote="float")
@@ -168,7 +169,7 @@ def _atan2(xp, input: Tensor, other: Tensor):
 def _inverse_squared_radius(ctx):
     # torch gives atan2 a zero gradient at the origin, where it has none
     squared = ctx.input * ctx.input + ctx.other * ctx.other
-    return where(squared == 0, 0.0, reciprocal(squared))
+    return _masked_fill(reciprocal(squared), (squared == 0)._data, 0)
 
 
 _atan2.derivatives(input=lambda ctx: ctx.grad * ctx.other * _inverse_squared_radius(ctx),
@@ -202,7 +203,20 @@ def tanh(xp, input: Tensor):
     return xp.tanh(input)
 
 
-tanh.derivatives(input=lambda ctx: ctx.grad * (1 - ctx.result * ctx.result))
+tanh.derivatives(input=lambda ctx: tanh_backward(ctx.grad, ctx.result))
+
+
+# Note [Backward ops]: where torch's formula calls a kernel of its own (tanh_backward,
+# threshold_backward, ...), that kernel is an op here too, under its node name: a
+# create_graph=True backward records torch's node, and a plain one makes one call, not three.
+@defop("TanhBackwardBackward0", save=("grad_output", "output"))
+def tanh_backward(xp, grad_output: Tensor, output: Tensor):
+    return grad_output * (1 - output * output)
+
+
+tanh_backward.derivatives(
+    grad_output=lambda ctx: tanh_backward(ctx.grad, ctx.output),
+    output=lambda ctx: ctx.grad * (mul_scalar(ctx.output, -2) * ctx.grad_output))
 
 
 @defop("AsinhBackward0", save=("input",), promote="float")
@@ -210,7 +224,7 @@ def asinh(xp, input: Tensor):
     return xp.arcsinh(input)
 
 
-asinh.derivatives(input=lambda ctx: ctx.grad * rsqrt(ctx.input * ctx.input + 1))
+asinh.derivatives(input=lambda ctx: ctx.grad * rsqrt(add_scalar(ctx.input ** 2, 1)))
 
 
 @defop("AcoshBackward0", save=("input",), promote="float")
@@ -218,7 +232,7 @@ def acosh(xp, input: Tensor):
     return xp.arccosh(input)
 
 
-acosh.derivatives(input=lambda ctx: ctx.grad * rsqrt(ctx.input * ctx.input - 1))
+acosh.derivatives(input=lambda ctx: ctx.grad * rsqrt(sub_scalar(ctx.input * ctx.input, 1)))
 
 
 @defop("AtanhBackward0", save=("input",), promote="float")
@@ -226,7 +240,8 @@ def atanh(xp, input: Tensor):
     return xp.arctanh(input)
 
 
-atanh.derivatives(input=lambda ctx: ctx.grad / (1 - ctx.input * ctx.input))
+# torch's C++ `1 - t` subtracts from a tensor of ones: SubBackward0, with no edge for the 1
+atanh.derivatives(input=lambda ctx: mul_scalar(ctx.grad, 1) / _sub(1.0, ctx.input ** 2))
 
 
 _TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)  # erf'(x) = 2 / sqrt(pi) * exp(-x * x)
@@ -237,7 +252,7 @@ def erf(xp, input: Tensor):
     return erf_and_erfc(xp, input)[0]
 
 
-erf.derivatives(input=lambda ctx: ctx.grad * exp(-ctx.input * ctx.input) * _TWO_OVER_SQRT_PI)
+erf.derivatives(input=lambda ctx: mul_scalar(exp(-ctx.input ** 2), _TWO_OVER_SQRT_PI) * ctx.grad)
 
 
 @defop("ErfcBackward0", save=("input",), promote="float")
@@ -245,7 +260,8 @@ def erfc(xp, input: Tensor):
     return erf_and_erfc(xp, input)[1]
 
 
-erfc.derivatives(input=lambda ctx: ctx.grad * exp(-ctx.input * ctx.input) * -_TWO_OVER_SQRT_PI)
+erfc.derivatives(input=lambda ctx: mul_scalar(exp(-ctx.input ** 2), -_TWO_OVER_SQRT_PI)
+                 * ctx.grad)
 
 
 def erf_and_erfc(xp, input):
@@ -323,7 +339,17 @@ def sigmoid(xp, input: Tensor):
     return xp.where(positive, 1, exp_neg_abs) / (1 + exp_neg_abs)
 
 
-sigmoid.derivatives(input=lambda ctx: ctx.grad * ctx.result * (1 - ctx.result))
+sigmoid.derivatives(input=lambda ctx: sigmoid_backward(ctx.grad, ctx.result))
+
+
+@defop("SigmoidBackwardBackward0", save=("grad_output", "output"))
+def sigmoid_backward(xp, grad_output: Tensor, output: Tensor):
+    return grad_output * (1 - output) * output
+
+
+sigmoid_backward.derivatives(
+    grad_output=lambda ctx: sigmoid_backward(ctx.grad, ctx.output),
+    output=lambda ctx: ctx.grad * ctx.grad_output * add_scalar(mul_scalar(ctx.output, -2), 1))
 
 
 @defop("LogitBackward0", save=("input", "eps"), promote="float")
@@ -353,9 +379,20 @@ def relu(xp, input: Tensor):
     return xp.maximum(0, input).astype(input.dtype, copy=False)
 
 
-# torch's threshold_backward: the gradient passes unless result <= 0 (so it passes at NaN);
-# a product with the mask, as fast as the where would be slow on this hot path
-relu.derivatives(input=lambda ctx: ctx.grad * ~(ctx.result <= 0))
+relu.derivatives(input=lambda ctx: threshold_backward(ctx.grad, ctx.result, 0))
+
+
+# The backward of relu and F.threshold (declared here, as activation.py builds on this module):
+# the gradient passes unless input <= threshold, so it passes at NaN.
+# (torch's `self` is `input` here, as in every op)
+@defop("ThresholdBackwardBackward0", save=("input", "threshold"))
+def threshold_backward(xp, grad_output: Tensor, input: Tensor, threshold):
+    return xp.where(input <= threshold, 0, grad_output)
+
+
+threshold_backward.derivatives(
+    grad_output=lambda ctx: threshold_backward(ctx.grad, ctx.input, ctx.threshold),
+    input=lambda ctx: zeros_of(ctx.grad))
 
 
 @defop("SincBackward0", save=("input",), promote="float")
@@ -384,7 +421,7 @@ def deg2rad(xp, input: Tensor):
     return input * input.dtype.type(_RADIANS_PER_DEGREE)
 
 
-deg2rad.derivatives(input=lambda ctx: ctx.grad * _RADIANS_PER_DEGREE)
+deg2rad.derivatives(input=lambda ctx: mul_scalar(ctx.grad, _RADIANS_PER_DEGREE))
 
 
 @defop("Rad2DegBackward0", promote="float")
@@ -392,7 +429,7 @@ def rad2deg(xp, input: Tensor):
     return input * input.dtype.type(1 / _RADIANS_PER_DEGREE)
 
 
-rad2deg.derivatives(input=lambda ctx: ctx.grad * (1 / _RADIANS_PER_DEGREE))
+rad2deg.derivatives(input=lambda ctx: mul_scalar(ctx.grad, 1 / _RADIANS_PER_DEGREE))
 
 
 # ---- rounding: piecewise constant, so torch gives zero gradients ---------------------------------
