@@ -410,3 +410,23 @@ def test_multinomial_ties_in_half_precision():
 @pytest.mark.parametrize("n", (1000, 5000))
 def test_randperm_long_streams(n):
     assert_same_stream(lambda lib: lib.randperm(n), seeds=(0, 2**33 + 7))
+
+
+WIDE_RANGES = {"float16": 60000, "bfloat16": 2**40, "float32": 2**40, "float64": 2**60}
+
+
+@pytest.mark.filterwarnings("ignore:from is out of bounds", "ignore:to - 1 is out of bounds")
+@pytest.mark.parametrize("dtype", FLOATS + REDUCED)
+def test_random_bounds_move_inside_what_the_dtype_rounds(dtype):
+    """torch moves a bound inward where its neighbour would round out of [from, to)."""
+    top = WIDE_RANGES[dtype]
+    for low, high in ((-top, top), (-top - 3, top + 5), (0, top - 7), (3, None)):
+        assert_same_stream(lambda lib: lib.empty(50, dtype=_dtype_of(lib, dtype)).random_(
+            low, high).double(), seeds=(0, 5))
+
+
+@pytest.mark.parametrize("dtype, low, high", (
+    ("float16", 60001, 60010), ("float32", 2**30 + 1, 2**30 + 2), ("float16", 100000, 100010)))
+def test_random_bounds_that_meet_after_the_cast_are_refused(dtype, low, high):
+    from compare import same_error
+    same_error(lambda lib: lib.empty(5, dtype=getattr(lib, dtype)).random_(low, high))

@@ -96,9 +96,10 @@ def compute_dtype(dtype):
 def rounded(values, dtype):
     """values (doubles, floats or integers) in dtype, rounded as C++ converts them (see the
     Note above)."""
-    if is_reduced(dtype) and values.dtype != np.float32:
-        values = values.astype(np.float32)
-    return values.astype(dtype, copy=False)
+    with np.errstate(over="ignore"):  # C++ casts overflow to infinity without a word
+        if is_reduced(dtype) and values.dtype != np.float32:
+            values = values.astype(np.float32)
+        return values.astype(dtype, copy=False)
 
 
 def uniform(generator, count, dtype, low, high):
@@ -423,14 +424,14 @@ def _poisson_by_rejection(rate, uniforms):
         # round trip) and only converted when returned
         k = _floor((2 * a / us + b) * u + rate + 0.43 if us else -math.inf)
         if us >= 0.07 and v <= vr:
-            return _int64(k)
+            return to_int64(k)
         if k < 0 or (us < 0.013 and v > us):
             continue
         # (math.lgamma is not the C library's: the two may differ in the last bit, which
         # could flip this test only for a value within an ulp of the bound)
         if (_log(v) + log_inverse_alpha - math.log(a / (us * us) + b)
                 <= -rate + k * log_rate - _lgamma(k + 1.0)):
-            return _int64(k)
+            return to_int64(k)
 
 
 def _log(value):
@@ -445,7 +446,7 @@ def _floor(value):
     return float(math.floor(value)) if math.isfinite(value) else value
 
 
-def _int64(value):
+def to_int64(value):
     """A double converted to int64 as x86 converts: out of range or NaN gives the minimum
     (so an infinite rate samples -2**63, as torch's kernel)."""
     return int(value) if -2.0**63 <= value < 2.0**63 else -2**63

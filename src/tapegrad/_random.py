@@ -383,12 +383,30 @@ def _random_range(tensor, low, high):
         raise RuntimeError(f"{where} handles only integral, floating-point and boolean types")
     if high is None and low == -2**63:
         return low, 2**63 - 1  # torch's full 64-bit range
+    if dtype.is_floating_point:
+        low = _inside_after_cast(tensor, low, 1)
+        high = None if high is None else _inside_after_cast(tensor, high, -1)
+        if high is not None and low >= high:
+            raise RuntimeError("random_ expects 'from' casted to dtype to be less than 'to' "
+                               f"casted to dtype, but got from={low} >= to={high}")
     top = _largest_exact(tensor) if high is None else high - 1
     if high is None and dtype.is_floating_point and low >= top:
         raise RuntimeError("random_ expects 'from' casted to dtype to be less than or equal to "
                            f"'to_inc' casted to dtype, but got from={low} > to_inc={top}")
     _check_random_bounds(tensor, low, top)
     return low, top
+
+
+def _inside_after_cast(tensor, bound, step):
+    """torch's update_from (step 1) and update_to (step -1): a bound whose neighbour inside
+    the range rounds outside it in the tensor's dtype moves inward by one of the dtype's
+    steps, so that no sample rounds out of the range."""
+    neighbour = np.array([bound + step], np.int64)
+    rounded = _mt.to_int64(float(_mt.rounded(neighbour, np.dtype(tensor.dtype.numpy))[0]))
+    if (rounded >= bound) if step > 0 else (rounded < bound):
+        return bound
+    digits = np.finfo(_value_type(tensor)).nmant + 1
+    return rounded + step * (1 << (abs(bound + step).bit_length() - digits))
 
 
 def _largest_exact(tensor):
