@@ -1,8 +1,8 @@
 """tapegrad.nn.init: in-place weight initialisation with torch's fans, gains and defaults.
 
-Every function fills its tensor in place under no_grad and returns it. Random draws come from
-tapegrad's generator (tapegrad.manual_seed or `generator=`), so results are reproducible within
-tapegrad but are not torch's numbers.
+Every function fills its tensor in place under no_grad and returns it. Random draws are
+torch's (tapegrad.manual_seed or `generator=`): after the same seed, the numbers torch's init
+gives; orthogonal_ only to rounding (its QR runs in NumPy's LAPACK, torch's in MKL).
 """
 import math
 import warnings
