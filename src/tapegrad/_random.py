@@ -12,9 +12,10 @@ from ._device import generator_device
 
 class Generator:
     """torch.Generator: torch's CPU engine, a 32-bit Mersenne Twister (mt19937), so the
-    distributions ported in _mt.py give torch's numbers bit for bit. The others draw from a
-    NumPy generator seeded by one 64-bit draw of the engine per call (same laws, other
-    numbers), so the engine's state is the whole state, in torch's layout."""
+    distributions ported in _mt.py give torch's numbers bit for bit. A sampler not ported
+    (numpy_generator: rrelu's slopes) draws from a NumPy generator seeded by one 64-bit draw of
+    the engine per call (same law, other numbers), so the engine's state is the whole state,
+    in torch's layout."""
 
     def __init__(self, device="cpu"):
         self.device = generator_device(device)
