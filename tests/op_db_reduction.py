@@ -6,7 +6,7 @@ Ops with integer or bool results (argmax, argsort, all, ...) appear next to a di
 companion in the same row, so that torch's values and dtypes are compared too."""
 import numpy as np
 
-from op_db import DISTINCT, NONZERO, STEP, UNARY, K, OpRow, S, Sample, T, bug
+from op_db import DISTINCT, NONZERO, STEP, UNARY, K, OpRow, S, Sample, T
 
 # ---- samples -------------------------------------------------------------------------------
 
@@ -42,10 +42,6 @@ _ZEROS = [[2.0, 0.0, 3.0, -1.5], [0.5, 1.5, 2.0, -1.0], [0.0, 1.25, 0.0, 2.0]]
 _TIES = [[1.0, 3.0, 3.0], [2.0, -2.0, 2.0]]
 _NAN = float("nan")
 
-# Our index among equal values differs from torch's introsort/quickselect (sorting.py).
-TIE_ORDER_BUG = bug("among equal values torch's CPU kernel returns the indices in the order its "
-                    "introsort/quickselect leaves them; tapegrad takes them in order of "
-                    "position", ("torch", "float32"))
 # Not a tapegrad bug: torch records Unique2Backward0/UniqueDimBackward0 and their backward
 # raises NotImplementedError, in torch as in tapegrad; only the forward can be compared.
 NO_DERIVATIVE = {check: "torch has no derivative for unique either: backward raises"
@@ -268,7 +264,7 @@ ROWS = (
         K([[2.0, 1.0, 2.0, 1.0]], constants={"dim": 1, "descending": True},
           label="ties-short"),
         K(np.tile([2.0, 1.0], 10), constants={"stable": True}, label="ties-stable"),
-        K(np.tile([2.0, 1.0], 10), label="ties-unstable", bugs=TIE_ORDER_BUG)),
+        K(np.tile([2.0, 1.0], 10), label="ties-unstable")),
           domain=DISTINCT, smooth=False, ops=("sort",)),
     OpRow("sort_fn", lambda lib, x: lib.sort(x, 0, True), (S((3, 4)),),
           domain=DISTINCT, smooth=False, ops=("sort",)),
@@ -289,7 +285,7 @@ ROWS = (
         T((3, 4), constants={"k": 2}),
         K([_NAN, 1.0, 5.0], constants={"k": 2}, label="nan"),
         K([_NAN, 1.0, 5.0], constants={"k": 2, "largest": False}, label="nan-smallest"),
-        K([1.0, 2.0, 2.0, 1.0, 2.0], constants={"k": 2}, label="ties", bugs=TIE_ORDER_BUG)),
+        K([1.0, 2.0, 2.0, 1.0, 2.0], constants={"k": 2}, label="ties")),
           domain=DISTINCT, smooth=False, ops=("topk",)),
     OpRow("topk_unsorted", lambda lib, x: lib.topk(x, 3, sorted=False).values.sort().values,
           (S((2, 5)),), domain=DISTINCT, smooth=False, ops=("topk",)),
@@ -304,7 +300,7 @@ ROWS = (
         T((3, 4), constants={"k": 4}),
         K([_NAN, 1.0, 5.0], constants={"k": 3}, label="nan"),
         K([3.0, 1.0, 1.0, 3.0], constants={"k": 3}, label="ties-after"),
-        K([3.0, 1.0, 1.0, 3.0], constants={"k": 2}, label="ties", bugs=TIE_ORDER_BUG)),
+        K([3.0, 1.0, 1.0, 3.0], constants={"k": 2}, label="ties")),
           domain=DISTINCT, smooth=False, ops=("kthvalue",)),
     OpRow("kthvalue_fn", lambda lib, x: lib.kthvalue(x, 2, 0), (S((3, 4)),),
           domain=DISTINCT, smooth=False, ops=("kthvalue",)),

@@ -1,12 +1,15 @@
 """Sorting and selection: sort, argsort, topk, kthvalue, median, unique.
 
 Selected values are differentiable: their gradient goes back to the positions they came from.
-Differences from torch: among equal values, torch's CPU sort without stable=True (on more than
-16 elements), topk and kthvalue pick indices in the order their introsort and quickselect
-leave them; tapegrad always takes equal values in order of position (stable, as torch's
-median does). topk(sorted=False) returns the values sorted.
+Among equal values torch's CPU sort without stable=True, topk, kthvalue and mode return the
+indices their unstable introsort, introselect and quickselect leave; tapegrad sorts stably
+and, for the slices where a tie changes the answer, replays torch's algorithm
+(ops/_cpu_order.py) to return the same indices (median breaks ties by position, as stable).
 """
+import math
+
 from .._tensor import Tensor
+from . import _cpu_order
 from ._checks import numel, wrap_dim
 from ._define import defop
 from .reduction import (check_reduced_sizes, evenly_distributed, numpy_keywords, pick_along,
@@ -31,6 +34,35 @@ def _order(xp, input, dim, descending=False):
     return last - xp.flip(xp.argsort(xp.flip(input, dim), axis=dim, kind="stable"), dim)
 
 
+def _ranks(xp, row, descending):
+    """Integer keys that order one slice as torch's comparators do: NaN above every number,
+    all NaNs equal, -0 equal to 0."""
+    ranks = xp.unique(row, return_inverse=True)[1].reshape(-1)
+    return (-ranks if descending else ranks).tolist()
+
+
+def _torch_tie_order(xp, input, dim, descending, width, relevant, replay):
+    """The first `width` positions of the stable order along dim, where relevant(tied) picks
+    the slices whose answer a tie changes (tied[r, j]: sorted positions j and j + 1 of slice
+    r hold equal values) and replay(keys) gives torch's positions for each of them."""
+    if input.ndim == 0:
+        return _order(xp, input, dim, descending)
+    moved = xp.moveaxis(input, dim, -1)
+    rows = moved.reshape(math.prod(moved.shape[:-1]), moved.shape[-1])
+    order = _order(xp, rows, 1, descending)
+    positions = order[:, :width].copy()
+    ordered = xp.take_along_axis(rows, order, 1)
+    after, before = ordered[:, 1:], ordered[:, :-1]
+    tied = (after == before) | ((after != after) & (before != before))
+    for r in xp.flatnonzero(relevant(tied)):
+        positions[r] = replay(_ranks(xp, rows[r], descending))
+    return xp.moveaxis(positions.reshape(moved.shape[:-1] + (width,)), -1, dim)
+
+
+def _no_slice(tied):
+    return tied[:, :0].any(1)
+
+
 def select_view(xp, input, order, dim, keepdim, positions=None):
     """(values, int64 indices) at the given positions (all by default) of the order along
     dim; a 0-d input is its own selection."""
@@ -51,19 +83,41 @@ def _selected_backward(ctx):
 
 # ---- sort, argsort, topk -------------------------------------------------------------------
 
+def _unstable_order(xp, input, dim, descending):
+    """torch's std::sort order: stable up to 16 elements (insertion sort), and for a 1-D
+    integer tensor of 32768 or more sorted ascending (radix sort)."""
+    size = input.shape[dim] if input.ndim else 1
+    radix = (input.ndim == 1 and size >= 32768 and not descending
+             and input.dtype.kind in "iu")
+
+    def replay(key):
+        positions = list(range(size))
+        _cpu_order.sort(positions, key, 0, size)
+        return positions
+    relevant = _no_slice if size <= 16 or radix else lambda tied: tied.any(1)
+    return _torch_tie_order(xp, input, dim, descending, size, relevant, replay)
+
+
 @defop("SortBackward0", save=("dim", "result1"))
 def _sort(xp, input: Tensor, dim, descending):
-    return select_view(xp, input, _order(xp, input, dim, descending), dim, True)
+    return select_view(xp, input, _unstable_order(xp, input, dim, descending), dim, True)
 
 
 @defop("TopkBackward0", save=("dim", "result1"))
-def _topk(xp, input: Tensor, k, dim, largest):
-    return select_view(xp, input, _order(xp, input, dim, largest), dim, True, range(k))
+def _topk(xp, input: Tensor, k, dim, largest, sorted_values=True):
+    size = input.shape[dim] if input.ndim else 1
+    # sorted (std::partial_sort sorts too): only ties can differ; else every slice keeps the
+    # order std::nth_element leaves
+    everywhere = not (sorted_values or k * 64 <= size or k < 2)
+    order = _torch_tie_order(xp, input, dim, largest, k,
+                             lambda tied: tied[:, :k].any(1) | everywhere,
+                             lambda key: _cpu_order.topk(key, k, sorted_values))
+    return select_view(xp, input, order, dim, True)
 
 
 @defop("SortBackward1", save=("dim", "result1"))
 def _sort_stable(xp, input: Tensor, dim, descending):
-    return _sort.forward(xp, input, dim, descending)
+    return select_view(xp, input, _order(xp, input, dim, descending), dim, True)
 
 
 _sort.derivatives(input=_sorted_backward)
@@ -82,31 +136,45 @@ def sort(input, dim=-1, descending=False, *, stable=_UNSET):
 
 
 @defop(None)
-def _argsort(xp, input: Tensor, dim, descending):
-    return _order(xp, input, dim, descending)
+def _argsort(xp, input: Tensor, dim, descending, stable):
+    if stable:
+        return _order(xp, input, dim, descending)
+    return _unstable_order(xp, input, dim, descending)
 
 
 @numpy_keywords
 def argsort(input, dim=-1, descending=False, *, stable=False):
-    return _argsort(input, wrap_dim(dim, input.ndim), descending)
+    return _argsort(input, wrap_dim(dim, input.ndim), descending, bool(stable))
 
 
 @numpy_keywords
 def topk(input, k, dim=-1, largest=True, sorted=True):
-    """The k largest (or smallest) values along dim with their indices, always sorted."""
+    """The k largest (or smallest) values along dim with their indices; with sorted=False in
+    the order torch's std::nth_element leaves them (replayed in Python: slow on big slices)."""
     dim = wrap_dim(dim, input.ndim)
     if input.dtype.name == "bool":
         raise RuntimeError("topk does not support bool dtypes on CPU")
     if not 0 <= k <= (input.shape[dim] if input.ndim else 1):
         raise RuntimeError("selected index k out of range")
-    return topk_return(*_topk(input, k, dim, largest))
+    return topk_return(*_topk(input, k, dim, largest, sorted))
 
 
 # ---- kthvalue and median -------------------------------------------------------------------
 
+def _kth_replay(k):
+    def replay(key):
+        positions = list(range(len(key)))
+        _cpu_order.quick_select(positions, key, k - 1)
+        return positions[:k]
+    return replay
+
+
 @defop("KthvalueBackward0", save=("dim", "keepdim", "result1"))
 def _kthvalue(xp, input: Tensor, k, dim, keepdim):
-    return select_view(xp, input, _order(xp, input, dim), dim, keepdim, [k - 1])
+    # a tie at the k-th sorted position, with the one before or after it
+    order = _torch_tie_order(xp, input, dim, False, k,
+                             lambda tied: tied[:, max(k - 2, 0):k].any(1), _kth_replay(k))
+    return select_view(xp, input, order, dim, keepdim, [k - 1])
 
 
 def _median_along(xp, input, dim, keepdim):
@@ -198,18 +266,29 @@ def nanmedian(input, dim=None, keepdim=False):
 
 
 def _mode_of_rows(xp, rows):
-    """(value, index) per row: the most frequent value, the smallest on ties, at the last
-    position it holds. NaNs never equal each other, so each counts once."""
+    """(value, index) per row, as torch's: the row put in order by std::sort with a plain <,
+    then the first of the longest runs of equal values (NaN equal to nothing), at the position
+    of the run's last element. Stably sorted, the same unless NaNs or ties on more than 16
+    elements are involved."""
     values, indices = xp.empty(rows.shape[0], rows.dtype), xp.empty(rows.shape[0], xp.int64)
     for r, row in enumerate(rows):
         order = xp.argsort(row, kind="stable")
-        ordered = row[order]
-        starts = xp.flatnonzero(xp.concatenate([[True], ordered[1:] != ordered[:-1]]))
-        lengths = xp.diff(xp.append(starts, len(row)))
+        starts, lengths = _runs(xp, row[order])
+        if (row != row).any() or len(row) > 16 and lengths.max() > 1:
+            positions = list(range(len(row)))
+            _cpu_order.sort(positions, row.tolist(), 0, len(row))
+            order = xp.asarray(positions, dtype=xp.int64)
+            starts, lengths = _runs(xp, row[order])
         best = xp.argmax(lengths)
-        values[r] = ordered[starts[best]]
-        indices[r] = order[starts[best] + lengths[best] - 1]
+        last = starts[best] + lengths[best] - 1
+        values[r], indices[r] = row[order[last]], order[last]
     return values, indices
+
+
+def _runs(xp, ordered):
+    """Starts and lengths of the runs of equal neighbours (NaN equal to nothing)."""
+    starts = xp.flatnonzero(xp.concatenate([[True], ordered[1:] != ordered[:-1]]))
+    return starts, xp.diff(xp.append(starts, len(ordered)))
 
 
 @defop("ModeBackward0", save=("dim", "keepdim", "result1"))
