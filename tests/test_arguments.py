@@ -217,6 +217,33 @@ REFUSED = {
                                                   value=None),
     "tensor_empty_then_none": lambda lib: lib.tensor([[], None]),
     "tensor_empty_then_str": lambda lib: lib.tensor([[], "a"]),
+    # lists, ndarrays and None where a Python-level function wants a tensor
+    "index_select_list": lambda lib: lib.index_select(lib.ones(2), 0, [0]),
+    "index_select_method_list": lambda lib: lib.ones(2).index_select(0, [0]),
+    "index_select_keyword_list": lambda lib: lib.index_select(lib.ones(2), 0, index=[0]),
+    "gather_none": lambda lib: lib.gather(lib.ones(2), 0, None),
+    "cumsum_list": lambda lib: lib.cumsum([1.0], 0),
+    "sort_list": lambda lib: lib.sort([1.0]),
+    "sum_list": lambda lib: lib.sum([1.0]),
+    "prod_none": lambda lib: lib.prod(None),
+    "square_ndarray": lambda lib: lib.square(np.ones(2)),
+    "block_diag_list": lambda lib: lib.block_diag(lib.ones(2), [1.0]),
+    "cdist_list": lambda lib: lib.cdist([[1.0]], lib.ones(1, 1)),
+    "linalg_det_list": lambda lib: lib.linalg.det([[1.0]]),
+    "linalg_solve_none": lambda lib: lib.linalg.solve(lib.eye(2), None),
+    "ones_like_list": lambda lib: lib.ones_like([1.0]),
+    "full_like_none": lambda lib: lib.full_like(None, 1.0),
+    "mul_none": lambda lib: lib.mul(lib.ones(2), None),
+    "add_none_first": lambda lib: lib.add(None, lib.ones(2)),
+    "tensor_times_none": lambda lib: lib.ones(2) * None,
+    "eq_none": lambda lib: lib.eq(lib.ones(2), None),
+    "lt_none": lambda lib: lib.lt(lib.ones(2), None),
+    "tensor_lt_list": lambda lib: lib.ones(2) < [1.0, 2.0],
+    "tensor_ge_none": lambda lib: lib.ones(2) >= None,
+    "where_none_input": lambda lib: lib.where(lib.ones(2) > 0, None, lib.ones(2)),
+    "where_none_other": lambda lib: lib.where(lib.ones(2) > 0, lib.ones(2), None),
+    "where_number_none": lambda lib: lib.where(lib.ones(2) > 0, 1.0, None),
+    "where_none_number": lambda lib: lib.where(lib.ones(2) > 0, None, 2),
 }
 
 
@@ -292,6 +319,30 @@ NUMPY_OPERANDS = {
 def test_numpy_operands_and_accepted_calls_match_torch(name):
     same(lambda lib: (type(NUMPY_OPERANDS[name](lib)).__name__,
                       _result(NUMPY_OPERANDS[name](lib))))
+
+
+def _answer(value):
+    return _result(value) if hasattr(value, "dtype") else value
+
+
+COMPARISONS = {
+    "eq_list": lambda lib: lib.ones(2) == [1.0, 1.0],
+    "ne_list": lambda lib: lib.ones(2) != [1.0, 1.0],
+    "eq_tuple": lambda lib: lib.ones(2) == (1, 1),
+    "eq_str": lambda lib: lib.ones(2) == "a",
+    "eq_none": lambda lib: lib.ones(2) == None,  # noqa: E711 (the operator is the point)
+    "ne_none": lambda lib: lib.ones(2) != None,  # noqa: E711
+    "none_eq": lambda lib: None == lib.ones(2),  # noqa: E711
+    "list_eq": lambda lib: [1.0, 1.0] == lib.ones(2),
+    "eq_ndarray": lambda lib: lib.ones(2) == np.ones(2),
+    "ne_ndarray": lambda lib: lib.ones(2) != np.ones(2),
+    "eq_number": lambda lib: lib.ones(2) == 1,
+}
+
+
+@pytest.mark.parametrize("name", COMPARISONS)
+def test_comparisons_with_other_objects_as_torch(name):
+    same(lambda lib: _answer(COMPARISONS[name](lib)))
 
 
 def test_data_takes_another_dtype_and_shape_as_torch():

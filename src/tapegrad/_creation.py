@@ -557,8 +557,11 @@ def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=False,
 
 # ---- *_like: input's shape, dtype, device and (by default) memory layout --------------------
 
-def _like_array(input, dtype, device, memory_format, pin_memory):
+def _like_array(input, dtype, device, memory_format, pin_memory, name):
     """An uninitialised array laid out as input (torch's preserve_format) or as asked."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type_name(input)}")
     tensor_device(input.device if device is None else device, _LIKE_KERNEL, pin_memory)
     dtype = dtype or input.dtype
     array = np.empty_like(input._data, dtype=dtype.numpy)
@@ -568,7 +571,8 @@ def _like_array(input, dtype, device, memory_format, pin_memory):
 def _like(fill):
     def like(input, *, dtype=None, layout=None, device=None, pin_memory=False,
              requires_grad=False, memory_format=None):
-        array, dtype = _like_array(input, dtype, device, memory_format, pin_memory)
+        array, dtype = _like_array(input, dtype, device, memory_format, pin_memory,
+                                   like.__name__)
         fill(array, dtype)
         return _new(array, None, requires_grad)
     return like
@@ -596,7 +600,7 @@ for _name, _factory in (("empty", empty_like), ("zeros", zeros_like), ("ones", o
 
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, pin_memory=False,
               requires_grad=False, memory_format=None):
-    array, dtype = _like_array(input, dtype, device, memory_format, pin_memory)
+    array, dtype = _like_array(input, dtype, device, memory_format, pin_memory, "full_like")
     array.fill(_fill_value(fill_value, dtype, "full_like"))
     return _new(array, None, requires_grad)
 
@@ -617,7 +621,8 @@ def randint_like(*args, **kwargs):
     options = {key: kwargs[key] for key in _RANDINT_LIKE_OPTIONS if key in kwargs}
     input, low, high = _randint_like_bounds(args, kwargs)
     array, dtype = _like_array(input, options.get("dtype"), options.get("device"),
-                               options.get("memory_format"), options.get("pin_memory", False))
+                               options.get("memory_format"), options.get("pin_memory", False),
+                               "randint_like")
     _random.random_(Tensor._make(array, dtype), low, high, generator=options.get("generator"))
     return _new(array, None, options.get("requires_grad", False))
 

@@ -738,22 +738,46 @@ class Tensor:
         return self.bitwise_right_shift_(other)
 
     def __eq__(self, other):
-        return ops.eq(self, other)
+        try:
+            return ops.eq(self, other)
+        except TypeError:  # x == [1, 2] and x == None are False, as torch's (Python's answer)
+            return self._compare_with_array(np.equal, other)
 
     def __ne__(self, other):
-        return ops.ne(self, other)
+        try:
+            return ops.ne(self, other)
+        except TypeError:  # x != ndarray too: True, as torch's
+            return NotImplemented
+
+    def _compare_with_array(self, ufunc, other):
+        """x == ndarray compares elementwise, as torch's; anything else is Python's to answer."""
+        if not isinstance(other, np.ndarray):
+            return NotImplemented
+        return Tensor._make(np.asarray(ufunc(self._data, other)))
 
     def __lt__(self, other):
-        return ops.lt(self, other)
+        try:
+            return ops.lt(self, other)
+        except TypeError:  # Python's "'<' not supported between instances of ...", as torch
+            return NotImplemented
 
     def __le__(self, other):
-        return ops.le(self, other)
+        try:
+            return ops.le(self, other)
+        except TypeError:
+            return NotImplemented
 
     def __gt__(self, other):
-        return ops.gt(self, other)
+        try:
+            return ops.gt(self, other)
+        except TypeError:
+            return NotImplemented
 
     def __ge__(self, other):
-        return ops.ge(self, other)
+        try:
+            return ops.ge(self, other)
+        except TypeError:
+            return NotImplemented
 
     def __getitem__(self, key):
         return ops.getitem(self, key)

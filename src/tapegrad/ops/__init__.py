@@ -7,6 +7,7 @@ import importlib
 import pkgutil
 
 from .._tensor import Tensor
+from ._checks import public as _public
 from ._define import REGISTRY
 from ._inplace import (IN_PLACE_FUNCTIONS, IN_PLACE_METHODS, copy_, fill_, in_place_variant,
                        inplace, setitem, zero_)
@@ -36,7 +37,7 @@ for _family in FAMILIES:
     NN_FUNCTIONS.update(_exports(_family, "NN_FUNCTIONS"))
     LINALG_FUNCTIONS.update(_exports(_family, "LINALG_FUNCTIONS"))
     for _name, _method in _exports(_family, "METHODS").items():
-        setattr(Tensor, _name, _method)
+        setattr(Tensor, _name, _public(_method, _name, method=True))
         globals().setdefault(_name, _method)
     for _name, _attribute in getattr(_family, "TENSOR_ONLY", {}).items():
         setattr(Tensor, _name, _attribute)
@@ -46,3 +47,9 @@ for _name in IN_PLACE_METHODS:  # Tensor.exp_, torch.exp_, ... unless declared b
     if _name in IN_PLACE_FUNCTIONS and hasattr(Tensor, _name):
         TORCH_FUNCTIONS.setdefault(_name + "_", getattr(Tensor, _name + "_"))
 globals().update(TORCH_FUNCTIONS)
+# torch.<name> raises torch's TypeError for a list or None in a tensor's place (diagnosed once
+# a call has failed); the ops' own calls to each other, through this module, skip that layer.
+TORCH_FUNCTIONS.update((name, _public(function, name)) for name, function in
+                       TORCH_FUNCTIONS.items())
+LINALG_FUNCTIONS.update((name, _public(function, "linalg_" + name)) for name, function in
+                        LINALG_FUNCTIONS.items())

@@ -1,4 +1,7 @@
 """Argument checks shared by op families; each raises torch's error type and text."""
+import inspect
+import types
+
 import numpy as np
 
 from .._dtype import python_number
@@ -130,3 +133,97 @@ def scaled(value, alpha, name):
                            "point number.")
     product = value * alpha
     return product.astype(bool) if kind == "b" else product
+
+
+# Names of parameters that are never tensors: a list there is no tensor in a tensor's place.
+_NOT_TENSOR_PARAMETERS = frozenset(
+    "dim dims size shape sizes dtype keepdim out layout device memory_format split_size "
+    "split_size_or_sections sections indices_or_sections repeats chunks start_dim end_dim "
+    "source_dims destination_dims stride storage_offset correction unbiased p ord "
+    "pad reduction mode".split())
+
+
+# torch's functions written in Python that use a list as a tensor before any check (it fails
+# there with Python's AttributeError, as here)
+_TORCH_PYTHON_FUNCTIONS = frozenset(
+    "broadcast_shapes einsum chain_matmul istft lu norm pca_lowrank split stft svd_lowrank "
+    "tensordot unique unique_consecutive unravel_index".split())
+
+
+def public(function, name, method=False):
+    """What tapegrad exports for one of its functions as torch.<name> or Tensor.<name>: a
+    Python function wrapped by `diagnosed` (declared ops check their inputs themselves)."""
+    if (type(function) is not types.FunctionType or name in _TORCH_PYTHON_FUNCTIONS
+            or _may_warn(function)):
+        return function
+    return diagnosed(function, name, method)
+
+
+def _may_warn(function, depth=3):
+    """Whether function (or a module-level helper it calls) issues warnings: its warnings'
+    stacklevel counts frames, which a wrapping frame would shift."""
+    codes, names = [function.__code__], set()
+    while codes:
+        code = codes.pop()
+        names.update(code.co_names)
+        codes.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+    if "warn" in names or "warnings" in names:
+        return True
+    helpers = [function.__globals__.get(name) for name in names]
+    helpers += [cell.cell_contents for cell in function.__closure__ or ()]  # decorators' own
+    return depth > 0 and any(_may_warn(helper, depth - 1) for helper in helpers
+                             if type(helper) is types.FunctionType)
+
+
+def diagnosed(function, name, method=False):
+    """function, raising torch's TypeError ("index_select(): argument 'index' (position 3)
+    must be Tensor, not list") where a list, ndarray, number or None in a tensor's place
+    makes it fail inside (an AttributeError such as "'list' object has no attribute 'ndim'").
+    The diagnosis runs only once the call has failed. method: called as Tensor.<name>, whose
+    positions do not count the tensor."""
+    def call(*args, **kwargs):
+        try:
+            return function(*args, **kwargs)
+        except (AttributeError, TypeError) as error:
+            _blame(error, name, _parameter_names(function), args, kwargs, method)
+            raise
+    call.__name__, call.__qualname__ = function.__name__, function.__qualname__
+    call.__doc__, call.__module__, call.__wrapped__ = (function.__doc__, function.__module__,
+                                                       function)
+    return call
+
+
+def _parameter_names(function):
+    """The names of function's positional parameters, "*" for a *tensors parameter."""
+    try:
+        parameters = inspect.signature(function).parameters.values()
+    except (TypeError, ValueError):
+        return ()
+    return tuple("*" if p.kind is p.VAR_POSITIONAL else p.name for p in parameters
+                 if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL))
+
+
+def _blame(error, name, parameters, args, kwargs, method):
+    """Raise torch's TypeError for the first argument whose type the error names, if it
+    stands where a tensor belongs."""
+    text = str(error)
+    if "(): argument '" in text:
+        # torch's words from an op this one calls (sum_all for sum): said for this one
+        inner = text.partition("(): argument '")[0]
+        if inner == name or " must be Tensor, not " not in text:
+            return
+        text = f"'{text.rpartition(' must be Tensor, not ')[2].rpartition('.')[2]}'"
+    n_named = parameters.index("*") if "*" in parameters else len(parameters)
+    given = [(p, parameters[p], value) for p, value in enumerate(args[:n_named])]
+    given += [(p, "*", value) for p, value in enumerate(args[n_named:])]
+    given += [(None, key, value) for key, value in kwargs.items()]
+    for position, parameter, value in given[1 if method else 0:]:
+        if (isinstance(value, Tensor) or parameter in _NOT_TENSOR_PARAMETERS
+                or f"'{type(value).__name__}'" not in text):
+            continue
+        if parameter == "*":  # torch.block_diag(x, [1.])
+            raise TypeError(f"expected Tensor as element {position} in argument 0, but got "
+                            f"{type_name(value)}") from None
+        where = "" if position is None else f" (position {position + (not method)})"
+        raise TypeError(f"{name}(): argument '{parameter}'{where} must be Tensor, not "
+                        f"{type_name(value)}") from None

@@ -194,6 +194,10 @@ class Op:
             # NumPy's broadcasting error, in torch's words; other ValueErrors pass through.
             broadcast_shapes(*(t._data.shape for t in inputs if isinstance(t, Tensor)))
             raise
+        except TypeError as error:
+            if "'NoneType'" in str(error):  # mul(x, None): torch's words, not Python's
+                self.refuse_none(inputs)
+            raise
         finally:
             _ERROR_STATE.reset(quiet)
         if type(out) is tuple:
@@ -227,6 +231,15 @@ class Op:
                                 f"'{self.input_names[position]}' (position {position + 1}) "
                                 f"must be Tensor, not {type_name(value)}")
         return _promoted_arrays(inputs, self.promote, [args[i] for i in self.scalar_positions])
+
+    def refuse_none(self, inputs):
+        """torch's TypeError for a None where the op wants a tensor (the forward failed on it,
+        or cannot take it): ops with optional tensors (clamp's min, max) let None through."""
+        for position, value in enumerate(inputs):
+            if value is None:
+                raise TypeError(f"{self.__name__.lstrip('_')}(): argument "
+                                f"'{self.input_names[position]}' (position {position + 1}) "
+                                "must be Tensor, not NoneType") from None
 
     def _record(self, args, inputs, outputs):
         node = object.__new__(self.node_class)  # every slot is set below: skip Node.__init__

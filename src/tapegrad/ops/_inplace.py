@@ -6,6 +6,7 @@ view of a base that is part of a graph, the base's history is rebased through a 
 node (as torch does), so gradients flow correctly to everything that shares the storage.
 """
 import re
+import warnings
 
 import numpy as np
 
@@ -22,21 +23,24 @@ from . import strided  # after shape, which loads it
 def inplace(op, target, *args, **kwargs):
     """Apply `op(target, *args, **kwargs)` in place on target; returns target."""
     _check_inference(target)
-    shared = _check_overlap(op.__name__.lstrip("_"), target._data, (*args, *kwargs.values()))
-    return _apply(op, target, args, kwargs, shared)
+    name = op.__name__.lstrip("_")
+    return _apply(op, target, args, kwargs,
+                  lambda: _check_overlap(name, target._data, (*args, *kwargs.values())))
 
 
-def _apply(op, target, args, kwargs, shared):
-    """inplace once the memory checks passed; shared: target's elements share memory."""
-    rerun = shared and (op, args, kwargs)
-    tracked = grad_mode.is_recording() and (
-        target.requires_grad or any(isinstance(a, Tensor) and a.requires_grad for a in args))
+def _apply(op, target, args, kwargs, check_memory):
+    """inplace, with check_memory() run where torch checks memory (after its autograd checks);
+    it tells whether target's elements share memory."""
+    tracked = grad_mode.is_recording() and (target.requires_grad or any(
+        isinstance(a, Tensor) and a.requires_grad for a in (*args, *kwargs.values())))
+    if tracked:
+        _check_leaf(target)
+    rerun = check_memory() and (op, args, kwargs)
     if not tracked:
         with grad_mode.no_grad():
             result = op(target, *args, **kwargs)
         _write(target, result, rerun)
         return target
-    _check_leaf(target)
     snapshot = Tensor._make(target._data.copy(), target.dtype)
     snapshot._grad_fn, snapshot._output_nr = target.grad_fn, target._output_nr
     snapshot._requires_grad = target._requires_grad
@@ -139,9 +143,13 @@ _SHARED_ELEMENTS = ("unsupported operation: more than one element of the written
 # those that skip its check that an input partly overlaps the written-to tensor (the others
 # run on TensorIterator, which checks both). By the op's name, leading underscores dropped.
 _SHARING_ALLOWED = frozenset("""
-    fill fill_with_tensor zero index_put index_put_method index_fill masked_fill tril triu
-    threshold_inplace addmv
+    fill zero index_put index_put_method index_fill masked_fill tril triu threshold_inplace addmv
 """.split())
+# ... of which these warn (torch's deprecation), with the indexing they stand for
+_SHARING_DEPRECATED = {"index_put": ("index_put_", "tensor[indices] = tensor"),
+                       "index_put_method": ("index_put_", "tensor[indices] = tensor"),
+                       "index_fill": ("index_fill_", "tensor[mask] = scalar"),
+                       "masked_fill": ("masked_fill_", "tensor[mask] = scalar")}
 _ALIASING_ALLOWED = frozenset("""
     fill fill_with_tensor zero masked_fill index_add index_copy index_fill index_reduce scatter
     scatter_add scatter_reduce put masked_scatter cumsum cumprod tril triu renorm addmm addmv
@@ -153,8 +161,14 @@ def _check_overlap(name, array, inputs):
     """torch's refusals of a write into memory that two elements, or an input and the written
     array, share; True when array's elements share memory and torch writes them anyway."""
     shared = strided.shared_positions(array) is not None
-    if shared and name not in _SHARING_ALLOWED and _has_expanded_dim(array):
-        raise RuntimeError(_SHARED_ELEMENTS)
+    if shared and _has_expanded_dim(array):
+        if name not in _SHARING_ALLOWED:
+            raise RuntimeError(_SHARED_ELEMENTS)
+        if name in _SHARING_DEPRECATED:
+            op_name, example = _SHARING_DEPRECATED[name]
+            warnings.warn(f"Use of {op_name} on expanded tensors is deprecated. Please clone() "
+                          "the tensor before performing this operation. This also applies to "
+                          f"advanced indexing e.g. {example}", UserWarning, stacklevel=4)
     if name not in _ALIASING_ALLOWED:
         for value in inputs:
             if isinstance(value, Tensor) and _partly_overlaps(array, value._data):
@@ -169,7 +183,7 @@ _PARTLY_SHARED = ("unsupported operation: some elements of the input tensor and 
 
 def _has_expanded_dim(array):
     # torch refuses only these (its MemOverlap::Yes); other overlaps are "too hard" to check
-    return any(s == 0 and n > 1 for n, s in zip(array.shape, array.strides))
+    return array.size and any(s == 0 and n > 1 for n, s in zip(array.shape, array.strides))
 
 
 def _partly_overlaps(a, b):
@@ -245,7 +259,8 @@ def _check_creation(view, indirect):
     if meta is None:
         return
     node = view._grad_fn
-    name = node is not None and re.sub(r"Backward[0-9]*$", "", type(node).__name__)
+    # torch's short name: SqueezeBackward0 is Squeeze, SqueezeBackward1 is Squeeze1
+    name = node is not None and re.sub(r"Backward(0$)?", "", type(node).__name__)
     modified = "its base or another view of its base has been" if indirect else "is being"
     if meta == "multi_output" and node is not None:
         message = f"Output {view._output_nr} of {name} is a view and {modified} modified inplace."
@@ -304,17 +319,21 @@ class CopySlices(Node):
     (`fn`); the rest of the base gradient passes straight to the base's old history.
     """
 
-    __slots__ = ("positions", "fn")
+    __slots__ = ("positions", "fn", "expanded")
 
-    def __init__(self, base_edge, base_metadata, positions, fn):
+    def __init__(self, base_edge, base_metadata, view, fn):
         super().__init__((base_edge,) + fn.next_functions[1:],
                          (base_metadata,) + fn._input_metadata[1:])
-        self.positions, self.fn = positions, fn
+        self.positions, self.fn = _positions(view), fn
+        # torch copies the gradient back into the view's geometry: refused for an expanded one
+        self.expanded = _has_expanded_dim(view._data)
 
     def name(self):
         return "torch::autograd::CopySlices"
 
     def apply(self, grad_outputs):
+        if self.expanded:
+            raise RuntimeError(_SHARED_ELEMENTS)
         grad = grad_outputs[0]
         fn_grads = self.fn.apply([_view_of_base(grad, self.positions)])
         view_grad = 0.0 if fn_grads[0] is None else fn_grads[0]
@@ -326,8 +345,7 @@ class CopySlices(Node):
 
 def _rebase_view(view, fn):
     base = view._base
-    base._grad_fn = CopySlices(edge_of(base), (base._data.shape, base.dtype), _positions(view),
-                               fn)
+    base._grad_fn = CopySlices(edge_of(base), (base._data.shape, base.dtype), view, fn)
     base._requires_grad, base._output_nr = True, 0
     regenerate_view_node(view)
 
@@ -338,11 +356,20 @@ def _rebase_view(view, fn):
 # or any view of it was written in place), the next read of the view's grad_fn, or its use as
 # an op input (edge_of), replaces the node by an AsStridedBackward0 of the base's current
 # history, as torch does; views made where torch forbids this raise torch's error instead.
+# torch does so even when the base does not require grad but the view had a node: a view of
+# a leaf that is itself a view (t.view(2, 3).requires_grad_()[0]) then loses its way back.
 
 def regenerate_view_node(view):
     _check_creation(view, indirect=True)
+    base = view._base
+    if not base._requires_grad:  # a view of a leaf that is itself a view (Note above)
+        base = Tensor._make(base._data, base.dtype)
+        base._requires_grad = True
     with grad_mode.enable_grad():
-        regenerated = _view_of_base(view._base, _positions(view))
+        regenerated = _view_of_base(base, _positions(view))
+    if base is not view._base:  # torch's node then leads nowhere: no gradient flows back
+        regenerated._grad_fn.next_functions = ((None, 0),)
+        regenerated._grad_fn._needs_input_grad = [False]
     view._grad_fn, view._output_nr = regenerated._grad_fn, 0
     view._requires_grad = regenerated._requires_grad
     view._view_version = view._version_counter[0]
@@ -418,10 +445,11 @@ def setitem(target, key, value):
     items = key if isinstance(key, tuple) else (key,)
     arrays = written_key(items, value)
     basic = all(_is_basic(item) for item in arrays)
-    shared = _check_setitem_overlap(target, arrays, value, basic)
+    check_memory = lambda: _check_setitem_overlap(target, arrays, value, basic)  # noqa: E731
     tracked = forward_ad._level is not None or grad_mode.is_recording() and (
         target.requires_grad or isinstance(value, Tensor) and value.requires_grad)
     if not tracked:
+        check_memory()
         try:
             strided.writable(target._data)[arrays] = (value._data if isinstance(value, Tensor)
                                                       else value)
@@ -437,12 +465,34 @@ def setitem(target, key, value):
         value = value.view(value.shape[next(i for i, n in enumerate(value.shape + (0,))
                                             if n != 1):])
     if basic:
-        view = getitem(target, key)
+        view = target if _takes_no_view(target, arrays) else getitem(target, key)
         if isinstance(value, Tensor) and not fits(value.shape, view.shape):
             raise value_mismatch(target.shape, arrays, value)
-        _apply(_copy, view, (value,), {}, False)
+        if view.ndim and not (isinstance(value, Tensor) and value.ndim):
+            # torch fills with a number or a 0-d value (FillBackward3), else copies
+            value = value if isinstance(value, Tensor) else Tensor._make(
+                np.asarray(value, view.dtype.numpy), view.dtype)
+            _apply(_fill_with_tensor, view, (value,), {}, check_memory)
+        else:
+            _apply(_copy, view, (value,), {}, check_memory)
     else:
-        _apply(_index_put, target, (arrays, value), {}, shared)
+        _apply(_index_put, target, (arrays, value), {}, check_memory)
+
+
+def _takes_no_view(target, items):
+    """Whether torch's setitem writes into target itself: a key of Ellipsis and slices over
+    whole dims only (it skips those, even a key that is one slice, unlike getitem)."""
+    from .indexing import _spans_dim
+    dim = 0
+    for item in items:
+        if item is Ellipsis:
+            dim += target.ndim - (len(items) - 1)
+        elif isinstance(item, slice) and dim < target.ndim and _spans_dim(item,
+                                                                           target.shape[dim]):
+            dim += 1
+        else:
+            return False
+    return True
 
 
 def _check_setitem_overlap(target, arrays, value, basic):

@@ -740,6 +740,8 @@ def where(condition, input=None, other=None):
     gives the indices of condition's nonzero elements, one tensor per dim."""
     if input is None and other is None:
         return _nonzero_indices(condition)
+    if input is None or other is None:
+        raise TypeError(_where_overloads_text((condition, input, other)))
     if condition.dtype is not _dtype.bool:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor "
                            f"with dtype {condition.dtype.legacy_name}")
@@ -750,6 +752,25 @@ def where(condition, input=None, other=None):
         # two numbers: the result has their dtype as tensors (float32 for 1.0 and 0.0)
         return result.to(_dtype.result_type([], [], [input, other]))
     return result
+
+
+def _where_overloads_text(values):
+    """torch's TypeError for where(condition, None, x): its overloads, the three it explains
+    marking each argument that does not fit (torch marks a number even in a Number's place)."""
+    def shown(value, kind):
+        fits = kind == "Tensor" and isinstance(value, Tensor)
+        return type_name(value) if fits else f"!{type_name(value)}!"
+    text = ("where() received an invalid combination of arguments - got "
+            f"({', '.join(map(type_name, values))}), but expected one of:\n"
+            " * (Tensor condition)\n"
+            " * (Tensor condition, Tensor input, Tensor other, *, Tensor out = None)\n")
+    for kinds, signature in ((("Tensor", "Number", "Tensor"), "Number self, Tensor other"),
+                             (("Tensor", "Tensor", "Number"), "Tensor input, Number other"),
+                             (("Tensor", "Number", "Number"), "Number self, Number other")):
+        marked = ", ".join(shown(v, k) for v, k in zip(values, kinds))
+        text += (f" * (Tensor condition, {signature})\n      didn't match because some of the "
+                 f"arguments have invalid types: ({marked})\n")
+    return text
 
 
 @defop("NanToNumBackward0", save=("input",))
@@ -769,6 +790,13 @@ nan_to_num.derivatives(input=lambda ctx: ctx.grad * isfinite(ctx.input))
 def _binary_predicate(name, ufunc):
     @defop(None, promote="common", name=name)
     def predicate(xp, input: Tensor, other: Tensor):
+        if other is None or input is None:  # NumPy would compare with None
+            kinds = ", ".join("Tensor" if v is not None and hasattr(v, "shape") else type_name(v)
+                              for v in (input, other))
+            raise TypeError(f"{name}() received an invalid combination of arguments - got "
+                            f"({kinds}), but expected one of:\n * (Tensor input, Tensor other, *,"
+                            " Tensor out = None)\n * (Tensor input, Number other, *, Tensor out"
+                            " = None)\n")
         return ufunc(input, other)
     return predicate
 

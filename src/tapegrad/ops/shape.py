@@ -116,7 +116,7 @@ def reshape(input, *shape):
     except ValueError:
         from .pointwise import clone
         return unsafe_view(clone(input, memory_format=_layout.contiguous_format), shape)
-    return _view(input, shape)
+    return (_view if input._data.flags.c_contiguous else _reshape_alias)(input, shape)
 
 
 def flatten(input, start_dim=0, end_dim=-1):
@@ -311,6 +311,10 @@ def redeclare(op, node_name, name, view=True, forward=None):
 def in_place_twin(node_name, op):
     """op declared again under the node name torch gives its in-place variant."""
     return redeclare(op, node_name, op.__name__ + "_")
+
+
+# reshape of a tensor that is not contiguous where a view can express it: torch's node then
+_reshape_alias = redeclare(_view, "ReshapeAliasBackward0", "_reshape_alias")
 
 
 _IN_PLACE_TWINS = {

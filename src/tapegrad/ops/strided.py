@@ -147,8 +147,10 @@ def same_geometry(array, storage_like):
 def writable(array):
     """array, or the same elements over its storage made writable (expand's and unfold's
     arrays are read-only, as NumPy makes them; torch writes through them where it allows)."""
-    if array.flags.writeable or not array.size:
+    if array.flags.writeable:
         return array
+    if not array.size:
+        return np.empty(array.shape, array.dtype)  # nothing to write
     result = same_geometry(array, _owner(array))
     result.flags.writeable = True  # where elements share memory, the last write wins
     return result
