@@ -8,7 +8,7 @@ from .._tensor import Tensor
 from . import reduction
 from ._checks import broadcast_shapes, numel, wrap_dim
 from ._define import defop
-from .pointwise import mul
+from .pointwise import mul, mul_scalar
 from .reordering import diagonal
 from .shape import (unsafe_view, expand, flatten, movedim, permute, reshape, squeeze, t, transpose,
                     unsqueeze, view)
@@ -79,7 +79,7 @@ def _mv(xp, input: Tensor, vec: Tensor):
     return xp.matmul(input, vec)
 
 
-_mv.derivatives(input=lambda ctx: unsqueeze(ctx.grad, 1) * ctx.vec,
+_mv.derivatives(input=lambda ctx: outer(ctx.grad, ctx.vec),  # torch's grad.ger(vec)
                 vec=lambda ctx: _mv(t(ctx.input), ctx.grad))
 
 
@@ -219,7 +219,8 @@ def _combine(input, product, beta, alpha):
 
 
 def _scaled(grad, scale):
-    return grad if scale == 1 else grad * scale
+    """torch's maybe_multiply: a product by a number (MulBackward1) unless it is 1."""
+    return grad if scale == 1 else mul_scalar(grad, scale)
 
 
 @defop("AddmmBackward0", save=("mat1", "mat2", "beta", "alpha"))
@@ -258,7 +259,7 @@ def _addmv(xp, input: Tensor, mat: Tensor, vec: Tensor, beta=1, alpha=1):
 
 
 _addmv.derivatives(input=lambda ctx: _scaled(ctx.grad, ctx.beta),
-                   mat=lambda ctx: _scaled(unsqueeze(ctx.grad, 1) * ctx.vec, ctx.alpha),
+                   mat=lambda ctx: _scaled(outer(ctx.grad, ctx.vec), ctx.alpha),
                    vec=lambda ctx: _scaled(_mv(t(ctx.mat), ctx.grad), ctx.alpha))
 
 

@@ -15,10 +15,10 @@ from ..autograd.grad_mode import is_recording
 from ._checks import as_int, numel, type_name, wrap_dim, wrap_dims
 from ._define import defop
 from ._summation import full_sum
-from .indexing import getitem, scatter_add_into_zeros
-from .pointwise import maximum, minimum, where
-from .shape import expand, reshape, transpose, unsqueeze
-from .unary import abs, exp, sign
+from .indexing import getitem, masked_fill, scatter, scatter_add_into_zeros
+from .pointwise import div_scalar, maximum, minimum, mul_scalar, where
+from .shape import expand, reshape, transpose, unsqueeze, zeros_of
+from .unary import abs, exp, sgn, sign
 
 
 def numpy_keywords(function):
@@ -60,7 +60,17 @@ def reduced_dims(dim, ndim):
 
 
 def restore_dims(reduced, shape, dims, keepdim):
-    """A reduced tensor with its reduced dims back as size 1, so it broadcasts over `shape`."""
+    """A reduced tensor with its reduced dims back as size 1, so it broadcasts over `shape`:
+    one unsqueeze per dim, in increasing order (torch's unsqueeze_multiple)."""
+    if keepdim:
+        return reduced
+    for dim in sorted(d % len(shape) for d in dims):
+        reduced = unsqueeze(reduced, dim)
+    return reduced
+
+
+def restore_reduced_dims(reduced, shape, dims, keepdim):
+    """restore_dims by one reshape (a view), as torch's restore_reduced_dims (amax, amin)."""
     if keepdim:
         return reduced
     return reshape(reduced, [1 if d in dims else size for d, size in enumerate(shape)])
@@ -209,8 +219,17 @@ def _mean_all(xp, input: Tensor, dtype=None):
     return full_sum(input) / input.dtype.type(input.size)
 
 
-_mean_all.derivatives(input=lambda ctx: expand(ctx.grad / numel(ctx.input_shape),
-                                               ctx.input_shape))
+def mean_backward(grad, shape, count):
+    """grad / count over shape: torch divides the expanded gradient (DivBackward1 after
+    ExpandBackward0); without recording the division of the reduced one gives the same
+    numbers at a fraction of the cost."""
+    if is_recording():
+        return div_scalar(expand(grad, shape), count)
+    return expand(grad / count, shape)
+
+
+_mean_all.derivatives(input=lambda ctx: mean_backward(ctx.grad, ctx.input_shape,
+                                                     numel(ctx.input_shape)))
 
 
 @defop("MeanBackward1", save=("dim", "keepdim"))
@@ -219,9 +238,9 @@ def _mean_dim(xp, input: Tensor, dim, keepdim=False, dtype=None):
     return total / numel([input.shape[d] for d in dim])  # 0/0 is nan for empty dims
 
 
-_mean_dim.derivatives(input=lambda ctx: unreduce(
-    ctx.grad / numel([ctx.input_shape[d] for d in ctx.dim]), ctx.input_shape, ctx.dim,
-    ctx.keepdim))
+_mean_dim.derivatives(input=lambda ctx: mean_backward(
+    restore_dims(ctx.grad, ctx.input_shape, ctx.dim, ctx.keepdim), ctx.input_shape,
+    numel([ctx.input_shape[d] for d in ctx.dim])))
 
 
 @numpy_keywords
@@ -328,11 +347,11 @@ def var_backward(grad, input, dim, correction, keepdim):
         freedom = input.numel() - correction
         if freedom <= 0:
             return grad * where(input == mean(input), math.nan, math.inf)
-        return (2.0 / freedom) * grad * (input - mean(input))
+        return mul_scalar(grad, 2.0 / freedom) * (input - mean(input))
     freedom = numel([input.shape[d] for d in dim]) - correction
     scale = 2.0 / freedom if freedom else math.inf
-    return scale * restore_dims(grad, input.shape, dim, keepdim) * (input - mean(input, dim,
-                                                                                 True))
+    return mul_scalar(restore_dims(grad, input.shape, dim, keepdim), scale) * (
+        input - mean(input, dim, True))
 
 
 def _std_backward(ctx):
@@ -427,11 +446,12 @@ def check_reduced_sizes(name, input, dims):
 
 
 def evenly_distributed(ctx):
-    """Ties share the gradient equally (torch's evenly_distribute_backward); a NaN result is
-    shared among the NaNs."""
+    """Ties share the gradient equally (torch's evenly_distribute_backward, a masked fill of
+    zeros); a NaN result is shared among the NaNs."""
     input, result = ctx.input, ctx.result
-    is_extremum = (input == result) | ((input != input) & (result != result))
-    return where(is_extremum, ctx.grad / sum(is_extremum), 0.0)
+    is_extremum = input != input if result._data != result._data else input == result
+    return masked_fill(zeros_of(ctx.grad, ctx.input_shape), is_extremum,
+                       ctx.grad / sum(is_extremum))
 
 
 @defop("MaxBackward1", save=("input", "result"))
@@ -464,18 +484,22 @@ def pick_along(xp, input, indices, dim, keepdim):
     return values, indices.astype(xp.int64)
 
 
-def value_selecting_backward(grad, indices, shape, dim, keepdim):
-    """The gradient goes to the selected element of each slice along dim."""
+def value_selecting_backward(grad, indices, shape, dim, keepdim, distinct=False):
+    """The gradient goes to the selected element of each slice along dim; indices that are
+    distinct along dim (one per slice) scatter into zeros as torch's max(dim) does, others
+    add up."""
     if not shape:
         return grad
     if not keepdim:
         grad, indices = unsqueeze(grad, dim), unsqueeze(indices, dim)
+    if distinct:
+        return scatter(zeros_of(grad, shape), dim, indices, grad)
     return scatter_add_into_zeros(grad, shape, dim, indices._data)
 
 
 def _value_selecting_backward(ctx):
     return value_selecting_backward(ctx.grad, ctx.result1, ctx.input_shape, ctx.dim,
-                                    ctx.keepdim)
+                                    ctx.keepdim, distinct=True)
 
 
 @defop("MaxBackward0", save=("dim", "keepdim", "result1"))
@@ -528,9 +552,9 @@ def min(input, dim=_ALL, keepdim=False, *, other=None):
 def _split_among_ties(ctx):
     """Ties share the gradient equally (torch's scale_grad_by_count)."""
     shape, dim, keepdim = ctx.input_shape, ctx.dim, ctx.keepdim
-    is_extremum = ctx.input == restore_dims(ctx.result, shape, dim, keepdim)
+    is_extremum = ctx.input == restore_reduced_dims(ctx.result, shape, dim, keepdim)
     count = sum(is_extremum, dim, keepdim=True)
-    return restore_dims(ctx.grad, shape, dim, keepdim) / count * is_extremum
+    return restore_reduced_dims(ctx.grad, shape, dim, keepdim) / count * is_extremum
 
 
 @defop("AmaxBackward0", save=("input", "result", "dim", "keepdim"))
@@ -775,7 +799,8 @@ def norm_of(xp, input, ord, dim, keepdim):
 
 
 def _vector_norm_backward(ctx):
-    dims = tuple(range(len(ctx.input_shape))) if ctx.dim is None else ctx.dim
+    # a norm over every dim keeps its 0-d gradient as it is (torch passes no dims)
+    dims = () if ctx.dim is None else ctx.dim
     return norm_backward(ctx.grad, ctx.input, ctx.ord, ctx.result, dims, ctx.keepdim)
 
 
@@ -786,18 +811,18 @@ def norm_backward(grad, x, p, norm, dims, keepdim):
     if p == 0:
         return None
     if p == 1:
-        return grad * sign(x)
+        return sgn(x) * grad
     if p == 2:
-        return grad * where(norm == 0, 0.0, x / norm)
+        return grad * masked_fill(x / norm, norm == 0, 0.0)
     if math.isinf(p):
         magnitude = abs(x)
         is_extremum = (magnitude == norm) | (magnitude != magnitude)
-        return sign(x) * (grad / sum(is_extremum, dims, keepdim=True) * is_extremum)
+        return sgn(x) * (grad / sum(is_extremum, dims or None, keepdim=True) * is_extremum)
     if p < 1:
-        scaled = sign(x) * where(x == 0, 0.0, abs(x) ** (p - 1))
+        scaled = sgn(x) * masked_fill(abs(x) ** (p - 1), x == 0, 0.0)
         return scaled * grad * norm ** (1 - p)
-    scaled = sign(x) * abs(x) ** (p - 1) if p < 2 else x * abs(x) ** (p - 2)
-    return scaled * where(norm == 0, 0.0, grad / norm ** (p - 1))
+    scaled = sgn(x) * abs(x) ** (p - 1) if p < 2 else x * abs(x) ** (p - 2)
+    return scaled * masked_fill(grad / norm ** (p - 1), norm == 0, 0.0)
 
 
 _vector_norm.derivatives(input=_vector_norm_backward)

@@ -252,7 +252,7 @@ def unsqueeze_view(xp, input: Tensor, dim):
     return xp.expand_dims(input, dim)
 
 
-unsqueeze_view.derivatives(input=lambda ctx: _squeeze_dims(ctx.grad, (ctx.dim,)))
+unsqueeze_view.derivatives(input=lambda ctx: _squeeze_dim(ctx.grad, ctx.dim))
 
 
 def unsqueeze(input, dim):
@@ -264,23 +264,34 @@ def _squeeze_all(xp, input: Tensor):
     return xp.squeeze(input)
 
 
-_squeeze_all.derivatives(input=lambda ctx: reshape(ctx.grad, ctx.input_shape))
+def _unsqueeze_to(grad, shape, dims):
+    """The squeezed dims (those of dims of size 1) back, one unsqueeze each in increasing
+    order: torch's unsqueeze_to."""
+    for dim in sorted(d for d in dims if d < len(shape) and shape[d] == 1):
+        grad = unsqueeze_view(grad, dim)
+    return grad
 
 
-@defop("SqueezeBackward1", view=True)
+_squeeze_all.derivatives(input=lambda ctx: _unsqueeze_to(ctx.grad, ctx.input_shape,
+                                                         range(len(ctx.input_shape))))
+
+
+@defop("SqueezeBackward1", save=("dim",), view=True)
 def _squeeze_dim(xp, input: Tensor, dim):
     return xp.squeeze(input, dim) if input.ndim and input.shape[dim] == 1 else input[...]
 
 
-_squeeze_dim.derivatives(input=lambda ctx: reshape(ctx.grad, ctx.input_shape))
+_squeeze_dim.derivatives(input=lambda ctx: _unsqueeze_to(ctx.grad, ctx.input_shape,
+                                                         (ctx.dim,)))
 
 
-@defop("SqueezeBackward2", view=True)
+@defop("SqueezeBackward2", save=("dims",), view=True)
 def _squeeze_dims(xp, input: Tensor, dims):
     return xp.squeeze(input, tuple(d for d in dims if input.ndim and input.shape[d] == 1))
 
 
-_squeeze_dims.derivatives(input=lambda ctx: reshape(ctx.grad, ctx.input_shape))
+_squeeze_dims.derivatives(input=lambda ctx: _unsqueeze_to(ctx.grad, ctx.input_shape,
+                                                          ctx.dims))
 
 
 def squeezing(input, dim):
@@ -525,19 +536,37 @@ def select_view(xp, input: Tensor, dim, index):
     return input[(slice(None),) * dim + (index, Ellipsis)]  # Ellipsis: a 0-d view, not a copy
 
 
-select_view.derivatives(input=lambda ctx: indexing._index_put(
-    zeros_of(ctx.grad, ctx.input_shape),
-    (slice(None),) * ctx.dim + (ctx.index,), ctx.grad))
-
-
 @defop("SliceBackward0", save=("dim", "start", "end", "step"), view=True)
 def slice_view(xp, input: Tensor, dim, start, end, step):
     return input[(slice(None),) * dim + (slice(start, end, step),)]
 
 
-slice_view.derivatives(input=lambda ctx: indexing._index_put(
-    zeros_of(ctx.grad, ctx.input_shape),
-    (slice(None),) * ctx.dim + (slice(ctx.start, ctx.end, ctx.step),), ctx.grad))
+def _placed(xp, grad_output, input_sizes, key):
+    """grad_output written into zeros of input_sizes at key."""
+    result = xp.zeros(input_sizes, grad_output.dtype)
+    result[key] = grad_output
+    return result
+
+
+# torch's select_backward and slice_backward: the part's gradient in zeros of the whole; the
+# derivative of each is the view again
+@defop("SelectBackwardBackward0", save=("dim", "index"))
+def _select_backward(xp, grad_output: Tensor, input_sizes, dim, index):
+    return _placed(xp, grad_output, input_sizes, (slice(None),) * dim + (index,))
+
+
+@defop("SliceBackwardBackward0", save=("dim", "start", "end", "step"))
+def _slice_backward(xp, grad_output: Tensor, input_sizes, dim, start, end, step):
+    return _placed(xp, grad_output, input_sizes, (slice(None),) * dim + (slice(start, end, step),))
+
+
+_select_backward.derivatives(grad_output=lambda ctx: select_view(ctx.grad, ctx.dim, ctx.index))
+_slice_backward.derivatives(grad_output=lambda ctx: slice_view(ctx.grad, ctx.dim, ctx.start,
+                                                               ctx.end, ctx.step))
+select_view.derivatives(input=lambda ctx: _select_backward(ctx.grad, ctx.input_shape, ctx.dim,
+                                                           ctx.index))
+slice_view.derivatives(input=lambda ctx: _slice_backward(ctx.grad, ctx.input_shape, ctx.dim,
+                                                         ctx.start, ctx.end, ctx.step))
 
 
 @defop("AliasBackward0", view=True)
@@ -554,7 +583,7 @@ def zeros_of(like, shape=None):
 
 
 # They build on this module: import them last.
-from . import indexing, reduction, strided  # noqa: E402
+from . import reduction, strided  # noqa: E402
 
 
 _BOTH = ("adjoint broadcast_to flatten moveaxis movedim permute ravel reshape squeeze swapaxes "

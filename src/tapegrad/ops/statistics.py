@@ -9,8 +9,9 @@ from .._tensor import Tensor
 from ._checks import numel, wrap_dim
 from ._define import defop
 from .pointwise import clamp, lerp, where
-from .reduction import (check_grad_dtype, numpy_keywords, reduced_dims, restore_dims, return_type,
-                        sum, sum_dtype, unreduce, var_backward, variance_arguments, variance_of)
+from .reduction import (check_grad_dtype, mean_backward, numpy_keywords, reduced_dims,
+                        restore_dims, return_type, sum, sum_dtype, unreduce, var_backward,
+                        variance_arguments, variance_of)
 from .shape import reshape, transpose, unsqueeze
 from .sorting import sort
 from .unary import sqrt
@@ -22,8 +23,8 @@ def _nansum(xp, input: Tensor, dim, keepdim=False, dtype=None):
     return xp.nansum(input, axis=dim, keepdims=keepdim, dtype=sum_dtype(input, dtype))
 
 
-_nansum.derivatives(input=lambda ctx: where(ctx.input != ctx.input, 0.0, unreduce(
-    ctx.grad, ctx.input_shape, ctx.dim, ctx.keepdim)))
+_nansum.derivatives(input=lambda ctx: unreduce(ctx.grad, ctx.input_shape, ctx.dim,
+                                               ctx.keepdim) * (ctx.input == ctx.input))
 
 
 @numpy_keywords
@@ -135,7 +136,8 @@ def _mean_part(ctx):
     if grad is None:
         return None
     dims = tuple(range(len(shape))) if ctx.dim is None else ctx.dim
-    return unreduce(grad / numel([shape[d] for d in dims]), shape, dims, ctx.keepdim)
+    return mean_backward(restore_dims(grad, shape, dims, ctx.keepdim), shape,
+                         numel([shape[d] for d in dims]))
 
 
 def _with_mean_part(spread_part):
