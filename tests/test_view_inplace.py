@@ -407,3 +407,73 @@ def test_write_after_an_in_place_op_that_saved_its_result(first):
         y.add_(2)
         return y.sum().backward()
     same_error(scenario)
+
+
+def test_autograd_checks_come_before_the_memory_checks():
+    same_error(lambda lib: leaf(lib, 4).as_strided((2, 2), (0, 1)).copy_(lib.ones(2, 2)))
+    same_error(lambda lib: leaf(lib, 4).clone().expand(2, 4).unbind()[1].mul_(2))
+    same_error(lambda lib: leaf(lib, 4).clone()[:1].expand(3).split(1)[0].mul_(2))
+
+
+@pytest.mark.parametrize("key", [Ellipsis, slice(None), slice(0, 9), (slice(None), Ellipsis)],
+                         ids=["ellipsis", "slice", "long_slice", "tuple"])
+def test_setitem_with_a_key_taking_no_view_writes_the_tensor_itself(key):
+    same_error(lambda lib: leaf(lib, 4).clone().view(2, 2).unbind()[1].__setitem__(key, 2.0))
+
+    def scenario(lib):
+        y = leaf(lib, 4).clone()
+        y[key] = 2.0
+        return name(y.grad_fn), y._version
+    same(scenario)
+
+
+def test_fill_of_an_expanded_view_fails_its_backward():
+    def scenario(lib):
+        y = leaf(lib).clone()
+        y[:1].expand(3).zero_()
+        return y.sum().backward()
+    same_error(scenario)
+
+
+def test_write_into_an_empty_expanded_view():
+    def scenario(lib):
+        x = leaf(lib)
+        y = x.clone()
+        lib.relu_(y[:0].expand(2, 0))
+        y.sum().backward()
+        return x.grad.tolist()
+    same(scenario)
+
+
+def test_fill_with_a_tensor_of_an_expanded_tensor_is_refused():
+    same_error(lambda lib: expanded(lib).fill_(lib.tensor(2.0, dtype=lib.float64)))
+
+
+def test_views_of_a_leaf_that_is_itself_a_view_after_a_write():
+    """torch regenerates them as AsStridedBackward0 of the base, which needs no grad: the
+    gradient no longer reaches the leaf through them."""
+    def scenario(lib):
+        x = lib.arange(1.0, 7, dtype=lib.float64).view(2, 3).requires_grad_()
+        row = x[1]
+        with lib.no_grad():
+            x.mul_(2)
+        node = row.grad_fn
+        (row * 1).sum().backward()
+        return name(node), node.next_functions, row.requires_grad, row.is_leaf, x.grad
+    same(scenario)
+
+
+@pytest.mark.parametrize("make_view", [lambda y: y.squeeze(1), lambda y: y.squeeze((0, 1)),
+                                       lambda y: y.squeeze()], ids=["dim", "dims", "all"])
+def test_error_names_the_view_node_as_torch(make_view):
+    same_error(lambda lib: make_view(leaf(lib).clone().view(3, 1).split(1)[0]).mul_(2))
+
+
+def test_reshape_of_a_non_contiguous_tensor_a_view_can_express():
+    def scenario(lib):
+        y = lib.ones(3, 4, dtype=lib.float64, requires_grad=True).clone()
+        e = y[:1, :1].expand(2, 1)
+        return [name(v.grad_fn) for v in (y.reshape(12), y.t().reshape(2, 2, 3),
+                                          y[:, 1:].reshape(3, 1, 3), y[::2].reshape(8),
+                                          e.reshape(2), y[:, :1].reshape(3))]
+    same(scenario)
