@@ -17,7 +17,7 @@ from ._inplace import copy_
 from ._inplace import inplace as _in_place
 from .indexing import scatter_add_into_zeros
 from .linalg import addmm, matmul
-from .pointwise import add, add_scalar, clamp_min, div_scalar, where
+from .pointwise import _C_TYPE_NAMES, add, add_scalar, clamp_min, div_scalar, where
 from .reduction import aten_norm, norm, vector_norm
 from .shape import expand, reshape, slice_view, t, zeros_of
 from .unary import abs, erf, exp, sigmoid, tanh
@@ -778,6 +778,7 @@ _trilinear.derivatives(
 
 def bilinear(input1, input2, weight, bias=None):
     """y[..., o] = input1[..., i] weight[o, i, j] input2[..., j] (+ bias[o])."""
+    _check_bilinear_dtypes(input1, input2, weight, bias)
     if input1.ndim != input2.ndim:
         raise RuntimeError(f"bilinear(): input dimensions do not match: got {input1.ndim} "
                            f"and {input2.ndim}")
@@ -799,6 +800,15 @@ def bilinear(input1, input2, weight, bias=None):
     result = reshape(_trilinear(flat1, weight, flat2, (1, 3), (0,), (1, 2), (2, 3)),
                      input1.shape[:-1] + (weight.shape[0],))
     return result if bias is None else result + bias
+
+
+def _check_bilinear_dtypes(input1, input2, weight, bias):
+    named = [("input1", input1), ("input2", input2), ("weight", weight)]
+    named += [] if bias is None else [("bias", bias)]
+    if any(tensor.dtype is not input1.dtype for _, tensor in named):
+        got = ", ".join(f"{name}: {_C_TYPE_NAMES.get(str(tensor.dtype)[6:], tensor.dtype)}"
+                        for name, tensor in named)
+        raise RuntimeError(f"All tensors must have the same dtype, got {got}")
 
 
 # ---- embedding and one_hot -----------------------------------------------------------------

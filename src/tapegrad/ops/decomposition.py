@@ -6,6 +6,7 @@ import warnings
 
 import numpy as np
 
+from .. import _dtype
 from .._tensor import Tensor
 from ..autograd.grad_mode import is_recording
 from ._checks import broadcast_shapes, wrap_dim
@@ -286,6 +287,9 @@ def _cholesky_forward(xp, A, upper, name):
     try:
         factor = xp.linalg.cholesky(symmetric)
     except xp.linalg.LinAlgError:
+        factor = None
+    # NumPy gives NaN where a pivot is NaN; LAPACK's potrf (torch's) refuses the matrix
+    if factor is None or xp.isnan(xp.diagonal(factor, 0, -2, -1)).any():
         raise _failure(xp, name, A.ndim > 2, _non_positive_minors(xp, symmetric),
                        "The factorization could not be completed because the input is not "
                        "positive-definite (the leading minor of order {} is not "
@@ -336,7 +340,12 @@ CHOLESKY_DEPRECATION = (
 def torch_cholesky(input, upper=False, *, out=None):
     """torch.cholesky: deprecated by torch for linalg.cholesky (and warns so); its own node."""
     warnings.warn(CHOLESKY_DEPRECATION, UserWarning, stacklevel=2)
-    _check_matrices("cholesky", input)
+    floating = input.dtype.is_floating_point or input.dtype.is_complex
+    # torch checks the shape first; then its kernel, not the linalg check, refuses the dtype
+    _check_matrices("cholesky", input, dtype=None if floating else _dtype.float64)
+    if not floating:
+        raise NotImplementedError(f"\"cholesky_cpu\" not implemented for "
+                                  f"'{input.dtype.legacy_name}'")
     return _legacy_cholesky(input, upper)
 
 

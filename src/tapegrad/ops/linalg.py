@@ -84,6 +84,8 @@ _mv.derivatives(input=lambda ctx: outer(ctx.grad, ctx.vec),  # torch's grad.ger(
 
 
 def mv(input, vec):
+    if input.ndim == 0:  # torch sizes its result by input's first dim before any check
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     if input.ndim != 2 or vec.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got 1, {input.ndim}, {vec.ndim}")
     if input.shape[1] != vec.shape[0]:
