@@ -477,3 +477,24 @@ def test_reshape_of_a_non_contiguous_tensor_a_view_can_express():
                                           y[:, 1:].reshape(3, 1, 3), y[::2].reshape(8),
                                           e.reshape(2), y[:, :1].reshape(3))]
     same(scenario)
+
+
+@pytest.mark.parametrize("make_view", [
+    lambda y: y.as_strided((3, 2), (1, 2)), lambda y: y.as_strided((2, 3), (1, 1), 2),
+    lambda y: y.as_strided((3, 3), (2, 1)), lambda y: y.view(3, 3).unfold(0, 2, 1).unfold(1, 2, 1),
+], ids=["inner_stride_first", "unfold_like", "rows_overlap", "unfold_of_unfold"])
+@pytest.mark.parametrize("write", [
+    lambda lib, v: v.copy_(lib.arange(v.numel(), dtype=lib.float64).view(v.shape)),
+    lambda lib, v: v.mul_(lib.arange(v.numel(), dtype=lib.float64).view(v.shape) - 2),
+    lambda lib, v: v.clamp_(-2, 3),
+], ids=["copy_", "mul_", "clamp_"])
+def test_writes_into_overlapping_views_follow_torch_s_element_order(make_view, write):
+    """TensorIterator visits the smallest stride innermost: which write lands last."""
+    def scenario(lib):
+        x = lib.tensor([(-1.0) ** k * (k % 5 + 1) for k in range(9)], dtype=lib.float64,
+                       requires_grad=True)
+        y = x * 1
+        write(lib, make_view(y))
+        (y * lib.arange(1.0, 10, dtype=lib.float64)).sum().backward()
+        return y.tolist(), x.grad.tolist()
+    same(scenario)

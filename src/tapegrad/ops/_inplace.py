@@ -116,14 +116,17 @@ def _write(target, result, rerun=None):
 
 def _write_in_turn(target, first, op, args, kwargs):
     """Write into a target whose elements share memory as torch's kernels do: element by
-    element in C order, each reading its memory as the earlier writes left it. So the k-th
-    element on a memory location is written in round k, from op rerun on the values then."""
+    element in TensorIterator's order, each reading its memory as the earlier writes left it.
+    So the k-th element visited on a memory location is written in round k, from op rerun on
+    the values then."""
     positions = strided.element_positions(target._data).reshape(-1)
-    order = np.argsort(positions, kind="stable")
-    starts = np.r_[True, np.diff(positions[order]) != 0]
-    ranks = np.empty_like(order)
-    ranks[order] = np.arange(order.size) - np.maximum.accumulate(
-        np.where(starts, np.arange(order.size), 0))
+    operands = [target._data.strides] * 2 + [  # the output, self, and the tensor inputs
+        np.broadcast_to(value._data, target.shape).strides for value in (*args, *kwargs.values())
+        if isinstance(value, Tensor)
+        and broadcast_shapes(value.shape, target.shape) == target.shape]
+    visits = strided.iteration_order(target.shape, operands)
+    ranks = np.empty_like(visits)
+    ranks[visits] = _occurrences(positions[visits])
     storage = strided.storage_of(target)
     result = first
     with grad_mode.no_grad():
@@ -133,6 +136,16 @@ def _write_in_turn(target, first, op, args, kwargs):
                 result = op(Tensor._make(current, target.dtype), *args, **kwargs)
             chosen = ranks == rank
             storage[positions[chosen]] = result._data.reshape(-1)[chosen]
+
+
+def _occurrences(sequence):
+    """For each entry, how many equal entries come before it."""
+    order = np.argsort(sequence, kind="stable")
+    starts = np.r_[True, np.diff(sequence[order]) != 0]
+    result = np.empty_like(order)
+    result[order] = np.arange(order.size) - np.maximum.accumulate(
+        np.where(starts, np.arange(order.size), 0))
+    return result
 
 
 _SHARED_ELEMENTS = ("unsupported operation: more than one element of the written-to tensor "
@@ -188,8 +201,9 @@ def _has_expanded_dim(array):
 
 def _partly_overlaps(a, b):
     """torch's get_overlap_status is Partial: both dense, sharing memory, not the very same."""
-    if a is b or a.base is None and b.base is None or not a.size or not b.size or not (strided.is_non_overlapping_and_dense(a)
-                                        and strided.is_non_overlapping_and_dense(b)):
+    if a is b or a.base is None and b.base is None or not a.size or not b.size:
+        return False  # one object, or two that own their memory, or nothing
+    if not (strided.is_non_overlapping_and_dense(a) and strided.is_non_overlapping_and_dense(b)):
         return False
     a_start, a_end, a_owner = strided.storage_bytes(a)
     b_start, b_end, b_owner = strided.storage_bytes(b)
@@ -293,16 +307,18 @@ _view_of_base.derivatives(input=lambda ctx: _view_put(
 
 
 @defop("AsStridedScatterBackward0", save=("positions", "accumulate"))
-def _view_put(xp, input: Tensor, positions, value: Tensor, accumulate):
+def _view_put(xp, input: Tensor, positions, value: Tensor, accumulate, visits=None):
     """input with value written at positions; where several elements of the view share one
-    of input's, accumulate sums their values (as_strided's backward), else the last one
-    stays (CopySlices' copy into the view, as torch's)."""
+    of input's, accumulate sums their values (as_strided's backward), else the one written
+    last stays (CopySlices' copy into the view, as torch's: visits is its order)."""
     result = input.copy()
     value = xp.broadcast_to(value, positions.shape)
     if accumulate:
         xp.add.at(result.reshape(-1), positions, value)
-    else:
+    elif visits is None:
         result.reshape(-1)[positions] = value
+    else:
+        result.reshape(-1)[positions.reshape(-1)[visits]] = value.reshape(-1)[visits]
     return result
 
 
@@ -319,7 +335,7 @@ class CopySlices(Node):
     (`fn`); the rest of the base gradient passes straight to the base's old history.
     """
 
-    __slots__ = ("positions", "fn", "expanded")
+    __slots__ = ("positions", "fn", "expanded", "visits")
 
     def __init__(self, base_edge, base_metadata, view, fn):
         super().__init__((base_edge,) + fn.next_functions[1:],
@@ -327,6 +343,9 @@ class CopySlices(Node):
         self.positions, self.fn = _positions(view), fn
         # torch copies the gradient back into the view's geometry: refused for an expanded one
         self.expanded = _has_expanded_dim(view._data)
+        self.visits = None if strided.shared_positions(view._data) is None else (
+            strided.iteration_order(view.shape, (view._data.strides,
+                                                 strided.contiguous_strides(view.shape))))
 
     def name(self):
         return "torch::autograd::CopySlices"
@@ -337,7 +356,8 @@ class CopySlices(Node):
         grad = grad_outputs[0]
         fn_grads = self.fn.apply([_view_of_base(grad, self.positions)])
         view_grad = 0.0 if fn_grads[0] is None else fn_grads[0]
-        return (_view_put(grad, self.positions, view_grad, False),) + tuple(fn_grads[1:])
+        return ((_view_put(grad, self.positions, view_grad, False, self.visits),)
+                + tuple(fn_grads[1:]))
 
     def release_saved(self):
         self.fn.release_saved()

@@ -119,6 +119,36 @@ def shared_positions(array):
     return None
 
 
+def iteration_order(shape, operand_strides):
+    """The C-order indices of a shape's elements in the order torch's TensorIterator visits
+    them: its dims sorted by the operands' strides (output first), the smallest innermost,
+    ties to the smaller size, broadcast (0) strides skipped. Where elements share memory,
+    this order decides which write lands last."""
+    order = list(range(len(shape)))[::-1]  # order[0] is the fastest dim
+
+    def should_swap(dim0, dim1):
+        for strides in operand_strides:
+            first, second = strides[dim0], strides[dim1]
+            if first == 0 or second == 0:
+                continue
+            if first != second:
+                return 1 if first > second else -1
+            if shape[dim0] > shape[dim1]:
+                return 1
+        return 0
+    for i in range(1, len(shape)):  # torch's insertion sort, ambiguous comparisons kept
+        dim1 = i
+        for dim0 in range(i - 1, -1, -1):
+            comparison = should_swap(order[dim0], order[dim1])
+            if comparison > 0:
+                order[dim0], order[dim1] = order[dim1], order[dim0]
+                dim1 = dim0
+            elif comparison < 0:
+                break
+    count = int(np.prod(shape))
+    return np.arange(count).reshape(shape).transpose(order[::-1]).reshape(-1)
+
+
 def like_layout(values, array):
     """values (zeros when None) laid out as array: its strides and offset, in a new storage
     of the same size (torch keeps a tangent so); values itself when already so laid out."""
