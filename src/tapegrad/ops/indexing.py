@@ -8,8 +8,8 @@ import numpy as np
 from .._tensor import Tensor
 from ._checks import broadcast_shapes, numel, type_name, wrap_dim
 from ._define import defop
-from .shape import (alias_view, expand, select_view, slice_view, unsqueeze_view, reshape,
-                    zeros_of)
+from .shape import (alias_view, expand, redeclare, select_view, slice_view, unsqueeze_view,
+                    reshape, zeros_of)
 
 # ---- indexing ------------------------------------------------------------------------------
 
@@ -18,7 +18,7 @@ def _index(xp, input: Tensor, key):
     return input[key]
 
 
-_index.derivatives(input=lambda ctx: _index_put(
+_index.derivatives(input=lambda ctx: _index_put_impl(
     zeros_of(ctx.grad, ctx.input_shape), ctx.key, ctx.grad, accumulate=True))
 
 
@@ -39,6 +39,8 @@ def _index_put(xp, input: Tensor, key, values: Tensor, accumulate=False):
 _index_put.derivatives(
     input=lambda ctx: ctx.grad if ctx.accumulate else _index_put(ctx.grad, ctx.key, 0.0),
     values=lambda ctx: _index(ctx.grad, ctx.key))
+# what torch's index backward records (_index_put_impl_ into zeros)
+_index_put_impl = redeclare(_index_put, "IndexPutImplBackward0", "_index_put_impl", view=False)
 
 
 def _is_basic(item):
@@ -212,10 +214,11 @@ def index_select_op(xp, input: Tensor, dim, index):
 
 
 def _index_select_backward(ctx):
+    """torch's index_select_backward: grad index_add-ed into zeros."""
+    from .scatter import _index_add  # scatter builds on this module: import it late
     if not ctx.input_shape:  # a 0-d input, selected once
         return ctx.grad
-    return _index_put(zeros_of(ctx.grad, ctx.input_shape),
-                      (slice(None),) * ctx.dim + (ctx.index,), ctx.grad, accumulate=True)
+    return _index_add(zeros_of(ctx.grad, ctx.input_shape), ctx.dim, ctx.index, ctx.grad)
 
 
 index_select_op.derivatives(input=_index_select_backward)
@@ -287,8 +290,13 @@ def _masked_select(xp, input: Tensor, mask):
     return xp.broadcast_to(input, mask.shape)[mask]
 
 
-_masked_select.derivatives(input=lambda ctx: _index_put(
-    zeros_of(ctx.grad, ctx.mask.shape), ctx.mask, ctx.grad))
+def _masked_select_backward(ctx):
+    """torch's masked_select_backward: grad masked_scatter-ed into zeros."""
+    from .scatter import _masked_scatter  # scatter builds on this module: import it late
+    return _masked_scatter(zeros_of(ctx.grad, ctx.mask.shape), ctx.mask, ctx.grad)
+
+
+_masked_select.derivatives(input=_masked_select_backward)
 
 
 def masked_select(input, mask):
@@ -304,9 +312,13 @@ def _take(xp, input: Tensor, index):
     return xp.take(input, index)
 
 
-_take.derivatives(input=lambda ctx: reshape(_index_put(
-    zeros_of(ctx.grad, (numel(ctx.input_shape),)), ctx.index, ctx.grad, accumulate=True),
-    ctx.input_shape))
+def _take_backward(ctx):
+    """torch's take_backward: grad put into zeros, accumulating."""
+    from .scatter import _put  # scatter builds on this module: import it late
+    return _put(zeros_of(ctx.grad, ctx.input_shape), ctx.index, ctx.grad, True)
+
+
+_take.derivatives(input=_take_backward)
 
 
 def take(input, index):

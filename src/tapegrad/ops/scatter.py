@@ -9,10 +9,10 @@ from .._tensor import Tensor
 from ._checks import broadcast_shapes, numel, wrap_dim
 from ._define import defop
 from .indexing import (_along, _at_least_1d, _check_index_array, _check_scatter, _gather,
-                       _index_put, _masked_fill, _masked_select, _region, _scatter_add,
+                       _index_put, _masked_fill, _region, _scatter_add,
                        _scatter_value, _take, fits, index_select, index_select_op, method_of,
                        value_mismatch, written_key)
-from .pointwise import where
+from .pointwise import mul_scalar, where
 from .shape import expand, reshape, zeros_of
 
 # ---- where a source along dim lands --------------------------------------------------------
@@ -41,13 +41,17 @@ def _index_add(xp, input: Tensor, dim, index, source: Tensor, alpha=1):
 
 
 def _picked_source(ctx):
-    """grad at the places the source went to, in the source's shape."""
-    return reshape(index_select_op(ctx.grad, ctx.dim, ctx.index), ctx.source_shape)
+    """grad at the places the source went to, in the source's shape (torch expands it as the
+    source, a 0-d one aside)."""
+    picked = index_select_op(ctx.grad, ctx.dim, ctx.index)
+    if not ctx.source_shape:
+        return reshape(picked, ())
+    return expand(picked, ctx.source_shape)
 
 
 _index_add.derivatives(input=lambda ctx: ctx.grad,
-                       source=lambda ctx: _picked_source(ctx) * ctx.alpha if ctx.alpha != 1
-                       else _picked_source(ctx))
+                       source=lambda ctx: mul_scalar(_picked_source(ctx), ctx.alpha)
+                       if ctx.alpha != 1 else _picked_source(ctx))
 
 
 @defop("IndexCopyBackward0", save=("dim", "index"))
@@ -427,17 +431,21 @@ def _masked_scatter(xp, input: Tensor, mask, source: Tensor):
     return result
 
 
-def _masked_scatter_source(ctx):
-    """grad at the masked places, in order, then zeros for the source values left unused."""
-    picked = _masked_select(ctx.grad, ctx.mask)
-    size = numel(ctx.source_shape)
-    if picked.shape[0] < size:
-        picked = _index_put(zeros_of(picked, (size,)), (slice(0, picked.shape[0]),), picked)
-    return reshape(picked, ctx.source_shape)
+@defop("MaskedScatterBackwardBackward0", save=("mask",))
+def _masked_scatter_backward(xp, grad_output: Tensor, mask, sizes):
+    """torch's masked_scatter_backward: grad_output at the masked places, in order, then zeros
+    for the source values left unused, in the source's shape."""
+    picked = grad_output[mask]
+    result = xp.zeros(numel(sizes), grad_output.dtype)
+    result[:picked.size] = picked
+    return result.reshape(sizes)
 
 
+_masked_scatter_backward.derivatives(grad_output=lambda ctx: _masked_scatter(
+    zeros_of(ctx.grad, ctx.mask.shape), ctx.mask, ctx.grad))
 _masked_scatter.derivatives(input=lambda ctx: _masked_fill(ctx.grad, ctx.mask, 0),
-                            source=_masked_scatter_source)
+                            source=lambda ctx: _masked_scatter_backward(ctx.grad, ctx.mask,
+                                                                        ctx.source_shape))
 
 
 def masked_scatter(input, mask, source):
