@@ -244,6 +244,21 @@ REFUSED = {
     "where_none_other": lambda lib: lib.where(lib.ones(2) > 0, lib.ones(2), None),
     "where_number_none": lambda lib: lib.where(lib.ones(2) > 0, 1.0, None),
     "where_none_number": lambda lib: lib.where(lib.ones(2) > 0, None, 2),
+    # methods count positions after the tensor; in-place methods are named as such
+    "maximum_method_number": lambda lib: lib.ones(2).maximum(2),
+    "atan2_method_ndarray": lambda lib: lib.ones(2).atan2(np.ones(2)),
+    "index_add_method_list": lambda lib: lib.ones(2).index_add(0, [0], lib.ones(1)),
+    "add_in_place_list": lambda lib: lib.ones(2).add_([1.0]),
+    "mul_in_place_none": lambda lib: lib.ones(2).mul_(None),
+    "sub_in_place_str": lambda lib: lib.ones(2).sub_("a"),
+    "div_in_place_list": lambda lib: lib.ones(2).div_([1.0]),
+    "add_in_place_alpha_none": lambda lib: lib.ones(2).add_(lib.ones(2), alpha=None),
+    "atan2_in_place_ndarray": lambda lib: lib.ones(2).atan2_(np.ones(2)),
+    "hypot_in_place_list": lambda lib: lib.ones(2).hypot_([1.0]),
+    "index_add_in_place_list": lambda lib: lib.ones(2).index_add_(0, [0], lib.ones(1)),
+    "index_copy_in_place_list": lambda lib: lib.ones(2).index_copy_(0, [0], lib.ones(1)),
+    "masked_scatter_in_place_list": lambda lib: lib.ones(2).masked_scatter_([True, False],
+                                                                           lib.ones(2)),
 }
 
 

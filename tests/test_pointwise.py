@@ -258,9 +258,6 @@ ERRORS = {
 
 # Known differences, kept visible as strict xfails: (case, reason).
 ERROR_BUGS = {
-    "maximum-method(number)": (
-        lambda lib: Z(lib, 2).maximum(2),
-        "a method shares its function's message: torch's method counts 'other' as position 1"),
     "clamp(keywords,tensor-and-number)": (
         lambda lib: lib.clamp(Z(lib, 2), min=Z(lib, 2), max=2.0),
         "torch's message spells keyword arguments as given (max=float, min=Tensor); tapegrad "

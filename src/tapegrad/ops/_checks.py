@@ -185,7 +185,7 @@ def diagnosed(function, name, method=False):
         try:
             return function(*args, **kwargs)
         except (AttributeError, TypeError) as error:
-            _blame(error, name, _parameter_names(function), args, kwargs, method)
+            blame(error, name, function, args, kwargs, method)
             raise
     call.__name__, call.__qualname__ = function.__name__, function.__qualname__
     call.__doc__, call.__module__, call.__wrapped__ = (function.__doc__, function.__module__,
@@ -194,28 +194,43 @@ def diagnosed(function, name, method=False):
 
 
 def _parameter_names(function):
-    """The names of function's positional parameters, "*" for a *tensors parameter."""
+    """The names of function's positional parameters, up to "*" for a *tensors parameter
+    (other *args pass their arguments on: their names are not known here)."""
     try:
         parameters = inspect.signature(function).parameters.values()
     except (TypeError, ValueError):
         return ()
-    return tuple("*" if p.kind is p.VAR_POSITIONAL else p.name for p in parameters
-                 if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL))
+    names = []
+    for p in parameters:
+        if p.kind is p.VAR_POSITIONAL:
+            if p.name == "tensors":
+                return (*names, "*")
+            inner = [c.cell_contents for c in function.__closure__ or ()
+                     if type(c.cell_contents) is types.FunctionType]
+            # a method made by a decorator, passing (self, *args) on: the function's names
+            return _parameter_names(inner[0]) if names == ["self"] and inner else tuple(names)
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+            names.append(p.name)
+    return tuple(names)
 
 
-def _blame(error, name, parameters, args, kwargs, method):
-    """Raise torch's TypeError for the first argument whose type the error names, if it
-    stands where a tensor belongs."""
+def blame(error, name, function, args, kwargs, method=False):
+    """Raise torch's TypeError for the first argument of function(*args, **kwargs) whose type
+    the error names, if it stands where a tensor belongs (name: the function's, as torch's)."""
+    parameters = _parameter_names(function)
     text = str(error)
     if "(): argument '" in text:
         # torch's words from an op this one calls (sum_all for sum): said for this one
         inner = text.partition("(): argument '")[0]
+        if inner == name and method and counts_tensor(error):  # Tensor.<name> does not
+            raise in_place_words(error, name, True, name) from None
         if inner == name or " must be Tensor, not " not in text:
             return
         text = f"'{text.rpartition(' must be Tensor, not ')[2].rpartition('.')[2]}'"
     n_named = parameters.index("*") if "*" in parameters else len(parameters)
     given = [(p, parameters[p], value) for p, value in enumerate(args[:n_named])]
-    given += [(p, "*", value) for p, value in enumerate(args[n_named:])]
+    if "*" in parameters:
+        given += [(p, "*", value) for p, value in enumerate(args[n_named:])]
     given += [(None, key, value) for key, value in kwargs.items()]
     for position, parameter, value in given[1 if method else 0:]:
         if (isinstance(value, Tensor) or parameter in _NOT_TENSOR_PARAMETERS
@@ -227,3 +242,38 @@ def _blame(error, name, parameters, args, kwargs, method):
         where = "" if position is None else f" (position {position + (not method)})"
         raise TypeError(f"{name}(): argument '{parameter}'{where} must be Tensor, not "
                         f"{type_name(value)}") from None
+
+
+def in_place_words(error, name, counts_tensor, said_as=None):
+    """The TypeError of Tensor.<name>_ where Tensor.<name> (or an op it calls) raised `error`
+    in torch's words:
+    torch names the in-place method, and counts positions after the tensor (counts_tensor:
+    the text counts the tensor as position 1, as a function's). said_as: the name to use."""
+    text = str(error)
+    inner, found, rest = text.partition("(): argument '")
+    if not found or not inner.isidentifier():  # (true_divide's words for div_ too)
+        return error
+    text = f"{said_as or name + '_'}(): argument '" + rest
+    before, found, after = text.partition(" (position ")
+    if found and counts_tensor:
+        number, _, rest = after.partition(")")
+        text = f"{before}{found}{int(number) - 1}){rest}"
+    return TypeError(text)
+
+
+def counts_tensor(error):
+    """Whether error is a declared op's argument error, whose positions count the tensor as
+    position 1 (as torch.<name>'s), where Tensor.<name>'s count from the next argument."""
+    trace = error.__traceback__
+    while trace.tb_next is not None:
+        trace = trace.tb_next
+    return trace.tb_frame.f_code in _COUNTING_TENSOR
+
+
+_COUNTING_TENSOR = set()  # the code of the checks that count so (Op._arrays, require_tensors)
+
+
+def counting_tensor(function):
+    """Mark function as raising argument errors that count the tensor (see counts_tensor)."""
+    _COUNTING_TENSOR.add(function.__code__)
+    return function

@@ -25,7 +25,7 @@ from .. import _dtype
 from .._tensor import Tensor
 from ..autograd import anomaly_mode, forward_ad, grad_mode
 from ..autograd.graph import FREED_GRAPH, Node, SavedTensor, sequence_numbers
-from ._checks import broadcast_shapes, type_name
+from ._checks import broadcast_shapes, counting_tensor, type_name
 
 REGISTRY = {}
 
@@ -276,6 +276,10 @@ class Op:
                 value = args[index]
                 saved[name] = SavedTensor(value) if isinstance(value, Tensor) else value
         node._saved = saved
+
+
+counting_tensor(Op._arrays)  # their texts count the tensor as position 1 (torch.<name>'s)
+counting_tensor(Op.refuse_none)
 
 
 def _names_read(function, depth=2):

@@ -6,7 +6,7 @@ import numpy as np
 
 from .. import _dtype, _layout
 from .._tensor import Tensor
-from ._checks import broadcast_shapes, number, scaled, type_name
+from ._checks import broadcast_shapes, counting_tensor, number, scaled, type_name
 from ._define import defop
 from .shape import zeros_of
 
@@ -73,6 +73,7 @@ def binary_of_tensors(name, op, summary):
     return function
 
 
+@counting_tensor
 def require_tensors(function, **arguments):
     """torch's TypeError for a number where its overload takes only tensors."""
     for position, (name, value) in enumerate(arguments.items(), 1):
