@@ -430,3 +430,23 @@ def test_random_bounds_move_inside_what_the_dtype_rounds(dtype):
 def test_random_bounds_that_meet_after_the_cast_are_refused(dtype, low, high):
     from compare import same_error
     same_error(lambda lib: lib.empty(5, dtype=getattr(lib, dtype)).random_(low, high))
+
+
+@pytest.mark.parametrize("seeded", (False, True))
+def test_sparse_init_streams(seeded):
+    """normal_ from `generator`, then a randperm of the rows per column from the default one."""
+    assert_same_stream(lambda lib: lib.nn.init.sparse_(
+        lib.empty(10, 6), 0.3, generator=lib.Generator().manual_seed(3) if seeded else None))
+
+
+@pytest.mark.parametrize("shape, groups", (((4, 4, 3), 1), ((6, 2, 3, 3), 2), ((4, 6, 3, 3, 3), 2),
+                                           ((2, 3, 4), 1)))
+def test_dirac_init_is_torchs(shape, groups):
+    assert_same_stream(lambda lib: lib.nn.init.dirac_(lib.empty(shape), groups), seeds=(0,))
+
+
+@pytest.mark.parametrize("call", ("dirac_(lib.empty(3, 3))", "dirac_(lib.empty(3, 2, 2), 2)",
+                                  "sparse_(lib.empty(3), 0.5)"))
+def test_dirac_and_sparse_refuse_what_torch_refuses(call):
+    from compare import same_error
+    same_error(lambda lib: eval("lib.nn.init." + call))

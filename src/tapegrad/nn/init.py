@@ -9,9 +9,9 @@ import warnings
 
 import tapegrad
 
-__all__ = ["calculate_gain", "constant_", "eye_", "kaiming_normal_", "kaiming_uniform_",
-           "normal_", "ones_", "orthogonal_", "trunc_normal_", "uniform_", "xavier_normal_",
-           "xavier_uniform_", "zeros_"]
+__all__ = ["calculate_gain", "constant_", "dirac_", "eye_", "kaiming_normal_",
+           "kaiming_uniform_", "normal_", "ones_", "orthogonal_", "sparse_", "trunc_normal_",
+           "uniform_", "xavier_normal_", "xavier_uniform_", "zeros_"]
 
 _LINEAR_FUNCTIONS = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d",
                      "conv_transpose2d", "conv_transpose3d")
@@ -118,6 +118,38 @@ def eye_(tensor):
         raise ValueError("Only tensors with 2 dimensions are supported")
     with tapegrad.no_grad():
         return tensor.copy_(tapegrad.eye(*tensor.shape, dtype=tensor.dtype))
+
+
+def dirac_(tensor, groups=1):
+    """Fill a 3-, 4- or 5-d convolution weight so that the convolution is the identity: a 1 at
+    the kernel's centre for each (output, input) channel pair on the diagonal of each group."""
+    if tensor.dim() not in (3, 4, 5):
+        raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
+    if tensor.size(0) % groups != 0:
+        raise ValueError("dim 0 must be divisible by groups")
+    per_group = tensor.size(0) // groups
+    centre = tuple(size // 2 for size in tensor.shape[2:])
+    with tapegrad.no_grad():
+        tensor.zero_()
+        for group in range(groups):
+            for channel in range(min(per_group, tensor.size(1))):
+                tensor[(group * per_group + channel, channel) + centre] = 1
+    return tensor
+
+
+def sparse_(tensor, sparsity, std=0.01, generator=None):
+    """Fill a 2-d tensor with N(0, std**2) and zero ceil(sparsity * rows) random rows of each
+    column."""
+    if tensor.dim() != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    rows, cols = tensor.shape
+    zeros = math.ceil(sparsity * rows)
+    with tapegrad.no_grad():
+        tensor.normal_(0, std, generator=generator)
+        for column in range(cols):
+            # torch draws the rows from the default generator whatever `generator` is
+            tensor[tapegrad.randperm(rows)[:zeros], column] = 0
+    return tensor
 
 
 def xavier_uniform_(tensor, gain=1.0, generator=None):
