@@ -33,6 +33,13 @@ def _pairs(dtype):
     return [[a for a in edges for _ in edges], [b for _ in edges for b in edges]]
 
 
+def _triples(dtype):
+    """Every combination of three edge values: the inputs of a ternary op."""
+    edges = _edges(dtype)
+    return [list(column) for column in zip(*((a, b, c) for a in edges for b in edges
+                                             for c in edges))]
+
+
 def _rows(dtype):
     """Rows for the reductions: zeros, a NaN, infinities, huge numbers and ties."""
     huge = HUGE[dtype]
@@ -79,6 +86,14 @@ UNARY.update({
     "polygamma_1": lambda lib, x: lib.polygamma(1, x),
     "polygamma_2": lambda lib, x: lib.polygamma(2, x),
     "polygamma_3": lambda lib, x: x.polygamma(3),
+    "float_power_2": lambda lib, x: x.float_power(2),
+    "logit_eps": lambda lib, x: lib.logit(x, 1e-6),
+    "mvlgamma_1": lambda lib, x: lib.mvlgamma(x, 1),
+    "threshold": lambda lib, x: lib.nn.functional.threshold(x, 0.5, -1.0),
+    "rrelu_eval": lambda lib, x: lib.nn.functional.rrelu(x, training=False),
+    "softplus_beta": lambda lib, x: lib.nn.functional.softplus(x, beta=2.0, threshold=5.0),
+    "elu_alpha": lambda lib, x: lib.nn.functional.elu(x, alpha=0.5),
+    "leaky_relu_0.2": lambda lib, x: lib.nn.functional.leaky_relu(x, 0.2),
     "add_1": lambda lib, x: x + 1,
     "mul_0": lambda lib, x: x * 0,
     "div_by_0": lambda lib, x: x / 0.0,
@@ -96,7 +111,24 @@ BINARY.update({
     "clamp_tensor_max": lambda lib, x, y: lib.clamp(x, max=y),
     "lerp_half": lambda lib, x, y: lib.lerp(x, y, 0.5),
     "where_gt": lambda lib, x, y: lib.where(x > y, x, y),
+    "float_power": lambda lib, x, y: x.float_power(y),
+    "ldexp": lambda lib, x, y: lib.ldexp(x, y),
+    "true_divide": lambda lib, x, y: lib.true_divide(x, y),
+    "div_floor": lambda lib, x, y: lib.div(x, y, rounding_mode="floor"),
+    "div_trunc": lambda lib, x, y: lib.div(x, y, rounding_mode="trunc"),
+    "nextafter": lambda lib, x, y: lib.nextafter(x, y),
+    "dist": lambda lib, x, y: lib.dist(x, y),
+    "dist_1": lambda lib, x, y: lib.dist(x, y, 1),
+    "cosine_similarity": lambda lib, x, y: lib.nn.functional.cosine_similarity(x, y, dim=0),
 })
+
+TERNARY = {
+    "addcmul": lambda lib, x, y, z: lib.addcmul(x, y, z, value=0.5),
+    "addcdiv": lambda lib, x, y, z: lib.addcdiv(x, y, z, value=0.5),
+    "lerp_tensor": lambda lib, x, y, z: lib.lerp(x, y, z),
+    "clamp_tensor_both": lambda lib, x, y, z: lib.clamp(x, y, z),
+    "where_tensor": lambda lib, x, y, z: lib.where(z > 0, x, y),
+}
 
 
 REDUCTIONS = {
@@ -124,6 +156,25 @@ REDUCTIONS = {
         2, 1, largest=False).values,
     "median": lambda lib, x: x.median(1).values, "nansum": lambda lib, x: x.nansum(1),
     "nanmean": lambda lib, x: x.nanmean(1),
+    "sort_unstable": lambda lib, x: x.sort(1).values,
+    "topk_unsorted": lambda lib, x: x.topk(3, 1, sorted=False).values,
+    "kthvalue": lambda lib, x: x.kthvalue(2, 1).values,
+    "mode": lambda lib, x: x.mode(1).values, "median_all": lambda lib, x: x.median(),
+    "nanmedian": lambda lib, x: x.nanmedian(1).values,
+    "var_mean": lambda lib, x: sum(lib.var_mean(x, 1)),
+    "std_mean": lambda lib, x: sum(lib.std_mean(x, 1, correction=0)),
+    "aminmax": lambda lib, x: sum(lib.aminmax(x, dim=1)),
+    "diff": lambda lib, x: x.diff(dim=1), "softmin": lambda lib, x: lib.nn.functional.softmin(
+        x, 1), "logsumexp_all": lambda lib, x: x.logsumexp((0, 1)),
+    "normalize": lambda lib, x: lib.nn.functional.normalize(x, dim=1),
+    "glu": lambda lib, x: lib.nn.functional.glu(x, 1),
+    "trapezoid": lambda lib, x: lib.trapezoid(x, dim=1),
+    "cumulative_trapezoid": lambda lib, x: lib.cumulative_trapezoid(x, dim=1),
+    "renorm": lambda lib, x: x.renorm(2, 0, 1.0),
+    "norm_0": lambda lib, x: x.norm(p=0, dim=1), "norm_-inf": lambda lib, x: x.norm(
+        p=-INF, dim=1), "vector_norm_0.5": lambda lib, x: lib.linalg.vector_norm(x, 0.5, dim=1),
+    "matrix_norm": lambda lib, x: lib.linalg.matrix_norm(x),
+    "cummax_all": lambda lib, x: x.flatten().cummax(0).values,
 }
 
 # (op, dtype or None for both) -> why tapegrad differs from torch there. The position-dependent
@@ -177,7 +228,7 @@ def _run(lib, fn, data, dtype, order):
 
 # op -> relative tolerance in float64 where torch's own series is the less accurate one:
 # torch's trigamma (six shifts, then four asymptotic terms) is off by up to 5e-10, ours by ~1e-16
-SERIES_TOLERANCE = {"lgamma": 1e-9, "digamma": 1e-9, "polygamma_1": 1e-9}
+SERIES_TOLERANCE = {"lgamma": 1e-9, "digamma": 1e-9, "polygamma_1": 1e-9, "mvlgamma_1": 1e-9}
 
 
 def _assert_same(ours, theirs, dtype, data, tolerance=1e-10):
@@ -210,7 +261,8 @@ def _assert_same(ours, theirs, dtype, data, tolerance=1e-10):
 
 def _cases():
     for group, table, data in (("unary", UNARY, lambda dt: [_edges(dt)]),
-                               ("binary", BINARY, _pairs), ("reduction", REDUCTIONS, _rows)):
+                               ("binary", BINARY, _pairs), ("ternary", TERNARY, _triples),
+                               ("reduction", REDUCTIONS, _rows)):
         for name, fn in table.items():
             for dtype in ("float64", "float32"):
                 why = XFAILS.get((name, dtype), XFAILS.get((name, None)))

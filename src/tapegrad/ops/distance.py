@@ -103,7 +103,9 @@ _EPSILON = 1e-7  # torch divides by norm + 1e-7
 @defop("RenormBackward0", save=("input", "p", "dim", "maxnorm"))
 def _renorm(xp, input: Tensor, p, dim, maxnorm):
     others = tuple(d for d in range(input.ndim) if d != dim)
-    norms = norm_of(xp, input.astype(xp.float64), p, others, True)  # in double, as torch
+    # summed in double, then rounded as torch's norm (float32 at least): inf where it overflows
+    norms = norm_of(xp, input.astype(xp.float64), p, others, True).astype(
+        xp.promote_types(input.dtype, xp.float32))
     factor = xp.where(norms > maxnorm, maxnorm / (norms + _EPSILON), 1.0)
     return (input * factor).astype(input.dtype)
 

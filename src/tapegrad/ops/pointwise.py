@@ -319,11 +319,30 @@ def reciprocal(xp, input: Tensor):
 reciprocal.derivatives(input=lambda ctx: -ctx.grad * (ctx.result * ctx.result))
 
 
+# torch's CPU kernels fuse a * b + c into one rounding (FMA), so a product that overflows alone
+# can still give a finite sum (addcmul(inf, 3e38, -3e38) is inf, lerp(0., 3e38, -0.5) -1.5e38);
+# NumPy rounds the product first. Its result is kept where finite, the rest summed again wider.
+_WIDER = {np.dtype(np.float16): np.float64, np.dtype(np.float32): np.float64}
+if np.finfo(np.longdouble).maxexp > np.finfo(np.float64).maxexp:  # x87 or quad long double
+    _WIDER[np.dtype(np.float64)] = np.longdouble
+
+
+def fused_multiply_add(xp, a, b, c):
+    result = xp.asarray(a * b + c)
+    wider = _WIDER.get(result.dtype)
+    if wider is None or xp is not np or xp.isfinite(result).all():
+        return result
+    redo = ~xp.isfinite(result)
+    a, b, c = (xp.broadcast_to(v, result.shape)[redo].astype(wider) for v in (a, b, c))
+    result[redo] = a * b + c
+    return result
+
+
 @defop("AddcmulBackward0", save=("tensor1", "tensor2", "value"), promote="common")
 def _addcmul(xp, input: Tensor, tensor1: Tensor, tensor2: Tensor, value):
     if xp.result_type(input, tensor1, tensor2).kind not in "fc":
         value = int(value)  # as torch, an integer result takes the value truncated (2.5 -> 2)
-    return input + value * tensor1 * tensor2
+    return fused_multiply_add(xp, value * tensor1, tensor2, input)
 
 
 _addcmul.derivatives(input=lambda ctx: ctx.grad,
@@ -363,12 +382,13 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
     return _addcdiv(input, tensor1, tensor2, number(value, "addcdiv", "value"))
 
 
-# torch's lerp switches formula at |weight| = 0.5 so that both ends are reproduced exactly.
+# torch's lerp switches formula at |weight| = 0.5 so that both ends are reproduced exactly:
+# input + weight * (end - input), else end + (weight - 1) * (end - input), fused as torch's.
 @defop("LerpBackward0", save=("weight",))
 def _lerp_scalar(xp, input: Tensor, end: Tensor, weight):
     if -0.5 < weight < 0.5:
-        return input + weight * (end - input)
-    return end - (end - input) * (1 - weight)
+        return fused_multiply_add(xp, weight, end - input, input)
+    return fused_multiply_add(xp, weight - 1, end - input, end)
 
 
 _lerp_scalar.derivatives(input=lambda ctx: mul_scalar(ctx.grad, 1 - ctx.weight),
@@ -378,8 +398,9 @@ _lerp_scalar.derivatives(input=lambda ctx: mul_scalar(ctx.grad, 1 - ctx.weight),
 @defop("LerpBackward1", save=("input", "end", "weight"))
 def _lerp_tensor(xp, input: Tensor, end: Tensor, weight: Tensor):
     weight = weight.astype(input.dtype, copy=False)  # a 0-d weight may have any dtype
-    return xp.where(xp.absolute(weight) < 0.5, input + weight * (end - input),
-                    end - (end - input) * (1 - weight))
+    small = xp.absolute(weight) < 0.5
+    return fused_multiply_add(xp, xp.where(small, weight, weight - 1), end - input,
+                              xp.where(small, input, end))
 
 
 _lerp_tensor.derivatives(input=lambda ctx: ctx.grad * _sub(1.0, ctx.weight),

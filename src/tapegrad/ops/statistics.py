@@ -114,14 +114,19 @@ def hash_tensor(input, dim=None, *, keepdim=False, mode=0):
 
 # ---- std_mean, var_mean -------------------------------------------------------------------
 
+def _in_double(xp, input):
+    return input.astype(xp.complex128 if input.dtype.kind == "c" else xp.float64, copy=False)
+
+
 def _mean_of_moments(xp, input, dim, keepdim):
-    return xp.mean(input, axis=dim, keepdims=keepdim)
+    # in double, rounded once, as torch's Welford kernel: a float32 mean of 3e38s is finite
+    return xp.mean(_in_double(xp, input), axis=dim, keepdims=keepdim).astype(input.dtype)
 
 
 @defop("StdMeanBackward0", save=("input", "dim", "correction", "keepdim", "result0"))
 def _std_mean(xp, input: Tensor, dim, correction, keepdim):
-    return (xp.sqrt(variance_of(xp, input, dim, correction, keepdim)),
-            _mean_of_moments(xp, input, dim, keepdim))
+    variance = variance_of(xp, _in_double(xp, input), dim, correction, keepdim)
+    return (xp.sqrt(variance).astype(input.real.dtype), _mean_of_moments(xp, input, dim, keepdim))
 
 
 @defop("VarMeanBackward0", save=("input", "dim", "correction", "keepdim"))
