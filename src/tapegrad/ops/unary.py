@@ -383,11 +383,12 @@ relu.derivatives(input=lambda ctx: threshold_backward(ctx.grad, ctx.result, 0))
 
 
 # The backward of relu and F.threshold (declared here, as activation.py builds on this module):
-# the gradient passes unless input <= threshold, so it passes at NaN.
-# (torch's `self` is `input` here, as in every op)
+# the gradient passes unless input <= threshold, so it passes at NaN. A product with the mask:
+# a where is ten times slower on this hot path (only a non-finite gradient that is masked
+# differs: NaN, where torch gives 0). torch's `self` is `input` here, as in every op.
 @defop("ThresholdBackwardBackward0", save=("input", "threshold"))
 def threshold_backward(xp, grad_output: Tensor, input: Tensor, threshold):
-    return xp.where(input <= threshold, 0, grad_output)
+    return grad_output * ~(input <= threshold)
 
 
 threshold_backward.derivatives(
