@@ -15,7 +15,6 @@ from ._checks import broadcast_shapes, wrap_dim
 from ._define import defop
 from ._inplace import copy_
 from ._inplace import inplace as _in_place
-from .indexing import scatter_add_into_zeros
 from .linalg import addmm, matmul
 from .pointwise import _C_TYPE_NAMES, add, add_scalar, clamp_min, div_scalar, where
 from .reduction import aten_norm, norm, vector_norm
@@ -818,20 +817,45 @@ def _embedding(xp, weight: Tensor, indices, padding_idx=-1, scale_grad_by_freq=F
     return weight[indices]
 
 
-def _embedding_backward(ctx):
-    """Each row of the gradient adds into the weight row it was read from."""
-    rows = ctx.indices.reshape(-1)
-    grad = reshape(ctx.grad, rows.size, ctx.weight_shape[1])
-    if ctx.padding_idx >= 0:
-        grad = grad * Tensor._make((rows != ctx.padding_idx)[:, None])
-    if ctx.scale_grad_by_freq:
-        counts = np.bincount(rows, minlength=ctx.weight_shape[0])[rows]
-        grad = grad / Tensor._make(counts[:, None])
-    return scatter_add_into_zeros(grad, ctx.weight_shape, 0,
-                                  np.broadcast_to(rows[:, None], grad.shape))
+def _row_shares(xp, rows, num_weights, padding_idx, scale_grad_by_freq, dtype):
+    """How much of each read row's gradient reaches the weight: none for the padding row, a
+    1/count share when scale_grad_by_freq."""
+    shares = xp.ones(rows.size, dtype)
+    if padding_idx >= 0:
+        shares[rows == padding_idx] = 0
+    if scale_grad_by_freq:
+        shares /= xp.bincount(rows, minlength=num_weights)[rows]
+    return shares
 
 
-_embedding.derivatives(weight=_embedding_backward)
+@defop("EmbeddingDenseBackwardBackward0", save=("indices", "num_weights", "padding_idx",
+                                                "scale_grad_by_freq"))
+def _embedding_dense_backward(xp, grad_output: Tensor, indices, num_weights, padding_idx,
+                              scale_grad_by_freq):
+    """torch's embedding_dense_backward: each row of the gradient adds into the weight row it
+    was read from."""
+    rows = indices.reshape(-1)
+    grad = grad_output.reshape(rows.size, grad_output.shape[-1])
+    result = xp.zeros((num_weights, grad.shape[1]), grad.dtype)
+    shares = _row_shares(xp, rows, num_weights, padding_idx, scale_grad_by_freq, grad.dtype)
+    xp.add.at(result, rows, grad * shares[:, None])
+    return result
+
+
+def _embedding_dense_double_backward(ctx):
+    """The weight-shaped gradient read back at the rows, 0 for the padding row. No 1/count for
+    scale_grad_by_freq: the embedding's own backward, which the gradient reaches next, scales
+    by it again (so torch's second derivative is that of its first)."""
+    picked = _embedding(ctx.grad, ctx.indices)
+    if ctx.padding_idx < 0:
+        return picked
+    kept = ctx.indices != ctx.padding_idx
+    return picked * Tensor._make(kept.reshape(ctx.indices.shape + (1,)))
+
+
+_embedding_dense_backward.derivatives(grad_output=_embedding_dense_double_backward)
+_embedding.derivatives(weight=lambda ctx: _embedding_dense_backward(
+    ctx.grad, ctx.indices, ctx.weight_shape[0], ctx.padding_idx, ctx.scale_grad_by_freq))
 
 
 @defop(None)
