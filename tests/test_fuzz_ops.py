@@ -28,7 +28,7 @@ from hypothesis import given, seed, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 import fuzz_strategies as fs  # noqa: E402
-from compare import same_error  # noqa: E402
+from compare import same, same_error  # noqa: E402
 import tapegrad  # noqa: E402
 from op_db import BINARY, OP_DB, UNARY  # noqa: E402
 from op_db_pointwise import TERNARY  # noqa: E402
@@ -37,10 +37,11 @@ EXAMPLES_PER_ROW = max(2, settings().max_examples // 10)
 TOLERANCE = {"float64": dict(rtol=1e-6, atol=1e-12), "float32": dict(rtol=1e-5, atol=1e-6)}
 
 # What the strategy can avoid for a row: "edges" (no edge values), "nonfinite" (no inf, NaN or
-# huge values), "nan", "huge", "ties" (no repeated values), "expanded" (no expanded layout),
-# "mixed_dtypes" (one dtype for all inputs), "other_dtypes" (floats only), "shapes" (the
-# sample's own shapes only).
-_EDGE_INDEX = {"nonfinite": (2, 3, 4, 5, 6), "nan": (4,), "huge": (5, 6)}  # fs.edge_values
+# huge values), "nan", "huge", "signed_zero" (no -0), "ties" (no repeated values), "expanded"
+# (no expanded layout), "strided" (contiguous inputs only), "mixed_dtypes" (one dtype for all
+# inputs), "other_dtypes" (floats only), "shapes" (the sample's own shapes only).
+_EDGE_INDEX = {"nonfinite": (2, 3, 4, 5, 6), "nan": (4,), "huge": (5, 6),  # fs.edge_values
+               "signed_zero": (1,)}
 
 _DECOMPOSITIONS = (("edges", "ties", "expanded"),
                    "LAPACK on degenerate input: at edge values, ties and repeated rows the "
@@ -58,6 +59,14 @@ _OVERFLOWING_STATISTICS = (("huge",),
                            "dtype (float32 overflows), ours in float64")
 
 
+_BACKWARD_REFUSES_MIXED_DTYPES = (
+    ("mixed_dtypes",), "torch's backward raises 'Found dtype Float but expected Double' (or "
+                       "addmv's dtype error) where its forward took float32 with float64; "
+                       "ours differentiates")
+_WELFORD = (("nonfinite",), "torch's var_mean/std_mean update the mean as Welford does, "
+                            "m + (x - m) / n, NaN for a row of -inf; ours gives the mean, -inf")
+
+
 def _named(prefixes, reason):
     return {row.name: reason for row in OP_DB if row.name.startswith(prefixes)}
 
@@ -72,7 +81,24 @@ KNOWN_DIFFERENCES = {
               "bilinear"), _PRODUCTS),
     **_named(("relu6", "hardtanh", "hardshrink", "softshrink"), _NAN_LANES),
     **_named(("batch_norm", "instance_norm", "group_norm", "layer_norm", "avg_pool",
-              "adaptive_avg_pool"), _OVERFLOWING_STATISTICS),
+              "adaptive_avg_pool", "scaled_dot_product_attention", "renorm"),
+             _OVERFLOWING_STATISTICS),
+    **_named(("huber_loss", "addr", "clip_tensor", "clamp_tensor"),
+             _BACKWARD_REFUSES_MIXED_DTYPES),
+    **_named(("var_mean", "std_mean"), _WELFORD),
+    **_named(("copysign",), (("nonfinite",), "intentional: copysign's gradient is +-1 at "
+                                             "+-inf, where torch's result / input is NaN "
+                                             "(test_edge_values.py)")),
+    **_named(("native_group_norm",), (("strided",), "torch's native_group_norm reads a "
+                                                     "non-contiguous input as if contiguous "
+                                                     "(its output holds the storage between "
+                                                     "the elements); ours reads the view")),
+    **_named(("as_strided",), (("shapes",), "an empty slice's storage_offset() is 0 in "
+                                            "tapegrad (NumPy keeps the data pointer of an empty "
+                                            "view at its base's start); torch's is where the "
+                                            "slice starts, so as_strided of it differs")),
+    **_named(("logit",), (("signed_zero",), "logit's gradient at -0: torch's is -inf * grad, "
+                                            "ours +inf * grad (1 / (x (1 - x)) at -0)")),
 }
 
 
@@ -138,7 +164,8 @@ def cases(draw, row):
     return dict(
         sample=sample, shapes=shapes, constants=constants, dtypes=dtypes, plan=plan,
         values=sample.values if own_shapes and sample.values is not None else None,
-        layouts=[draw(fs.layouts(shape, expanded=not avoided(row, "expanded")))
+        layouts=[("contiguous",) if avoided(row, "strided")
+                 else draw(fs.layouts(shape, expanded=not avoided(row, "expanded")))
                  for shape in shapes],
         requires_grad=[flag and draw(st.integers(0, 5)) > 0
                        for flag in (tuple(sample.requires_grad) or (True,) * len(shapes))])
@@ -337,7 +364,16 @@ FOUND = {
     "legacy_cholesky_long_not_square": lambda lib: lib.cholesky(
         lib.ones(2, 3, dtype=lib.int64)),
     "mv_0d_matrix": lambda lib: lib.mv(lib.tensor(1.0), lib.ones(2)),
+    "matrix_norm_long_with_float_dtype": lambda lib: lib.linalg.matrix_norm(
+        lib.ones(2, 3, dtype=lib.int64), "nuc", dtype=lib.float64),
+    "dist_long_and_int": lambda lib: lib.dist(lib.ones(2, dtype=lib.int64),
+                                              lib.ones(2, dtype=lib.int32)),
 }
+
+
+def test_fuzz_finding_dist_promotes_before_its_dtype_check():
+    same(lambda lib: lib.dist(lib.tensor([1, -1, 2], dtype=lib.int32),
+                              lib.tensor([0.5, 0.25, 2.0], dtype=lib.float64)).item())
 
 
 @pytest.mark.filterwarnings("ignore:torch.cholesky is deprecated")

@@ -603,7 +603,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
     if dtype is not None and not (dtype.is_floating_point or dtype.is_complex):
         raise RuntimeError("linalg.matrix_norm: dtype should be floating point or complex, but "
                            f"got {dtype.legacy_name}")
-    _check_matrices("linalg.matrix_norm", A, square=False, dtype=dtype)
+    _check_matrices("linalg.matrix_norm", A, square=False)  # torch: even with a float dtype
     dim = tuple(dim)
     if len(dim) != 2:
         raise RuntimeError("linalg.matrix_norm: dim must be a 2-tuple. Got "

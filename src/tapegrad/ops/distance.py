@@ -1,5 +1,6 @@
 """Distances: dist (the p-norm of a difference), cdist (every pairwise distance between two
 sets of row vectors) and renorm (rescaling slices to a maximum norm)."""
+from .. import _dtype
 from .._tensor import Tensor
 from ._checks import broadcast_shapes, wrap_dim
 from ._define import defop
@@ -28,11 +29,11 @@ _dist.derivatives(input=_dist_backward,
 
 def dist(input, other, p=2):
     """The p-norm of input - other (broadcast)."""
-    for tensor in (input, other):
-        if isinstance(tensor, Tensor) and not (tensor.dtype.is_floating_point
-                                               or tensor.dtype.is_complex):
-            raise RuntimeError("norm(): input dtype should be either floating point or complex. "
-                               f"Got {tensor.dtype.legacy_name} instead.")
+    # torch checks the dtype of input - other: int32 with float64 is fine
+    dtype = _dtype.promote_types(input.dtype, other.dtype)
+    if not (dtype.is_floating_point or dtype.is_complex):
+        raise RuntimeError("norm(): input dtype should be either floating point or complex. "
+                           f"Got {dtype.legacy_name} instead.")
     return _dist(input, other, float(p))
 
 
