@@ -300,12 +300,13 @@ SIZE_ERRORS = _size_errors()
 def test_size_arguments_as_torch(name):
     """A refused size raises torch's class and text; an accepted one gives torch's shape."""
     code = SIZE_ERRORS[name]
-    same(lambda lib: _outcome(lambda: eval(code, {"lib": lib, "np": np})))
+    same(lambda lib: _outcome(lambda: tuple(eval(code, {"lib": lib, "np": np}).shape)))
 
 
 def _outcome(fn):
+    """fn's result, or the class and text of what it raised."""
     try:
-        return tuple(fn().shape)
+        return fn()
     except Exception as error:  # noqa: BLE001 (the class and text are what is compared)
         return type(error).__name__, str(error)
 
@@ -334,6 +335,44 @@ NUMPY_OPERANDS = {
 def test_numpy_operands_and_accepted_calls_match_torch(name):
     same(lambda lib: (type(NUMPY_OPERANDS[name](lib)).__name__,
                       _result(NUMPY_OPERANDS[name](lib))))
+
+
+def _assign(lib, dtype, key, value):
+    x = lib.zeros(2, 3, dtype=getattr(lib, dtype))
+    x[key] = value(lib) if callable(value) else value
+    return _result(x)
+
+
+ASSIGNMENTS = {  # (dtype, key, value): torch's result or error
+    "list": ("float32", 0, [1.0, 2.0, 3.0]),
+    "tuple": ("float32", 0, (1.0, 2.0, 3.0)),
+    "ndarray": ("float32", 0, np.ones(3)),
+    "none": ("float32", 0, None),
+    "str": ("float32", 0, "a"),
+    "list_by_mask": ("float32", (slice(None),), [1.0]),
+    "list_of_tensors": ("float32", 0, lambda lib: [lib.tensor(1.0), 2.0, 3.0]),
+    "np_float64": ("float32", 0, np.float64(2)),
+    "np_complex": ("float32", 0, np.complex64(1j)),
+    "complex_into_float": ("float32", 0, 1j),
+    "complex_into_int": ("int64", 0, 1j),
+    "complex_into_bool": ("bool", 0, 1j),
+    "none_into_complex": ("complex64", 0, None),
+    "overflow_uint8": ("uint8", 0, 300),
+    "overflow_int32": ("int32", 0, 2**40),
+    "np_overflow_int8": ("int8", 0, np.int64(300)),
+    "nan_into_int64": ("int64", 0, float("nan")),
+    "negative_into_uint8_wraps": ("uint8", 0, -1),
+    "float_into_int_truncates": ("int64", 0, 2.7),
+    "bool_into_int": ("int64", 0, True),
+    "tensor_of_other_dtype": ("float32", 0, lambda lib: lib.ones(3, dtype=lib.float64)),
+}
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("name", ASSIGNMENTS)
+def test_assigned_values_as_torch(name):
+    dtype, key, value = ASSIGNMENTS[name]
+    same(lambda lib: _outcome(lambda: _assign(lib, dtype, key, value)))
 
 
 def _answer(value):

@@ -312,6 +312,22 @@ _FILL_TYPE_NAMES = {"float16": "c10::Half", "bfloat16": "c10::BFloat16", "float3
                     "float64": "double", "int32": "int", "bool": "bool"}
 
 
+def assigned_value(tensor, value):
+    """value of tensor[key] = value, as torch takes it: a tensor, or a number the dtype can
+    hold; torch's errors for anything else (lists, arrays, None, NumPy complex numbers)."""
+    if isinstance(value, Tensor):
+        return value
+    if (not isinstance(value, (int, float, complex, np.integer, np.floating, np.bool_))
+            or isinstance(value, np.complexfloating)):
+        raise TypeError(f"can't assign a {type_name(value)} to a "
+                        f"torch.{tensor.dtype.legacy_name}Tensor")
+    dtype = tensor.dtype
+    if dtype is _dtype.bool or dtype.is_complex or (dtype.is_floating_point
+                                                    and not isinstance(value, complex)):
+        return value
+    return _fill_value(value, dtype, "setitem")
+
+
 def _fill_value(value, dtype, name):
     """full()'s fill_value: a number (a 0-d tensor's item) that dtype can hold."""
     if isinstance(value, Tensor):

@@ -578,6 +578,8 @@ class Tensor:
     clip_ = clamp_
 
     def __setitem__(self, key, value):
+        if type(value) is not float or self._data.dtype.kind not in "fc":
+            value = assigned_value(self, value)  # lists, None, overflows: torch's errors
         ops.setitem(self, key, value)
 
     # ---- operators ------------------------------------------------------------------------
@@ -850,3 +852,4 @@ def is_tensor(obj):
 
 
 from . import ops  # noqa: E402  (ops import Tensor: this module must exist first)
+from ._creation import assigned_value  # noqa: E402  (loaded by ops)
