@@ -9,9 +9,9 @@ and the op runs on both; torch decides: the same exception class where it raises
 value where torch raises), else the same dtypes, shapes, values (NaN-aware, tolerance by
 dtype), requires_grad, and the gradient for a fixed cotangent.
 
-Budget: the "ci" profile (tests/conftest.py, max_examples=60) gives each row 60 // 10 = 6
-examples, so 788 rows make a corpus of about 4,700 cases (the run prints the exact count);
-HYPOTHESIS_PROFILE=long gives each row 200.
+Budget: the "ci" profile (tests/conftest.py, max_examples=60) gives each row 60 // 15 = 4
+examples, so 788 rows make a corpus of about 3,100 cases (the run prints the exact count);
+HYPOTHESIS_PROFILE=long gives each row 2000 // 15 = 133.
 """
 import collections
 import math
@@ -33,7 +33,7 @@ import tapegrad  # noqa: E402
 from op_db import BINARY, OP_DB, UNARY  # noqa: E402
 from op_db_pointwise import TERNARY  # noqa: E402
 
-EXAMPLES_PER_ROW = max(2, settings().max_examples // 10)
+EXAMPLES_PER_ROW = max(2, settings().max_examples // 15)
 TOLERANCE = {"float64": dict(rtol=1e-6, atol=1e-12), "float32": dict(rtol=1e-5, atol=1e-6)}
 
 # What the strategy can avoid for a row: "edges" (no edge values), "nonfinite" (no inf, NaN or
@@ -368,6 +368,9 @@ FOUND = {
         lib.ones(2, 3, dtype=lib.int64), "nuc", dtype=lib.float64),
     "dist_long_and_int": lambda lib: lib.dist(lib.ones(2, dtype=lib.int64),
                                               lib.ones(2, dtype=lib.int32)),
+    "abs_bool": lambda lib: lib.abs(lib.ones(2, dtype=lib.bool)),
+    "relu_bool": lambda lib: lib.relu(lib.ones(2, dtype=lib.bool)),
+    "relu__bool": lambda lib: lib.ones(2, dtype=lib.bool).relu_(),
 }
 
 

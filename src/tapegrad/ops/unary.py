@@ -13,6 +13,8 @@ from .shape import zeros_of
 
 @defop("AbsBackward0", save=("input",))
 def abs(xp, input: Tensor):
+    if input.dtype.kind == "b":
+        raise NotImplementedError(not_implemented_for("abs_cpu", input.dtype))
     return xp.absolute(input)
 
 
@@ -375,6 +377,8 @@ logit.derivatives(input=_logit_grad)
 
 @defop("ReluBackward0", save=("result",))
 def relu(xp, input: Tensor):
+    if input.dtype.kind == "b":
+        raise RuntimeError("Boolean inputs not supported for relu")
     # NumPy's maximum returns its second argument on ties: -0 stays -0, as torch's
     return xp.maximum(0, input).astype(input.dtype, copy=False)
 
