@@ -244,6 +244,11 @@ REFUSED = {
     "where_none_other": lambda lib: lib.where(lib.ones(2) > 0, lib.ones(2), None),
     "where_number_none": lambda lib: lib.where(lib.ones(2) > 0, 1.0, None),
     "where_none_number": lambda lib: lib.where(lib.ones(2) > 0, None, 2),
+    "nn_elu_list": lambda lib: lib.nn.functional.elu([1.0]),
+    "nn_pad_none": lambda lib: lib.nn.functional.pad(None, (1, 1)),
+    "nn_logsigmoid_list": lambda lib: lib.nn.functional.logsigmoid([1.0]),
+    "nn_max_pool1d_list": lambda lib: lib.nn.functional.max_pool1d([[[1.0, 2.0]]], 2),
+    "nn_unfold_none": lambda lib: lib.nn.functional.unfold(None, 2),
     # methods count positions after the tensor; in-place methods are named as such
     "maximum_method_number": lambda lib: lib.ones(2).maximum(2),
     "atan2_method_ndarray": lambda lib: lib.ones(2).atan2(np.ones(2)),

@@ -7,7 +7,7 @@ import importlib
 import pkgutil
 
 from .._tensor import Tensor
-from ._checks import public as _public
+from ._checks import NN_TORCH_NAMES, public as _public
 from ._define import REGISTRY
 from ._inplace import (IN_PLACE_FUNCTIONS, IN_PLACE_METHODS, copy_, fill_, in_place_variant,
                        inplace, setitem, zero_)
@@ -53,3 +53,5 @@ TORCH_FUNCTIONS.update((name, _public(function, name)) for name, function in
                        TORCH_FUNCTIONS.items())
 LINALG_FUNCTIONS.update((name, _public(function, "linalg_" + name)) for name, function in
                         LINALG_FUNCTIONS.items())
+NN_FUNCTIONS.update((name, _public(NN_FUNCTIONS[name], torch_name))
+                    for name, torch_name in NN_TORCH_NAMES.items() if name in NN_FUNCTIONS)

@@ -150,6 +150,20 @@ _TORCH_PYTHON_FUNCTIONS = frozenset(
     "tensordot unique unique_consecutive unravel_index".split())
 
 
+# torch.nn.functional's functions that refuse a non-tensor with torch's TypeError (the others
+# are Python in torch and fail on it with an AttributeError, as here), by the name torch's
+# message gives (the op they reach)
+NN_TORCH_NAMES = {name: name for name in (
+    "adaptive_max_pool1d avg_pool2d batch_norm celu conv1d conv2d conv3d conv_transpose1d "
+    "conv_transpose2d conv_transpose3d cosine_embedding_loss cosine_similarity elu embedding "
+    "gelu hardsigmoid hardswish hinge_embedding_loss kl_div layer_norm leaky_relu linear "
+    "max_pool1d max_pool2d mish multi_margin_loss multilabel_margin_loss pad "
+    "scaled_dot_product_attention selu silu soft_margin_loss softplus softshrink "
+    "triplet_margin_loss").split()}
+NN_TORCH_NAMES.update(cross_entropy="cross_entropy_loss", logsigmoid="log_sigmoid",
+                      nll_loss="nll_loss_nd", unfold="im2col")
+
+
 def public(function, name, method=False):
     """What tapegrad exports for one of its functions as torch.<name> or Tensor.<name>: a
     Python function wrapped by `diagnosed` (declared ops check their inputs themselves)."""
@@ -159,18 +173,23 @@ def public(function, name, method=False):
     return diagnosed(function, name, method)
 
 
-def _may_warn(function, depth=3):
-    """Whether function (or a module-level helper it calls) issues warnings: its warnings'
-    stacklevel counts frames, which a wrapping frame would shift."""
-    codes, names = [function.__code__], set()
+def _may_warn(function, depth=2):
+    """Whether function (or a module-level helper it calls) issues warnings with a stacklevel:
+    it counts frames, which a wrapping frame would shift."""
+    codes, names, leveled = [function.__code__], set(), False
     while codes:
         code = codes.pop()
         names.update(code.co_names)
+        leveled = leveled or "stacklevel" in code.co_varnames or any(
+            type(c) is tuple and "stacklevel" in c  # warn(..., stacklevel=2): a keyword's name
+            for c in code.co_consts)
         codes.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
-    if "warn" in names or "warnings" in names:
+    if leveled:
+        return True
+    wrapped = [cell.cell_contents for cell in function.__closure__ or ()]  # under decorators
+    if any(_may_warn(inner, depth) for inner in wrapped if type(inner) is types.FunctionType):
         return True
     helpers = [function.__globals__.get(name) for name in names]
-    helpers += [cell.cell_contents for cell in function.__closure__ or ()]  # decorators' own
     return depth > 0 and any(_may_warn(helper, depth - 1) for helper in helpers
                              if type(helper) is types.FunctionType)
 
