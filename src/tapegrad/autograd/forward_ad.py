@@ -127,7 +127,7 @@ def _laid_out_like(tangent, tensor):
 
 def write_tangent(target, tangent):
     """An in-place op gave target the tangent `tangent` (Note [Shared tangents])."""
-    if tangent is None or _level is None:
+    if tangent is None:
         return
     from ..ops import strided
     current = tangent_of(target)

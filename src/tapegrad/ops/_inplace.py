@@ -14,7 +14,7 @@ from .. import _dtype
 from .._tensor import Tensor
 from ..autograd import forward_ad, grad_mode
 from ..autograd.graph import Node, SavedTensor
-from ._checks import blame, broadcast_shapes, counts_tensor, in_place_words
+from ._checks import broadcast_shapes
 from ._define import edge_of, defop
 from .shape import zeros_of
 from . import strided  # after shape, which loads it
@@ -24,14 +24,8 @@ def inplace(op, target, *args, **kwargs):
     """Apply `op(target, *args, **kwargs)` in place on target; returns target."""
     _check_inference(target)
     name = op.__name__.lstrip("_")
-    try:
-        return _apply(op, target, args, kwargs,
-                      lambda: _check_overlap(name, target._data, (*args, *kwargs.values())))
-    except TypeError as error:  # torch's words name the in-place method: add_(), not add()
-        raise in_place_words(error, name, counts_tensor(error)) from None
-    except AttributeError as error:  # x.masked_scatter_([True], y): a list for a tensor
-        blame(error, name + "_", getattr(op, "__wrapped__", op), (target, *args), kwargs, True)
-        raise
+    return _apply(op, target, args, kwargs,
+                  lambda: _check_overlap(name, target, (*args, *kwargs.values())))
 
 
 def _apply(op, target, args, kwargs, check_memory):
@@ -117,7 +111,8 @@ def _write(target, result, rerun=None):
     else:
         np.copyto(strided.writable(target._data), result._data, casting="unsafe")
     target._bump_version()
-    forward_ad.write_tangent(target, forward_ad.tangent_of(result))
+    if forward_ad._level is not None:
+        forward_ad.write_tangent(target, forward_ad.tangent_of(result))
 
 
 def _write_in_turn(target, first, op, args, kwargs):
@@ -176,10 +171,12 @@ _ALIASING_ALLOWED = frozenset("""
 """.split())
 
 
-def _check_overlap(name, array, inputs):
+def _check_overlap(name, target, inputs, array=None):
     """torch's refusals of a write into memory that two elements, or an input and the written
-    array, share; True when array's elements share memory and torch writes them anyway."""
-    shared = strided.shared_positions(array) is not None
+    array (target's, unless given), share; True when its elements share memory and torch
+    writes them anyway."""
+    array = target._data if array is None else array
+    shared = not array.flags.c_contiguous and strided.shared_positions(array) is not None
     if shared and _has_expanded_dim(array):
         if name not in _SHARING_ALLOWED:
             raise RuntimeError(_SHARED_ELEMENTS)
@@ -189,8 +186,9 @@ def _check_overlap(name, array, inputs):
                           "the tensor before performing this operation. This also applies to "
                           f"advanced indexing e.g. {example}", UserWarning, stacklevel=4)
     if name not in _ALIASING_ALLOWED:
-        for value in inputs:
-            if isinstance(value, Tensor) and _partly_overlaps(array, value._data):
+        for value in inputs:  # only tensors on target's storage (its version counter) can
+            if (isinstance(value, Tensor) and value._version_counter is target._version_counter
+                    and _partly_overlaps(array, value._data)):
                 raise RuntimeError(_PARTLY_SHARED)
     return shared
 
@@ -207,8 +205,8 @@ def _has_expanded_dim(array):
 
 def _partly_overlaps(a, b):
     """torch's get_overlap_status is Partial: both dense, sharing memory, not the very same."""
-    if a is b or a.base is None and b.base is None or not a.size or not b.size:
-        return False  # one object, or two that own their memory, or nothing
+    if a is b or not a.size or not b.size:
+        return False
     if not (strided.is_non_overlapping_and_dense(a) and strided.is_non_overlapping_and_dense(b)):
         return False
     a_start, a_end, a_owner = strided.storage_bytes(a)
@@ -318,7 +316,8 @@ def _view_put(xp, input: Tensor, positions, value: Tensor, accumulate, visits=No
     of input's, accumulate sums their values (as_strided's backward), else the one written
     last stays (CopySlices' copy into the view, as torch's: visits is its order)."""
     result = input.copy()
-    value = xp.broadcast_to(value, positions.shape)
+    if getattr(value, "shape", None) != positions.shape:
+        value = xp.broadcast_to(value, positions.shape)
     if accumulate:
         xp.add.at(result.reshape(-1), positions, value)
     elif visits is None:
@@ -343,10 +342,10 @@ class CopySlices(Node):
 
     __slots__ = ("positions", "fn", "expanded", "visits")
 
-    def __init__(self, base_edge, base_metadata, view, fn):
+    def __init__(self, base_edge, base_metadata, view, fn, positions):
         super().__init__((base_edge,) + fn.next_functions[1:],
                          (base_metadata,) + fn._input_metadata[1:])
-        self.positions, self.fn = _positions(view), fn
+        self.positions, self.fn = positions, fn
         # torch copies the gradient back into the view's geometry: refused for an expanded one
         self.expanded = _has_expanded_dim(view._data)
         self.visits = None if strided.shared_positions(view._data) is None else (
@@ -370,10 +369,11 @@ class CopySlices(Node):
 
 
 def _rebase_view(view, fn):
-    base = view._base
-    base._grad_fn = CopySlices(edge_of(base), (base._data.shape, base.dtype), view, fn)
+    base, positions = view._base, _positions(view)
+    base._grad_fn = CopySlices(edge_of(base), (base._data.shape, base.dtype), view, fn,
+                               positions)
     base._requires_grad, base._output_nr = True, 0
-    regenerate_view_node(view)
+    regenerate_view_node(view, positions)
 
 
 # Note [View regeneration]
@@ -385,14 +385,14 @@ def _rebase_view(view, fn):
 # torch does so even when the base does not require grad but the view had a node: a view of
 # a leaf that is itself a view (t.view(2, 3).requires_grad_()[0]) then loses its way back.
 
-def regenerate_view_node(view):
+def regenerate_view_node(view, positions=None):
     _check_creation(view, indirect=True)
     base = view._base
     if not base._requires_grad:  # a view of a leaf that is itself a view (Note above)
         base = Tensor._make(base._data, base.dtype)
         base._requires_grad = True
     with grad_mode.enable_grad():
-        regenerated = _view_of_base(base, _positions(view))
+        regenerated = _view_of_base(base, _positions(view) if positions is None else positions)
     if base is not view._base:  # torch's node then leads nowhere: no gradient flows back
         regenerated._grad_fn.next_functions = ((None, 0),)
         regenerated._grad_fn._needs_input_grad = [False]
@@ -470,15 +470,16 @@ def setitem(target, key, value):
     _check_inference(target)
     items = key if isinstance(key, tuple) else (key,)
     arrays = written_key(items, value)
-    basic = all(_is_basic(item) for item in arrays)
-    check_memory = lambda: _check_setitem_overlap(target, arrays, value, basic)  # noqa: E731
     tracked = forward_ad._level is not None or grad_mode.is_recording() and (
         target.requires_grad or isinstance(value, Tensor) and value.requires_grad)
+    data = target._data
     if not tracked:
-        check_memory()
+        if not data.flags.writeable or isinstance(value, Tensor) and (
+                value._version_counter is target._version_counter):
+            _check_setitem_overlap(target, arrays, value, all(map(_is_basic, arrays)))
+            data = strided.writable(data)
         try:
-            strided.writable(target._data)[arrays] = (value._data if isinstance(value, Tensor)
-                                                      else value)
+            data[arrays] = value._data if isinstance(value, Tensor) else value
         except IndexError:
             getitem(target, key)  # raises torch's error for the key
             raise
@@ -490,6 +491,8 @@ def setitem(target, key, value):
         # torch drops the value's leading 1-sized dims first (a ViewBackward0)
         value = value.view(value.shape[next(i for i, n in enumerate(value.shape + (0,))
                                             if n != 1):])
+    basic = all(map(_is_basic, arrays))
+    check_memory = lambda: _check_setitem_overlap(target, arrays, value, basic)  # noqa: E731
     if basic:
         view = target if _takes_no_view(target, arrays) else getitem(target, key)
         if isinstance(value, Tensor) and not fits(value.shape, view.shape):
@@ -526,11 +529,15 @@ def _check_setitem_overlap(target, arrays, value, basic):
     (refused where its elements share memory; the value is compared as broadcast to it, and
     not at all when 0-d, which fills), any other key is an index_put_ (allowed there)."""
     if not basic:
-        return _check_overlap("index_put", target._data, (value,))
+        return _check_overlap("index_put", target, (value,))
+    aliased = (isinstance(value, Tensor) and value.ndim
+               and value._version_counter is target._version_counter)
+    if not aliased and 0 not in target._data.strides:
+        return False
     region = target._data[arrays]
     if _has_expanded_dim(region):
         raise RuntimeError(_SHARED_ELEMENTS)
-    if isinstance(value, Tensor) and value.ndim and isinstance(region, np.ndarray):
+    if aliased and isinstance(region, np.ndarray):
         source = value._data
         source = source.reshape(source.shape[next((i for i, n in enumerate(source.shape)
                                                    if n != 1), source.ndim):])
