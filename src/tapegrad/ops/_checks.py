@@ -253,7 +253,7 @@ def blame(error, name, function, args, kwargs, method=False):
     given += [(None, key, value) for key, value in kwargs.items()]
     for position, parameter, value in given[1 if method else 0:]:
         if (isinstance(value, Tensor) or parameter in _NOT_TENSOR_PARAMETERS
-                or f"'{type(value).__name__}'" not in text):
+                or parameter in _INT_PARAMETERS or f"'{type(value).__name__}'" not in text):
             continue
         if parameter == "*":  # torch.block_diag(x, [1.])
             raise TypeError(f"expected Tensor as element {position} in argument 0, but got "
@@ -261,6 +261,22 @@ def blame(error, name, function, args, kwargs, method=False):
         where = "" if position is None else f" (position {position + (not method)})"
         raise TypeError(f"{name}(): argument '{parameter}'{where} must be Tensor, not "
                         f"{type_name(value)}") from None
+    if isinstance(error, TypeError) and ("integer" in text or "non-int" in text):
+        _blame_int(error, name, given[1 if method else 0:], method)  # Python's words
+
+
+# Parameters torch types as int; Python's own TypeError about a float or str there (it
+# "cannot be interpreted as an integer") is torch's "must be int, not float".
+_INT_PARAMETERS = frozenset("dim k n chunks start length step dimension dim0 dim1 "
+                            "diagonal offset start_dim end_dim source destination".split())
+
+
+def _blame_int(error, name, given, method):
+    for position, parameter, value in given:
+        if parameter in _INT_PARAMETERS and isinstance(value, (float, str, np.floating)):
+            where = "" if position is None else f" (position {position + (not method)})"
+            raise TypeError(f"{name}(): argument '{parameter}'{where} must be int, not "
+                            f"{type_name(value)}") from None
 
 
 def in_place_words(error, name, counts_tensor, said_as=None):
