@@ -5,16 +5,16 @@ Every kernel handles the whole batch at once. im2col is a strided view of the pa
 back with one strided add per kernel position. Loops run over kernel positions, never over
 pixels or batch elements.
 
-Backward formulas are ops of this module again, so create_graph works everywhere: the input
-gradient of a convolution is a transposed convolution (and vice versa), its weight gradient a
-convolution of input by grad; unfold and fold are each other's gradient.
+A convolution's gradients come from one op, torch's convolution_backward (the input
+gradient is a transposed convolution, and vice versa; the weight gradient pairs input and
+grad), whose derivatives are convolutions and convolution_backward again, so create_graph
+works to every order; unfold and fold are each other's gradient.
 """
 import functools
 import itertools
 import warnings
 
 from .._tensor import Tensor
-from . import reduction
 from ._checks import numel, wrap_dim
 from ._define import defop
 from .activation import pad

@@ -6,10 +6,10 @@ import warnings
 import numpy as np
 
 from .._tensor import Tensor
-from ._checks import broadcast_shapes, numel, type_name, wrap_dim
+from ._checks import broadcast_shapes, type_name, wrap_dim
 from ._define import defop
 from .shape import (alias_view, expand, redeclare, select_view, slice_view, unsqueeze_view,
-                    reshape, zeros_of)
+                    zeros_of)
 
 # ---- indexing ------------------------------------------------------------------------------
 
@@ -484,6 +484,11 @@ _scatter_add.derivatives(input=lambda ctx: ctx.grad, src=_gathered_src)
 def scatter_add_into_zeros(src, shape, dim, index):
     """zeros(shape).scatter_add(dim, index, src), with index an int array."""
     return _scatter_add(zeros_of(src, shape), dim, index, src)
+
+
+def scatter_into_zeros(src, shape, dim, index):
+    """zeros(shape).scatter(dim, index, src), with index an int array."""
+    return _scatter(zeros_of(src, shape), dim, index, src)
 
 
 @defop("NotImplemented")

@@ -2,9 +2,11 @@
 which also return the statistics), instance_norm (batch_norm over a batch of one, as torch
 composes it) and local_response_norm.
 
-Each op normalises over its dims in the forward. The derivative formulas recompute mean and
-1/std from the saved input with tapegrad ops, so backward is itself differentiable and
-create_graph gives exact second derivatives.
+Each op normalises over its dims in the forward. Layer and batch norm's gradients come from
+torch's backward functions, ops of their own (native_layer_norm_backward,
+native_batch_norm_backward: one array-level call per backward) whose derivatives recompute
+mean and 1/std from the input in tapegrad ops, so every order is exact. Group norm's formulas
+are tapegrad ops throughout.
 """
 import functools
 

@@ -15,10 +15,10 @@ from ..autograd.grad_mode import is_recording
 from ._checks import as_int, numel, type_name, wrap_dim, wrap_dims
 from ._define import defop
 from ._summation import full_sum
-from .indexing import getitem, masked_fill, scatter, scatter_add_into_zeros
+from .indexing import getitem, masked_fill, scatter_add_into_zeros, scatter_into_zeros
 from .pointwise import div_scalar, maximum, minimum, mul_scalar, where
 from .shape import expand, reshape, transpose, unsqueeze, zeros_of
-from .unary import abs, exp, sgn, sign
+from .unary import abs, exp, sgn
 
 
 def numpy_keywords(function):
@@ -493,7 +493,7 @@ def value_selecting_backward(grad, indices, shape, dim, keepdim, distinct=False)
     if not keepdim:
         grad, indices = unsqueeze(grad, dim), unsqueeze(indices, dim)
     if distinct:
-        return scatter(zeros_of(grad, shape), dim, indices, grad)
+        return scatter_into_zeros(grad, shape, dim, indices._data)
     return scatter_add_into_zeros(grad, shape, dim, indices._data)
 
 
