@@ -309,6 +309,8 @@ COMPLEX_DRAWS = {
     "normal_": lambda lib, n, dtype: lib.empty(n, dtype=dtype).normal_(1.0, 2.0),
     "uniform_": lambda lib, n, dtype: lib.empty(n, dtype=dtype).uniform_(-1, 2),
     "normal_ transposed": lambda lib, n, dtype: lib.empty(n, 2, dtype=dtype).t().normal_(),
+    "uniform_ unfolded": lambda lib, n, dtype: lib.zeros(n + 4, dtype=dtype).unfold(
+        0, 4, 2).uniform_(),
     "normal tensor float": lambda lib, n, dtype: lib.normal(lib.zeros(n, dtype=dtype), 2.0),
     "randn_like": lambda lib, n, dtype: lib.randn_like(lib.zeros(n, dtype=dtype)),
 }

@@ -97,7 +97,7 @@ def torch_generator(generator=None):
 
 # ---- in-place sampling: Tensor.uniform_, normal_, bernoulli_, exponential_, random_, ... ---
 # Values are torch's (_mt.py): drawn element by element in the order torch's kernels visit the
-# tensor (_mt.visit_order), complex tensors as their real and imaginary parts. Samples are
+# tensor (Note [Visiting order]), complex tensors as their real and imaginary parts. Samples are
 # written through the in-place path with the node torch records (UniformBackward0, ...), so a
 # tensor that requires grad gets torch's leaf error, a tensor in a graph a zero gradient, and
 # each write bumps the version once.
@@ -184,10 +184,10 @@ def bernoulli_(tensor, *args, **kwargs):
         expanded = p.detach().expand(tensor.shape)
         check_probabilities(expanded._data)
         target = tensor._data  # the kernel visits it and p together: both strides count
-        axes = _mt.visit_order(target, p._data)
-        return _fill(tensor, "bernoulli_tensor_", lambda like, probabilities: _mt.laid_out(
-            target, _mt.bernoulli(generator, _mt.in_visit_order(
-                np.broadcast_to(probabilities, like.shape), axes)), axes), p)
+        order = _visit_order(target, p._data)
+        return _fill(tensor, "bernoulli_tensor_", lambda like, probabilities: _laid_out(
+            target, _mt.bernoulli(generator, _in_visit_order(
+                np.broadcast_to(probabilities, like.shape), order)), order), p)
     check_bernoulli_scalar(tensor.dtype, p, "bernoulli_")
     return _fill(tensor, "bernoulli_", lambda count, dtype, contiguous: bernoulli_mask(
         generator, (count,), p))
@@ -240,7 +240,42 @@ def _drawn(array, sample):
     flat = np.asarray(sample(array.size, real, array.flags.c_contiguous))
     if _mt.is_floating(array.dtype):
         flat = _mt.rounded(flat, array.dtype)
-    return _mt.laid_out(array, flat, _mt.visit_order(array)).astype(array.dtype, copy=False)
+    return _laid_out(array, flat, _visit_order(array)).astype(array.dtype, copy=False)
+
+
+# Note [Visiting order]: a serial kernel draws one sample per element in the order torch's
+# TensorIterator visits them (ops/strided.iteration_order): memory order for a dense tensor.
+# Where elements share memory (an unfolded tensor), the sample drawn last for a place stays.
+
+def _visit_order(array, *inputs):
+    """The C-order indices of array's elements in the order torch visits them with the
+    kernel's inputs (broadcast to array's shape); None for C order."""
+    if array.flags.c_contiguous and all(other.flags.c_contiguous for other in inputs):
+        return None
+    from .ops import strided
+    strides = [array.strides] + [np.broadcast_to(o, array.shape).strides for o in inputs]
+    return strided.iteration_order(array.shape, strides)
+
+
+def _in_visit_order(values, order):
+    """values (in the visited array's shape) flat in visiting order."""
+    return values.reshape(-1) if order is None else values.reshape(-1)[order]
+
+
+def _laid_out(array, flat, order):
+    """flat samples, drawn in visiting order, in array's shape (Note [Visiting order])."""
+    if order is None:
+        return flat.reshape(array.shape)
+    from .ops import strided
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)  # when each element is visited
+    positions = strided.shared_positions(array)
+    if positions is not None:  # each element gets the last sample written to its place
+        places, where = np.unique(positions.reshape(-1), return_inverse=True)
+        last = np.full(places.size, -1)
+        np.maximum.at(last, where.reshape(-1), rank)
+        rank = last[where.reshape(-1)]
+    return flat[rank].reshape(array.shape)
 
 
 def bernoulli_mask(generator, shape, p):
