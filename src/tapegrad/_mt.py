@@ -96,10 +96,12 @@ def compute_dtype(dtype):
 def rounded(values, dtype):
     """values (doubles, floats or integers) in dtype, rounded as C++ converts them (see the
     Note above)."""
+    if values.dtype == dtype:
+        return values
     with np.errstate(over="ignore"):  # C++ casts overflow to infinity without a word
         if is_reduced(dtype) and values.dtype != np.float32:
             values = values.astype(np.float32)
-        return values.astype(dtype, copy=False)
+        return values.astype(dtype)
 
 
 def uniform(generator, count, dtype, low, high):
