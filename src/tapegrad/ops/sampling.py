@@ -9,6 +9,7 @@ NotImplemented, whose backward raises), and so does tapegrad. Draws are torch's 
 import numpy as np
 
 from .. import _dtype, _mt, _random
+from .._libstdcxx import topk_indices
 from .._device import tensor_device
 from .._tensor import Tensor
 from ..autograd import grad_mode
@@ -267,9 +268,17 @@ def _multinomial(input, num_samples, replacement, generator):
         # drawn with probability proportional to w
         race = _mt.exponential(generator, weights.size, 1.0).reshape(weights.shape)
         keys = weights / _mt.rounded(race, weights.dtype)
-        indices = np.argsort(-keys, axis=1, kind="stable")[:, :num_samples]
+        indices = np.stack([_largest(row, num_samples) for row in keys])
     shape = (num_samples,) if input.ndim == 1 else (input.shape[0], num_samples)
     return Tensor._make(indices.reshape(shape).astype(np.int64))
+
+
+def _largest(keys, count):
+    """The indices of the count largest keys, as torch picks them: argmax (the first) for one,
+    else topk, whose order of tied keys is libstdc++'s selection's."""
+    if count > 1 and np.unique(keys).size < keys.size:
+        return np.array(topk_indices(keys.tolist(), count))
+    return np.argsort(-keys, kind="stable")[:count]
 
 
 def _check_multinomial(input, num_samples, replacement):
