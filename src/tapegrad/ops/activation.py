@@ -887,6 +887,9 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
     if ((indices < 0) | (indices >= size)).any():
         raise IndexError("index out of range in self")
     if max_norm is not None:
+        if not (weight.dtype.is_floating_point or weight.dtype.is_complex):
+            raise RuntimeError("norm(): input dtype should be either floating point or "
+                               f"complex. Got {weight.dtype.legacy_name} instead.")
         with grad_mode.no_grad():
             _in_place(_embedding_renorm, weight, indices, max_norm, norm_type)
     if padding_idx is None:

@@ -27,8 +27,15 @@ def check_mm_dtypes(input, other):
                            f"{_C_TYPE[input.dtype.name]} != {_C_TYPE[other.dtype.name]}")
 
 
+def _refuse_bool(array, kernel):
+    # the operands share a dtype by now; torch has no bool kernel for its products
+    if array.dtype.kind == "b":
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
+
+
 @defop("MmBackward0", save=("input", "mat2"))
 def _mm(xp, input: Tensor, mat2: Tensor):
+    _refuse_bool(input, "addmm_impl_cpu_")
     return xp.matmul(input, mat2)
 
 
@@ -48,6 +55,7 @@ def mm(input, mat2):
 
 @defop("DotBackward0", save=("input", "tensor"))
 def _dot(xp, input: Tensor, tensor: Tensor):
+    _refuse_bool(input, "dot")
     return xp.dot(input, tensor)
 
 
@@ -76,6 +84,7 @@ def _check_vectors(input, other):
 
 @defop("MvBackward0", save=("input", "vec"))
 def _mv(xp, input: Tensor, vec: Tensor):
+    _refuse_bool(input, "addmv_impl_cpu")
     return xp.matmul(input, vec)
 
 
@@ -100,6 +109,7 @@ def mv(input, vec):
 
 @defop("BmmBackward0", save=("input", "mat2"))
 def _bmm(xp, input: Tensor, mat2: Tensor):
+    _refuse_bool(input, "bmm")
     return xp.matmul(input, mat2)
 
 

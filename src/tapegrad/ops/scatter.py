@@ -13,6 +13,7 @@ from .indexing import (_along, _at_least_1d, _check_index_array, _check_scatter,
                        _scatter_value, _take, fits, index_select, index_select_op, method_of,
                        value_mismatch, written_key)
 from .pointwise import mul_scalar, where
+from .reduction import check_grad_dtype
 from .shape import expand, reshape, zeros_of
 
 # ---- where a source along dim lands --------------------------------------------------------
@@ -390,6 +391,7 @@ def index_fill(input, dim, index, value):
     if outside is not None:
         raise IndexError(f"index {outside} is out of bounds for dimension {dim} with size {size}")
     if isinstance(value, Tensor):
+        check_grad_dtype(value, input.dtype)  # an integer result cannot carry value's gradient
         return _index_fill_tensor(input, dim, index._data, value)
     return _index_fill(input, dim, index._data, value)
 
