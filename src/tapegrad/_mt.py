@@ -153,14 +153,12 @@ def normal(generator, count, dtype, mean, std, contiguous=True):
         return rounded(_fma64(values, float(std), float(mean)), dtype)
     compute = compute_dtype(dtype)
     whole = count - count % 16
-    data = np.empty(count, compute)
-    data[:whole] = _standard_uniform(generator, whole if is_reduced(dtype) else count,
-                                     compute)[:whole]
-    _box_muller_16(data[:whole].reshape(-1, 16), compute)
-    if count % 16:
-        tail = _standard_uniform(generator, 16, compute).reshape(1, 16)
-        _box_muller_16(tail, compute)
-        data[count - 16:] = tail.reshape(-1)
+    blocks = _standard_uniform(generator, whole if is_reduced(dtype) else count, compute)[:whole]
+    if count % 16:  # the redrawn block goes through Box-Muller with the others
+        blocks = np.concatenate([blocks, _standard_uniform(generator, 16, compute)])
+    _box_muller_16(blocks.reshape(-1, 16), compute)
+    data = blocks[:count].copy()
+    data[count - 16:] = blocks[-16:]
     return rounded(_fma(data, std, mean, compute), dtype)
 
 
