@@ -498,3 +498,16 @@ def test_writes_into_overlapping_views_follow_torch_s_element_order(make_view, w
         (y * lib.arange(1.0, 10, dtype=lib.float64)).sum().backward()
         return y.tolist(), x.grad.tolist()
     same(scenario)
+
+
+def test_resize_of_a_base_with_views():
+    def scenario(lib):
+        x = lib.arange(6.0, dtype=lib.float64)
+        view = x[2:]
+        versions = []
+        for shape in [(6,), (2, 3), (3,)]:
+            x.resize_(shape)
+            versions.append(x._version)
+        x.mul_(2)
+        return view.tolist(), x.tolist(), versions, view._version
+    same(scenario)

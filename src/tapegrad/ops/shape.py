@@ -392,6 +392,8 @@ def resize_(input, *sizes, memory_format=None):
         larger = np.zeros(needed, input.dtype.numpy)
         larger[:storage.size] = storage
         storage = larger
+    if sizes != input._data.shape:  # torch counts a change of shape as a write
+        input._bump_version()
     input._data = storage[offset:needed].reshape(sizes)
     return input
 
