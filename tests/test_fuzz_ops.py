@@ -38,11 +38,12 @@ EXAMPLES_PER_ROW = max(2, settings().max_examples // 15)
 TOLERANCE = {"float64": dict(rtol=1e-6, atol=1e-12), "float32": dict(rtol=1e-5, atol=1e-6)}
 
 # What the strategy can avoid for a row: "edges" (no edge values), "nonfinite" (no inf, NaN or
-# huge values), "nan", "huge", "signed_zero" (no -0), "ties" (no repeated values), "expanded"
-# (no expanded layout), "strided" (contiguous inputs only), "mixed_dtypes" (one dtype for all
-# inputs), "other_dtypes" (floats only), "shapes" (the sample's own shapes only).
+# huge values), "nan", "huge", "tiny" (no subnormals), "signed_zero" (no -0), "ties" (no
+# repeated values), "expanded" (no expanded layout), "strided" (contiguous inputs only),
+# "mixed_dtypes" (one dtype for all inputs), "other_dtypes" (floats only), "shapes" (the
+# sample's own shapes only).
 _EDGE_INDEX = {"nonfinite": (2, 3, 4, 5, 6), "nan": (4,), "huge": (5, 6),  # fs.edge_values
-               "signed_zero": (1,)}
+               "signed_zero": (1,), "tiny": (7, 8)}
 
 _DECOMPOSITIONS = (("edges", "ties", "expanded"),
                    "LAPACK on degenerate input: at edge values, ties and repeated rows the "
@@ -111,6 +112,10 @@ KNOWN_DIFFERENCES = {
                                             "tapegrad (NumPy keeps the data pointer of an empty "
                                             "view at its base's start); torch's is where the "
                                             "slice starts, so as_strided of it differs")),
+    **_named(("norm", "vector_norm"), (("huge", "tiny"), (
+        "torch's norm of a single element is |x| (its reduction does not square a lone "
+        "element), so 1e300 and 5e-324 come back; ours squares them (inf, 0), as torch does "
+        "for two elements or more"))),
     **_named(("median",), (("expanded",), "torch's median(dim) of an expanded input returns "
                                           "uninitialised memory (6.9e-310) as its values")),
     **_named(("logit",), (("signed_zero",), "logit's gradient at -0: torch's is -inf * grad, "
