@@ -173,9 +173,13 @@ def public(function, name, method=False):
     return diagnosed(function, name, method)
 
 
-def _may_warn(function, depth=2):
+def _may_warn(function, depth=2, seen=None):
     """Whether function (or a module-level helper it calls) issues warnings with a stacklevel:
     it counts frames, which a wrapping frame would shift."""
+    seen = set() if seen is None else seen
+    if function in seen:
+        return False
+    seen.add(function)
     codes, names, leveled = [function.__code__], set(), False
     while codes:
         code = codes.pop()
@@ -187,10 +191,11 @@ def _may_warn(function, depth=2):
     if leveled:
         return True
     wrapped = [cell.cell_contents for cell in function.__closure__ or ()]  # under decorators
-    if any(_may_warn(inner, depth) for inner in wrapped if type(inner) is types.FunctionType):
+    if any(_may_warn(inner, depth, seen) for inner in wrapped
+           if type(inner) is types.FunctionType):
         return True
     helpers = [function.__globals__.get(name) for name in names]
-    return depth > 0 and any(_may_warn(helper, depth - 1) for helper in helpers
+    return depth > 0 and any(_may_warn(helper, depth - 1, seen) for helper in helpers
                              if type(helper) is types.FunctionType)
 
 
