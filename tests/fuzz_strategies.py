@@ -30,19 +30,24 @@ def broadcast_shapes(draw, count, compatible=True):
     for _ in range(count):
         kept = full[draw(st.integers(0, len(full))):]
         result.append(tuple(1 if draw(st.integers(0, 3)) == 0 else side for side in kept))
-    if compatible:
+    if compatible or count < 2:
         return result
-    clashing = [(i, d) for i, shape in enumerate(result) for d, side in enumerate(shape)
-                if len(result) > 1]
+    # a dim where another input has a side > 1: a different side > 1 there cannot broadcast
+    clashing = [(i, d, other) for i, shape in enumerate(result) for d in range(len(shape))
+                for other in _aligned_sides(result, i, d) if other > 1]
     if not clashing:
-        return [(2,), (3,)] + result[2:] if count > 1 else result
-    i, d = draw(st.sampled_from(clashing))
-    # a side that is neither 1 nor any other input's side at the same (right-aligned) dim
-    taken = {s[len(s) - len(result[i]) + d] for s in result
-             if len(s) - len(result[i]) + d >= 0}
-    side = next(n for n in range(2, 9) if n not in taken)
+        return [(2,), (3,)] + result[2:]
+    i, d, other = draw(st.sampled_from(clashing))
+    side = 2 if other != 2 else 3
     result[i] = result[i][:d] + (side,) + result[i][d + 1:]
     return result
+
+
+def _aligned_sides(shapes, i, d):
+    """The sides of the other shapes at shape i's dim d, dims aligned from the right."""
+    from_right = len(shapes[i]) - d
+    return [shape[-from_right] for j, shape in enumerate(shapes)
+            if j != i and len(shape) >= from_right]
 
 
 def dims(ndim):

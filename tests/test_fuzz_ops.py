@@ -73,18 +73,24 @@ _WELFORD = (("nonfinite",), "torch's var_mean/std_mean update the mean as Welfor
                             "m + (x - m) / n, NaN for a row of -inf; ours gives the mean, -inf")
 
 
-def _named(prefixes, reason):
-    return {row.name: reason for row in OP_DB if row.name.startswith(prefixes)}
+def _named(prefixes, reason, exact=()):
+    return {row.name: reason for row in OP_DB
+            if row.name.startswith(prefixes) or row.name in exact}
 
 
 # row name -> (what the strategy avoids for it, why tapegrad's answer differs from torch's)
 KNOWN_DIFFERENCES = {
+    # first: the entries below override it for the norms they name (norm_nuc)
+    **_named(("norm_", "vector_norm"), (("huge", "tiny"), (
+        "torch's norm of a single element is |x| (its reduction does not square a lone "
+        "element), so 1e300 and 5e-324 come back; ours squares them (inf, 0), as torch does "
+        "for two elements or more")), exact=("norm",)),
     **_named(("linalg_", "det", "slogdet", "logdet", "inverse", "solve", "cholesky", "qr",
-              "eigh", "eigvalsh", "svd", "matrix_norm", "pinv", "nuclear_norm"),
+              "eigh", "eigvalsh", "svd", "matrix_norm", "pinv", "nuclear_norm", "norm_nuc"),
              _DECOMPOSITIONS),
-    **_named(("matmul", "mm", "bmm", "mv", "dot", "vdot", "addmm", "addmv", "baddbmm",
+    **_named(("matmul", "mm", "bmm", "mv_", "dot", "vdot", "addmm", "addmv", "baddbmm",
               "tensordot", "einsum", "kron", "inner", "outer", "ger", "conv", "linear",
-              "bilinear"), _PRODUCTS),
+              "bilinear"), _PRODUCTS, exact=("mv",)),
     **_named(("relu6", "hardtanh", "hardshrink", "softshrink"), _NAN_LANES),
     **_named(("batch_norm", "instance_norm", "group_norm", "layer_norm"), _NORMALISATIONS),
     **_named(("avg_pool", "adaptive_avg_pool", "scaled_dot_product_attention", "renorm"),
@@ -94,11 +100,13 @@ KNOWN_DIFFERENCES = {
         ("mixed_dtypes", "shapes"), _BACKWARD_REFUSES_MIXED_DTYPES[1] + "; and where a bound "
         "has fewer elements than the result, torch's backward raises 'output with shape [2] "
         "doesn't match the broadcast shape [4, 2]'")),
-    **_named(("kron",), (("mixed_dtypes",), "torch's kron of a bool or integer tensor with a "
-                                            "transposed float tensor raises a view error from "
-                                            "inside; ours computes the product")),
-    **_named(("cdist",), (("nan",), "cdist with p=0 where a difference is NaN: torch gives "
-                                    "NaN, ours counts it as a nonzero difference")),
+    **_named(("kron",), (("nonfinite", "mixed_dtypes"), _PRODUCTS[1] + "; and torch's kron "
+                         "of a bool or integer tensor with a transposed float tensor raises a "
+                         "view error from inside, where ours computes the product")),
+    **_named(("cdist",), (("nonfinite",), "cdist over inf and NaN: with p=0 torch gives NaN "
+                                          "where a difference is NaN (ours counts a nonzero "
+                                          "difference), and its gradients at inf differences "
+                                          "are NaN where ours are not")),
     **_named(("var_mean", "std_mean"), _WELFORD),
     **_named(("copysign",), (("nonfinite",), "intentional: copysign's gradient is +-1 at "
                                              "+-inf, where torch's result / input is NaN "
@@ -112,10 +120,6 @@ KNOWN_DIFFERENCES = {
                                             "tapegrad (NumPy keeps the data pointer of an empty "
                                             "view at its base's start); torch's is where the "
                                             "slice starts, so as_strided of it differs")),
-    **_named(("norm", "vector_norm"), (("huge", "tiny"), (
-        "torch's norm of a single element is |x| (its reduction does not square a lone "
-        "element), so 1e300 and 5e-324 come back; ours squares them (inf, 0), as torch does "
-        "for two elements or more"))),
     **_named(("median",), (("expanded",), "torch's median(dim) of an expanded input returns "
                                           "uninitialised memory (6.9e-310) as its values")),
     **_named(("logit",), (("signed_zero",), "logit's gradient at -0: torch's is -inf * grad, "
