@@ -329,10 +329,15 @@ def _cotangent(tensor):
 
 
 class _Converted:
-    """A sample's input, args and kwargs as tapegrad values."""
+    """A sample's input, args and kwargs as tapegrad values. With keep_layout, a strided torch
+    tensor (transposed, sliced, expanded) becomes the same view of a copy of its storage."""
 
-    def __init__(self, sample):
+    def __init__(self, sample, keep_layout=False):
         memo = {}
+        for tensor in _tensors(_parts(sample)) if keep_layout else ():
+            if id(tensor) not in memo and not tensor.is_contiguous():
+                view = _partial_view(tensor)
+                memo[id(tensor)] = view.requires_grad_() if tensor.requires_grad else view
         self.input = to_tapegrad(sample.input, memo)
         self.args = to_tapegrad(tuple(sample.args), memo)
         self.kwargs = to_tapegrad(dict(sample.kwargs), memo)
@@ -357,17 +362,22 @@ def _on_tapegrad(run):
         raise Failure("error", f"{type(error).__name__}: {error}") from error
 
 
-def check_sample(op, sample, tolerance):
-    """Compare one sample on both libraries; raise Failure on the first difference."""
+def check_sample(op, sample, tolerance, keep_layout=False):
+    """Compare one sample on both libraries; raise Failure on the first difference. Where torch
+    refuses the sample (a derived one: edge values, strided inputs), tapegrad must refuse it
+    with the same exception class."""
     values = not is_random(op, sample)
-    expected = sample.output_process_fn_grad(
-        op.gradcheck_wrapper(op.op, sample.input, *sample.args, **sample.kwargs))
-    mine = _on_tapegrad(lambda: _Converted(sample))
+    mine = _on_tapegrad(lambda: _Converted(sample, keep_layout))
 
     def call():
         function, wrap, post = (to_tapegrad(f) for f in (
             op.op, op.gradcheck_wrapper, sample.output_process_fn_grad))
         return post(wrap(function, mine.input, *mine.args, **mine.kwargs))
+    try:
+        expected = sample.output_process_fn_grad(
+            op.gradcheck_wrapper(op.op, sample.input, *sample.args, **sample.kwargs))
+    except Exception as refused:
+        return _refuses_alike(refused, call)
     pairs = _compare_results(expected, _on_tapegrad(call), tolerance, values)
     if values:
         _compare_vjp(sample, mine, pairs, tolerance)
@@ -378,10 +388,23 @@ def check_sample(op, sample, tolerance):
                          (alias.inplace_variant, True)]
     for variant, in_place in variants:
         if variant is not None and variant is not op.op:
-            _check_variant(variant, in_place, sample, tolerance, values)
+            _check_variant(variant, in_place, sample, tolerance, values, keep_layout)
 
 
-def _check_variant(variant, in_place, sample, tolerance, values):
+def _refuses_alike(refused, run):
+    """tapegrad's run() must raise an exception of the class torch raised (refused)."""
+    try:
+        _on_tapegrad(run)
+    except Failure as failure:
+        if failure.kind == "error" and failure.detail.startswith(type(refused).__name__ + ":"):
+            return
+        raise Failure(failure.kind, f"torch raises {type(refused).__name__}: {refused}; "
+                                    f"tapegrad {failure.detail}") from None
+    raise Failure("mismatch", f"tapegrad accepts what torch refuses with "
+                              f"{type(refused).__name__}: {str(refused)[:150]}")
+
+
+def _check_variant(variant, in_place, sample, tolerance, values, keep_layout=False):
     """The method or in-place variant: values only, without grad, as torch's variant test."""
     if in_place and (sample.broadcasts_input or not isinstance(sample.input, torch.Tensor)):
         return
@@ -394,7 +417,7 @@ def _check_variant(variant, in_place, sample, tolerance, values):
             refused = error
         else:
             refused = None
-    mine = _on_tapegrad(lambda: _Converted(sample))
+    mine = _on_tapegrad(lambda: _Converted(sample, keep_layout))
 
     def call():
         with tapegrad.no_grad():
@@ -428,14 +451,20 @@ def _compare_vjp(sample, mine, outputs, tolerance):
     if not wants or not leaves:
         return
     cotangents = [_cotangent(want) for want, _ in wants]
-    expected = torch.autograd.grad(
-        [want for want, _ in wants], [leaf for leaf, _ in leaves],
-        [torch.from_numpy(c).to(want.dtype) for c, (want, _) in zip(cotangents, wants)],
-        allow_unused=True)
-    actual = _on_tapegrad(lambda: tapegrad.autograd.grad(
-        [got for _, got in wants], [leaf for _, leaf in leaves],
-        [tapegrad.tensor(c, dtype=got.dtype) for c, (_, got) in zip(cotangents, wants)],
-        allow_unused=True))
+
+    def mine_grad():
+        return tapegrad.autograd.grad(
+            [got for _, got in wants], [leaf for _, leaf in leaves],
+            [tapegrad.tensor(c, dtype=got.dtype) for c, (_, got) in zip(cotangents, wants)],
+            allow_unused=True)
+    try:
+        expected = torch.autograd.grad(
+            [want for want, _ in wants], [leaf for leaf, _ in leaves],
+            [torch.from_numpy(c).to(want.dtype) for c, (want, _) in zip(cotangents, wants)],
+            allow_unused=True)
+    except Exception as refused:
+        return _refuses_alike(refused, mine_grad)
+    actual = _on_tapegrad(mine_grad)
     for i, (want, got, (leaf, mine_leaf)) in enumerate(zip(expected, actual, leaves)):
         want = torch.zeros_like(leaf) if want is None else want
         got = tapegrad.zeros_like(mine_leaf) if got is None else got

@@ -1,4 +1,5 @@
 """torch.memory_format and torch.layout values: tapegrad tensors are always strided."""
+import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 
@@ -62,15 +63,35 @@ def _strides_in_order(shape, order, itemsize):
     return tuple(strides)
 
 
+def _over_flat_memory(array):
+    """array itself when C- or F-ordered; else (permuted strides) the same over a 1-D buffer,
+    which storage-reading ops (resize_, as_strided, untyped_storage) can address."""
+    if array.flags.c_contiguous or array.flags.f_contiguous:
+        return array
+    result = as_strided(np.empty(array.size, array.dtype), array.shape, array.strides)
+    result[...] = array
+    return result
+
+
 def copied_as(array, value):
     """A copy of array in memory format value. preserve_format keeps the order of the strides
     (torch's dense strides in the input's order), except that broadcast (stride 0) dims keep
     their place in a row-major layout, as torch's do."""
     if value is preserve_format:
         broadcast = any(s == 0 and n > 1 for s, n in zip(array.strides, array.shape))
-        return array.copy(order="C" if broadcast else "K")
+        return _over_flat_memory(array.copy(order="C" if broadcast else "K"))
     arranged = laid_out(array, value)
     return arranged.copy() if arranged is array else arranged
+
+
+def suggested(array):
+    """torch's suggest_memory_format: channels_last(_3d) for strides laid out so (and not
+    row-major as well), else contiguous_format."""
+    for value, order in _CHANNELS_LAST_ORDER.items():
+        if array.ndim == len(order) and not array.flags.c_contiguous \
+                and is_laid_out(array, value):
+            return value
+    return contiguous_format
 
 
 def is_laid_out(array, value):

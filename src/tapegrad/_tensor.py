@@ -430,8 +430,11 @@ class Tensor:
         if target is not None:
             _device.tensor_device(target, None)  # raises unless the device is the cpu
         dtype = dtype or self.dtype
-        arranged = _layout.laid_out(self._data, memory_format)
-        if not copy and dtype is self.dtype and arranged is self._data:
+        # torch returns self when memory_format is the one its strides suggest, even if they
+        # are not that format's (a transposed tensor for contiguous_format)
+        if not copy and dtype is self.dtype and (
+                memory_format in (None, _layout.preserve_format)
+                or memory_format is _layout.suggested(self._data)):
             return self
         result = ops.to_copy(self, dtype)
         result._data = _layout.laid_out(result._data, memory_format)

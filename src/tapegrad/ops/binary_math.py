@@ -29,8 +29,9 @@ def _require_integer(kernel, dtype):
 
 def _copysign_grad(ctx):
     # +-1 where the sign was kept or flipped (torch: result / input); 0 at input 0, filled as
-    # torch's. Signs, not the ratio, so that the second derivative is exactly 0.
-    kept = sign(ctx.result) * sign(ctx.input)
+    # torch's. Signs, not the ratio, so that the second derivative is exactly 0; NaN where the
+    # input is infinite or NaN, as torch's ratio.
+    kept = _masked_fill(sign(ctx.result) * sign(ctx.input), ~ctx.input.isfinite()._data, math.nan)
     return ctx.grad * _masked_fill(kept, (ctx.input == 0)._data, 0)
 
 

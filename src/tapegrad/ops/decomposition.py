@@ -135,6 +135,8 @@ def _det_backward(ctx):
     A, grad, det = ctx.A, ctx.grad, ctx.result
     if A.numel() == 0:
         return zeros_of(A)
+    if A.shape[-1] == 1:  # det is the entry itself: torch's 1 also at 0, inf and NaN
+        return _as_matrix(grad)
     singular = det._data == 0
     if not singular.any():
         return _as_matrix(grad * det) * _mT(inv(A))
@@ -172,7 +174,8 @@ def det(A, *, out=None):
 @defop("LinalgSlogdetBackward0", save=("A", "result0"))
 def _slogdet(xp, A: Tensor):
     sign, logabsdet = xp.linalg.slogdet(A)
-    return sign, logabsdet
+    # torch's sign is the product of its LU pivots' signs, 0 where one is NaN
+    return xp.where(xp.isnan(logabsdet), 0, sign).astype(sign.dtype), logabsdet
 
 
 def _slogdet_backward(ctx):
@@ -416,9 +419,21 @@ def torch_qr(input, some=True, *, out=None):
 
 # ---- eigh ----------------------------------------------------------------------------------
 
+def _lapack_eigh(xp, A, UPLO="L"):
+    """NumPy's eigh, with torch's error for a matrix it cannot diagonalise (a NaN in it). The
+    error code, LAPACK's count of entries that did not converge, is not known here: 1."""
+    try:
+        return xp.linalg.eigh(A, UPLO=UPLO)
+    except xp.linalg.LinAlgError:
+        failed = xp.isnan(A).any(axis=(-2, -1)).astype(int)
+        raise _failure(xp, "linalg.eigh", A.ndim > 2, failed, (
+            "The algorithm failed to converge because the input matrix is ill-conditioned or "
+            "has too many repeated eigenvalues (error code: 1).")) from None
+
+
 @defop("LinalgEighBackward0", save=("result0", "result1"))
 def _eigh(xp, A: Tensor, UPLO="L"):
-    eigenvalues, eigenvectors = xp.linalg.eigh(A, UPLO=UPLO)
+    eigenvalues, eigenvectors = _lapack_eigh(xp, A, UPLO)
     return eigenvalues, eigenvectors
 
 
@@ -464,9 +479,28 @@ def eigvalsh(A, UPLO="L", *, out=None):
 
 # ---- svd -----------------------------------------------------------------------------------
 
+def _lapack_svd(xp, A, full_matrices=False):
+    """NumPy's SVD, which never returns from a matrix holding an infinity: as torch's, a matrix
+    with a NaN is refused, and one with an infinity gets NaN factors (torch's LAPACK returns
+    NaN singular values, and vectors that are part NaN)."""
+    finite = xp.isfinite(A).all(axis=(-2, -1))
+    if finite.all():
+        return xp.linalg.svd(A, full_matrices=full_matrices)
+    has_nan = xp.isnan(A).any(axis=(-2, -1))
+    if has_nan.any():
+        raise _failure(xp, "linalg.svd", A.ndim > 2, has_nan.astype(int), (
+            "The algorithm failed to converge because the input matrix contained non-finite "
+            "values."))
+    factors = xp.linalg.svd(xp.where(finite[..., None, None], A, 0), full_matrices=full_matrices)
+    nan = xp.asarray(xp.nan, A.dtype)
+    return (xp.where(finite[..., None, None], factors[0], nan),
+            xp.where(finite[..., None], factors[1], nan),
+            xp.where(finite[..., None, None], factors[2], nan))
+
+
 @defop("LinalgSvdBackward0", save=("result0", "result1", "result2", "full_matrices"))
 def _svd(xp, A: Tensor, full_matrices=True):
-    U, S, Vh = xp.linalg.svd(A, full_matrices=full_matrices)
+    U, S, Vh = _lapack_svd(xp, A, full_matrices)
     return U, S, Vh
 
 
@@ -543,11 +577,11 @@ def _pinv(xp, A: Tensor, atol=None, rtol=None, hermitian=False):
     if rtol is None:
         rtol = 0.0 if atol is not None and atol > 0 else xp.finfo(A.dtype).eps * max(m, n)
     if hermitian:
-        values, vectors = xp.linalg.eigh(A)
+        values, vectors = _lapack_eigh(xp, A)
         largest = xp.max(xp.abs(values), axis=-1, keepdims=True)
         left, right = vectors, _swap(vectors)
     else:
-        left, values, right = xp.linalg.svd(A, full_matrices=False)
+        left, values, right = _lapack_svd(xp, A)
         largest = values[..., :1]
         left, right = _swap(right), _swap(left)
     # Singular values at or below the tolerance count as zero.

@@ -20,7 +20,7 @@ from ._define import defop
 from . import reduction
 from .pointwise import add, binary_of_tensors, not_implemented_for, sub_scalar
 from .shape import unsqueeze
-from .unary import exp, log
+from .unary import erf_and_erfc, exp, log
 
 # the Bernoulli numbers B_2j, j = 1..12, exactly: Euler-Maclaurin and Stirling coefficients
 _BERNOULLI = (Fraction(1, 6), Fraction(-1, 30), Fraction(1, 42), Fraction(-1, 30),
@@ -139,6 +139,9 @@ def lgamma_array(xp, x):
     reflected = (math.log(math.pi) - xp.log(_sin_pi_magnitude(xp, v))
                  - _lgamma_positive(xp, 1 - v))
     result[negative] = xp.where(xp.isinf(v), xp.inf, reflected)
+    # near 0 sin(pi x) would round among the subnormals: lgamma(x) = -log|x| - euler x + O(x^2)
+    near_zero = (x < 0) & (x > -1e-8)
+    result[near_zero] = -xp.log(-x[near_zero]) - _EULER * x[near_zero]
     return result
 
 
@@ -217,6 +220,9 @@ def polygamma_array(xp, n, x):
     pole = (v == xp.floor(v)) & (xp.isfinite(v) | (n > 1))
     result[negative] = xp.where(pole, (-1) ** (n + 1) * xp.inf, reflected)
     result[x == xp.inf] = xp.nan if n > 1 else 0.0  # torch's zeta sums 0 * inf there
+    # near 0 the pole's term (-1)^(n+1) n! / x^(n+1) is all (the reflection gives NaN there)
+    near_zero = (xp.absolute(x) < 1e-10) & (x != 0)
+    result[near_zero] = factor / x[near_zero] ** (n + 1)
     return result
 
 
@@ -373,7 +379,12 @@ def _lower_series(xp, a, x):
         total = total + term
         return (a_, x_, term, total), term > total * 1e-17
     ones = xp.ones_like(x)
-    return _power_over_gamma(xp, a, x) / a * _iterate(xp, (a, x, ones, ones), step)
+    # below 1, x^a e^-x / Gamma(a + 1) directly: Gamma(a) / a would pass through the
+    # subnormals for a tiny a
+    small = xp.where(a < 1, a, 0.5)
+    prefactor = xp.where(a < 1, xp.exp(small * xp.log(x) - x - lgamma_array(xp, small + 1)),
+                         _power_over_gamma(xp, a, x) / a)
+    return prefactor * _iterate(xp, (a, x, ones, ones), step)
 
 
 def _upper_fraction(xp, a, x):
@@ -410,23 +421,45 @@ def _upper_small_a(xp, a, x):
     return -xp.expm1(a * xp.log(x) - lgamma_one_plus) - scale * total
 
 
+def _temme(xp, a, x, upper):
+    """P(a, x) (upper: Q) for a > 1e7, where the series would need ~9 sqrt(a) terms: Temme's
+    uniform asymptotic expansion to its first term, 0.5 erfc(-+eta sqrt(a/2)) -+ R with
+    R = e^(-a eta^2/2) / sqrt(2 pi a) (1 / (x/a - 1) - 1 / eta); the next term is O(1/a)."""
+    d = (x - a) / a
+    half_eta_squared = xp.where(xp.absolute(d) < 0.5, -_log1p_minus(xp, xp.clip(d, -0.5, 0.5)),
+                                d - xp.log1p(d))
+    eta = xp.sign(d) * xp.sqrt(2 * half_eta_squared)
+    # 1/d - 1/eta cancels near x = a, where it tends to -1/3 + eta/12
+    near = xp.absolute(eta) < 1e-4
+    safe_d, safe_eta = xp.where(near, 1.0, d), xp.where(near, 1.0, eta)
+    c0 = xp.where(near, -1 / 3 + eta / 12, 1 / safe_d - 1 / safe_eta)
+    rest = xp.exp(-a * half_eta_squared) / xp.sqrt(2 * math.pi * a) * c0
+    y = eta * xp.sqrt(a / 2)
+    if upper:
+        return 0.5 * erf_and_erfc(xp, y)[1] + rest
+    return 0.5 * erf_and_erfc(xp, -y)[1] - rest
+
+
 def _incomplete_gamma(xp, a, x, upper):
     """P(a, x) (upper: Q = 1 - P) on float64 arrays, with torch's values at the boundaries."""
     a, x = xp.broadcast_arrays(a, x)
     result = xp.full(a.shape, xp.nan)
     regular = (a > 0) & (x > 0) & xp.isfinite(a) & xp.isfinite(x)
     av, xv = a[regular], x[regular]
-    by_series = xv < av + 1
+    asymptotic = av > 1e7
+    by_series = (xv < av + 1) & ~asymptotic
+    by_fraction = ~by_series & ~asymptotic
     values = xp.empty_like(av)
+    values[asymptotic] = _temme(xp, av[asymptotic], xv[asymptotic], upper)
     if upper:
         small = by_series & (av < 1)
         values[small] = _upper_small_a(xp, av[small], xv[small])
         rest = by_series & ~small
         values[rest] = 1 - _lower_series(xp, av[rest], xv[rest])
-        values[~by_series] = _upper_fraction(xp, av[~by_series], xv[~by_series])
+        values[by_fraction] = _upper_fraction(xp, av[by_fraction], xv[by_fraction])
     else:
         values[by_series] = _lower_series(xp, av[by_series], xv[by_series])
-        values[~by_series] = 1 - _upper_fraction(xp, av[~by_series], xv[~by_series])
+        values[by_fraction] = 1 - _upper_fraction(xp, av[by_fraction], xv[by_fraction])
     result[regular] = values
     # boundaries, as torch (and SciPy): P(0, x > 0) = 1, P(a, 0) = 0, P(inf, x) = 0,
     # P(a, inf) = 1; nan for negative arguments and for (0, 0) and (inf, inf)

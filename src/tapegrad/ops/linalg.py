@@ -448,8 +448,10 @@ def kron(input, other):
     ndim = max(input.ndim, other.ndim)
     left = (1,) * (ndim - input.ndim) + input.shape
     right = (1,) * (ndim - other.ndim) + other.shape
-    if not (_is_row_major(input) and _is_row_major(other)):
-        # torch's product then keeps the operand's dim order, and the final view fails
+    if not (_is_row_major(input) and _is_row_major(other) or input.requires_grad
+            or other.requires_grad):
+        # torch's product then keeps the operand's dim order, and the final view fails (with
+        # an input that requires grad, torch's autograd path copies instead)
         raise RuntimeError("view size is not compatible with input tensor's size and stride (at "
                            "least one dimension spans across two contiguous subspaces). Use "
                            ".reshape(...) instead.")

@@ -247,7 +247,8 @@ def _multi_margin_backward(ctx):
     """Each active class gains the hinge's slope, the target class loses their sum."""
     frames = reshape(ctx.input, ctx.frames_shape)
     is_target = _one_hot(np, ctx.target, ctx.frames_shape[1])
-    picked = sum(frames * as_constant(is_target), 1, keepdim=True)
+    # where, not a product with the one-hot mask: an infinite other class would make it NaN
+    picked = sum(where(as_constant(is_target), frames, 0.0), 1, keepdim=True)
     z = (ctx.margin - picked) + frames
     active = (z > 0) & as_constant(~is_target)
     grad = _frame_grad(ctx, ctx.frames_shape)
@@ -303,8 +304,9 @@ def _multilabel_margin_loss(xp, input: Tensor, target, reduction, frames_shape, 
     counts = _label_counts(xp, target, frames_shape[1])
     # the hinge 1 - x[j] + x[d] of each (target j, class d) pair, counted where d is no target
     z = 1 - frames[:, :, None] + frames[:, None, :]
-    hinges = xp.where((z > 0) & (counts == 0)[:, None, :], z, 0)
-    hinges *= counts[:, :, None].astype(frames.dtype)
+    counted = (z > 0) & (counts == 0)[:, None, :] & (counts > 0)[:, :, None]
+    # where, not a product with the counts: an uncounted infinite hinge would make it NaN
+    hinges = xp.where(counted, z * counts[:, :, None].astype(frames.dtype), 0)
     return _frame_losses(xp, hinges.sum((1, 2)) / frames.shape[1], out_shape, reduction)
 
 

@@ -87,6 +87,9 @@ def _unstable_order(xp, input, dim, descending):
     """torch's std::sort order: stable up to 16 elements (insertion sort), and for a 1-D
     integer tensor of 32768 or more sorted ascending (radix sort)."""
     size = input.shape[dim] if input.ndim else 1
+    if input.ndim and input.strides[dim] == 0:  # torch keeps the order of an expanded dim
+        places = xp.arange(size).reshape([size if d == dim else 1 for d in range(input.ndim)])
+        return xp.broadcast_to(places, input.shape).copy()
     radix = (input.ndim == 1 and size >= 32768 and not descending
              and input.dtype.kind in "iu")
 

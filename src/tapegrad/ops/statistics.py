@@ -300,7 +300,7 @@ def _check_weights(name, weights, observations, integral):
         raise RuntimeError(f"cov(): expected {name} to have the same numel as there are "
                            f"observations in the input but got {weights.numel()} != "
                            f"{observations}")
-    if weights.numel() and bool((weights < 0).any()):
+    if weights.numel() and not bool((weights >= 0).all()):  # a NaN weight too, as torch
         raise RuntimeError(f"cov(): {name} cannot be negative")
 
 

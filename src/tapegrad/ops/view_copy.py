@@ -20,17 +20,19 @@ def _copying(forward):
     return copied
 
 
-def _copy_of(view_op, node_name=None):
+def _copy_of(view_op, node_name=None, forward=None):
     """view_op declared again as a copy, under torch's node name for its *_copy op."""
     name = view_op.node_class.__name__ + "_copy"
     return shape.redeclare(view_op, node_name or name, view_op.__name__ + "_copy", view=False,
-                           forward=_copying(view_op.forward))
+                           forward=_copying(forward or view_op.forward))
 
 
 _COPIES = {op: _copy_of(op) for op in (
     shape.alias_view, shape._expand, shape._permute, shape._squeeze_all, shape._squeeze_dim,
-    shape._squeeze_dims, shape._t, shape._transpose, shape.unsqueeze_view, shape._view,
+    shape._squeeze_dims, shape._t, shape._transpose, shape.unsqueeze_view,
     select_view, slice_view, joining._split, joining._split_with_sizes, joining._unbind)}
+# torch's view_copy copies strides that no view could reshape (a transposed input) too
+_COPIES[shape._view] = _copy_of(shape._view, forward=shape.unsafe_view.forward)
 _narrow_copy = _copy_of(slice_view, "NarrowCopyBackward0")
 
 
