@@ -1,13 +1,17 @@
 """Running extrema and the running log-sum-exp: cummax, cummin, logcumsumexp (cumsum and
 cumprod live with the sums in reduction.py)."""
+import math
+
 import numpy as np
 
 from .._tensor import Tensor
+from ..autograd.grad_mode import is_recording
 from ._checks import wrap_dim
 from ._define import defop
 from .pointwise import where
-from .reduction import numpy_keywords, return_type, value_selecting_backward
+from .reduction import numpy_keywords, return_type, sum, value_selecting_backward
 from .reordering import flip
+from .shape import movedim, unsqueeze
 from .unary import abs, exp, log
 
 cummax_return = return_type("cummax", ("values", "indices"))
@@ -71,11 +75,14 @@ def _reversed_logcumsumexp(input, dim):
 def _logcumsumexp_backward(ctx):
     """grad_i = sum over j >= i of grad_j exp(x_i - result_j), summed in log space with the
     positive and the negative gradients apart, so that nothing overflows: torch's formula, also
-    under create_graph (where x_i - result_j rounds, as at 1e300, its answer is the rounded one;
-    its derivative in grad is NaN where grad is 0, as torch's)."""
+    under create_graph (where x_i - result_j rounds, as at 1e300, its answer is the rounded one).
+    Its derivative in grad is NaN where grad is 0: a grad that is itself differentiated (forward
+    AD's seeds, gradgrad in the grad outputs) takes the exact table instead."""
     grad, dim = ctx.grad, ctx.dim
     if grad.numel() == 0 or grad.ndim == 0:
         return grad
+    if is_recording() and grad.requires_grad:
+        return _logcumsumexp_backward_exact(grad, ctx.input, ctx.result, dim)
     # the smallest finite value stands for log(0), as in torch (-inf would give inf - inf)
     lowest = float(np.finfo(grad.dtype.numpy).min)
     magnitude = log(abs(grad))
@@ -83,6 +90,16 @@ def _logcumsumexp_backward(ctx):
     negative = where(grad < 0, magnitude, lowest) - ctx.result
     return (exp(_reversed_logcumsumexp(positive, dim) + ctx.input)
             - exp(_reversed_logcumsumexp(negative, dim) + ctx.input))
+
+
+def _logcumsumexp_backward_exact(grad, input, result, dim):
+    """The same sum as a table over (i, j), O(n^2) in the size of dim and linear in grad:
+    exp(x_i - result_j) for j >= i never exceeds 1, and the other entries are exp(-inf) = 0."""
+    x, result, grad = (movedim(t, dim, -1) for t in (input, result, grad))
+    size = x.shape[-1]
+    later = Tensor._make(np.triu(np.ones((size, size), dtype=bool)))
+    weights = exp(where(later, unsqueeze(x, -1) - unsqueeze(result, -2), -math.inf))
+    return movedim(sum(weights * unsqueeze(grad, -2), -1), -1, dim)
 
 
 _logcumsumexp.derivatives(input=_logcumsumexp_backward)
