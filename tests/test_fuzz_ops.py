@@ -408,6 +408,44 @@ FOUND = {
                                     lib.ones(1, 2, 2, dtype=lib.bool)),
     "embedding_max_norm_int_weight": lambda lib: lib.nn.functional.embedding(
         lib.tensor([2, 3]), lib.ones(4, 2, dtype=lib.int32), max_norm=1.0),
+    "conv_transpose1d_int32": lambda lib: lib.nn.functional.conv_transpose1d(
+        lib.ones(1, 1, 3, dtype=lib.int32), lib.ones(1, 2, 2, dtype=lib.int64)),
+    "conv_transpose1d_long_with_float_bias": lambda lib: lib.nn.functional.conv_transpose1d(
+        lib.ones(1, 1, 3, dtype=lib.int64), lib.ones(1, 2, 2, dtype=lib.int64), lib.ones(2)),
+}
+
+
+def _summary(tensor):
+    return str(tensor.dtype), tuple(tensor.shape), tensor.tolist()
+
+
+def _rrelu_grads_at_nan(lib):
+    """rrelu in training with equal bounds: the factor at NaN is 1 in the gradient as well."""
+    x = lib.tensor([NAN, -1.0, 2.0], dtype=lib.float64, requires_grad=True)
+    out = lib.nn.functional.rrelu(x, 0.2, 0.2, True) + lib.rrelu_(x * 2, 0.3, 0.3, True)
+    return _summary(lib.autograd.grad(out.sum(), x)[0])
+
+
+# ---- what the fuzz found, fixed: torch's value where tapegrad gave another or raised --------
+
+INF = math.inf
+FOUND_VALUES = {
+    "normal_inf_mean_zero_std": lambda lib: [_summary(lib.normal(-INF, 0.0, (2,))), _summary(
+        lib.normal(lib.tensor([-INF, INF, 1.0]), 0.0)), _summary(lib.normal(INF, 0.0, (20,)))],
+    "normal__inf_mean_zero_std": lambda lib: _summary(lib.empty(3).normal_(-INF, 0.0)),
+    "bmm_empty_mixed_dtypes": lambda lib: [_summary(lib.bmm(
+        lib.ones(0, 2, 3), lib.ones(0, 3, 4, dtype=lib.float64))), _summary(lib.bmm(
+            lib.ones(2, 2, 0, dtype=lib.int64), lib.ones(2, 0, 4, dtype=lib.bool)))],
+    "addbmm_no_batches_mixed_dtypes": lambda lib: _summary(lib.addbmm(
+        lib.ones(2, 4, dtype=lib.int64), lib.ones(0, 2, 3), lib.ones(0, 3, 4, dtype=lib.float64))),
+    "unfold_fold_bool": lambda lib: _summary(lib.nn.functional.fold(lib.nn.functional.unfold(
+        lib.eye(3, dtype=lib.bool).reshape(1, 1, 3, 3), 2), (3, 3), 2)),
+    "bernoulli__empty_self_any_p": lambda lib: _summary(
+        lib.ones(3, 0).bernoulli_(lib.full((2,), 0.5))),
+    "rrelu_training_equal_bounds_grad_at_nan": _rrelu_grads_at_nan,
+    "conv_transpose2d_unbatched_float64_bias": lambda lib: _summary(
+        lib.nn.functional.conv_transpose2d(lib.ones(1, 3, 3), lib.ones(1, 2, 2, 2),
+                                           lib.ones(2, dtype=lib.float64))),
 }
 
 
@@ -420,3 +458,8 @@ def test_fuzz_finding_dist_promotes_before_its_dtype_check():
 @pytest.mark.parametrize("name", FOUND)
 def test_fuzz_finding_raises_as_torch(name):
     same_error(FOUND[name])
+
+
+@pytest.mark.parametrize("name", FOUND_VALUES)
+def test_fuzz_finding_gives_torchs_value(name):
+    same(FOUND_VALUES[name])

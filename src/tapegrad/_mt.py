@@ -127,14 +127,16 @@ def _fma(a, b, c, dtype):
 def _fma64(a, b, c):
     """a * b + c for float64 with the product's rounding error kept (Dekker's exact product
     and Knuth's exact sum): the fused result but in rare near-halfway cases."""
-    product = a * b
-    a_high, a_low = _split(a)
-    b_high, b_low = _split(np.float64(b))
-    error = ((a_high * b_high - product) + a_high * b_low + a_low * b_high) + a_low * b_low
-    total = product + c
-    virtual = total - product
-    rounding = (product - (total - virtual)) + (c - virtual)
-    return total + (rounding + error)
+    with np.errstate(invalid="ignore", over="ignore"):  # inf terms make NaN errors, unused
+        product = a * b
+        a_high, a_low = _split(a)
+        b_high, b_low = _split(np.float64(b))
+        error = ((a_high * b_high - product) + a_high * b_low + a_low * b_high) + a_low * b_low
+        total = product + c
+        virtual = total - product
+        rounding = (product - (total - virtual)) + (c - virtual)
+        # an inf (or NaN) sum is the fused result as it is
+        return np.where(np.isfinite(total), total + (rounding + error), total)
 
 
 def _split(x):

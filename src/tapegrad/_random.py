@@ -180,6 +180,8 @@ def bernoulli_(tensor, *args, **kwargs):
     from ._tensor import Tensor
     p, generator = _bernoulli_arguments(args, kwargs)
     if isinstance(p, Tensor):
+        if tensor.numel() == 0:  # torch's kernel returns at once, before any check of p
+            return _fill(tensor, "bernoulli_tensor_", lambda like, probabilities: like, p)
         check_bernoulli_tensor(tensor.dtype, p)
         expanded = p.detach().expand(tensor.shape)
         check_probabilities(expanded._data)

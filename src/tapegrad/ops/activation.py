@@ -190,9 +190,9 @@ def _rrelu_forward(xp, input, noise, lower, upper, training):
 
 
 def _rrelu_grad(ctx, from_result):
-    """torch's rrelu_with_noise_backward: the drawn factors, unless the bounds (nearly)
-    coincide, then leaky ReLU's gradient at their mean."""
-    if from_result and not (ctx.training and ctx.upper - ctx.lower > 1e-6):
+    """torch's rrelu_with_noise_backward: the drawn factors in training (1 at NaN, even where
+    the bounds coincide), else leaky ReLU's gradient at the bounds' mean."""
+    if from_result and not ctx.training:
         _check_slope_from_result((ctx.lower + ctx.upper) / 2)
     return _rrelu_with_noise_backward(ctx.grad, ctx.result if from_result else ctx.input,
                                       ctx.noise, ctx.lower, ctx.upper, ctx.training, from_result)
@@ -201,7 +201,7 @@ def _rrelu_grad(ctx, from_result):
 @defop("RreluWithNoiseBackwardBackward0", save=("input", "noise", "lower", "upper", "training"))
 def _rrelu_with_noise_backward(xp, grad_output: Tensor, input: Tensor, noise, lower, upper,
                                training, self_is_result):
-    if training and upper - lower > 1e-6:
+    if training:
         return grad_output * noise
     return xp.where(input > 0, grad_output, grad_output * ((lower + upper) / 2))
 

@@ -14,6 +14,7 @@ import functools
 import itertools
 import warnings
 
+from .. import _dtype
 from .._tensor import Tensor
 from ._checks import numel, wrap_dim
 from ._define import defop
@@ -245,6 +246,22 @@ def _batched(function, input, nd, *args):
     return squeeze(function(unsqueeze(input, 0), *args), 0)
 
 
+def _check_transposed_dtypes(input, weight, bias):
+    """torch's CPU transposed kernels: their dtype dispatch, weight's dtype, then bias is added
+    to the result, so a bias of any dtype that casts to the result's is taken. (The text of
+    torch's weight error depends on whether it picks its MKLDNN path; ours is that path's.)"""
+    if input.dtype.name not in ("float32", "float64", "float16", "bfloat16", "int64",
+                                "complex64", "complex128"):
+        kernel = f"slow_conv_transpose{max(weight.ndim - 2, 2)}d_out_cpu"
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{input.dtype.legacy_name}\'')
+    _check_conv_dtypes(input, weight, None)
+    if bias is not None:
+        promoted = _dtype.promote_types(input.dtype, bias.dtype)
+        if _dtype._category(promoted) > _dtype._category(input.dtype):
+            raise RuntimeError(f"result type {promoted.legacy_name} can't be cast to the "
+                               f"desired output type {input.dtype.legacy_name}")
+
+
 def _check_conv_dtypes(input, weight, bias):
     if weight.dtype is not input.dtype:
         if input.dtype.name == "float32":
@@ -325,7 +342,11 @@ def _checked_convolution(input, weight, bias, stride, padding, dilation, transpo
     _check_conv_shapes(input, weight, bias, padding, dilation, groups, transposed)
     if transposed:
         _check_transposed_sizes(input, weight, stride, padding, output_padding, dilation)
-    _check_conv_dtypes(input, weight, bias)
+        _check_transposed_dtypes(input, weight, bias)
+        if bias is not None and bias.dtype is not input.dtype:
+            bias = bias.to(input.dtype)
+    else:
+        _check_conv_dtypes(input, weight, bias)
     return _convolution(input, weight, bias, stride, padding, dilation, transposed,
                         output_padding, groups)
 
@@ -494,8 +515,14 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
                            f"{kernel_size}, dilation={dilation}, padding={padding}, calculated "
                            f"shape of the array of sliding blocks as {blocks}, but its "
                            "components must be at least one.")
-    check_float("im2col_out_cpu", input)
+    if not _has_block_kernel(input):
+        check_float("im2col_out_cpu", input)
     return _unfold(input, kernel_size, dilation, padding, stride)
+
+
+def _has_block_kernel(input):
+    # torch's im2col and col2im take bool and complex as well as the floats
+    return input.dtype.name == "bool" or input.dtype.is_complex
 
 
 def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
@@ -526,7 +553,8 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     if min(blocks) < 1:
         raise RuntimeError(f"{given}calculated shape of the array of sliding blocks as "
                            f"{blocks}, which is too small (non-positive)")
-    check_float("col2im_out_cpu", input)
+    if not _has_block_kernel(input):
+        check_float("col2im_out_cpu", input)
     return _fold(input, output_size, kernel_size, dilation, padding, stride)
 
 

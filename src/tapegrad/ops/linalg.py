@@ -109,7 +109,8 @@ def mv(input, vec):
 
 @defop("BmmBackward0", save=("input", "mat2"))
 def _bmm(xp, input: Tensor, mat2: Tensor):
-    _refuse_bool(input, "bmm")
+    if input.size and mat2.size:
+        _refuse_bool(input, "bmm")
     return xp.matmul(input, mat2)
 
 
@@ -119,6 +120,8 @@ _bmm.derivatives(input=lambda ctx: _bmm(ctx.grad, transpose(ctx.mat2, 1, 2)),
 
 def bmm(input, mat2):
     _check_batches(input, mat2)
+    if input.numel() == 0 or mat2.numel() == 0:  # torch's zeros, of mat2's dtype, unchecked
+        return _bmm(input.to(mat2.dtype), mat2)
     if input.dtype is not mat2.dtype:
         raise RuntimeError(f"expected scalar type {input.dtype.legacy_name} but found "
                            f"{mat2.dtype.legacy_name}")
@@ -349,7 +352,10 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
     if batch1.shape[2] != batch2.shape[1]:
         raise RuntimeError(f"Incompatible matrix sizes for bmm ({batch1.shape[1]}x"
                            f"{batch1.shape[2]} and {batch2.shape[1]}x{batch2.shape[2]})")
-    _check_addmm_dtypes(input, batch1, batch2)  # torch's addbmm runs addmm
+    if batch1.shape[0] == 0:  # torch scales input alone, in its dtype, with no dtype check
+        batch1, batch2 = batch1.to(input.dtype), batch2.to(input.dtype)
+    else:
+        _check_addmm_dtypes(input, batch1, batch2)  # torch's addbmm runs addmm
     _check_blas_dtype(input)
     return _addbmm(input, batch1, batch2, *_integral_scales(input, beta, alpha))
 
