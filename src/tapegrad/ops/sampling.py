@@ -9,10 +9,10 @@ NotImplemented, whose backward raises), and so does tapegrad. Draws are torch's 
 import numpy as np
 
 from .. import _dtype, _mt, _random
-from .._libstdcxx import topk_indices
 from .._device import tensor_device
 from .._tensor import Tensor
 from ..autograd import grad_mode
+from . import _cpu_order
 from ._checks import broadcast_shapes
 from ._define import defop
 from .shape import zeros_of
@@ -277,7 +277,7 @@ def _largest(keys, count):
     """The indices of the count largest keys, as torch picks them: argmax (the first) for one,
     else topk, whose order of tied keys is libstdc++'s selection's."""
     if count > 1 and np.unique(keys).size < keys.size:
-        return np.array(topk_indices(keys.tolist(), count))
+        return np.array(_cpu_order.topk((-keys).tolist(), count, True))
     return np.argsort(-keys, kind="stable")[:count]
 
 
