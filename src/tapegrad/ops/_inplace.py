@@ -14,7 +14,7 @@ from .. import _dtype
 from .._tensor import Tensor
 from ..autograd import forward_ad, grad_mode
 from ..autograd.graph import Node, SavedTensor
-from ._checks import broadcast_shapes
+from ._checks import blame, broadcast_shapes, counts_tensor, in_place_words
 from ._define import edge_of, defop
 from .shape import zeros_of
 from . import strided  # after shape, which loads it
@@ -24,8 +24,14 @@ def inplace(op, target, *args, **kwargs):
     """Apply `op(target, *args, **kwargs)` in place on target; returns target."""
     _check_inference(target)
     name = op.__name__.lstrip("_")
-    return _apply(op, target, args, kwargs,
-                  lambda: _check_overlap(name, target, (*args, *kwargs.values())))
+    try:
+        return _apply(op, target, args, kwargs,
+                      lambda: _check_overlap(name, target, (*args, *kwargs.values())))
+    except TypeError as error:  # torch's words name the in-place method: add_(), not add()
+        raise in_place_words(error, name, counts_tensor(error)) from None
+    except AttributeError as error:  # x.masked_scatter_([True], y): a list for a tensor
+        blame(error, name + "_", getattr(op, "__wrapped__", op), (target, *args), kwargs, True)
+        raise
 
 
 def _apply(op, target, args, kwargs, check_memory):
