@@ -92,7 +92,12 @@ KNOWN_DIFFERENCES = {
               "tensordot", "einsum", "kron", "inner", "outer", "ger", "conv", "linear",
               "bilinear"), _PRODUCTS, exact=("mv",)),
     **_named(("relu6", "hardtanh", "hardshrink", "softshrink"), _NAN_LANES),
-    **_named(("batch_norm", "instance_norm", "group_norm", "layer_norm"), _NORMALISATIONS),
+    **_named(("batch_norm", "instance_norm", "group_norm", "layer_norm"), _NORMALISATIONS,
+             exact=("native_layer_norm", "native_batch_norm")),
+    **_named((), (("nonfinite",), "torch's float32 GELU kernel gives NaN at +inf (and at x * 4 "
+                                  "of a huge x) in its vectorised loop, for a tensor of two "
+                                  "elements or more; a lone element, and float64, give inf"),
+             exact=("gelu", "gelu_wide")),
     **_named(("avg_pool", "adaptive_avg_pool", "scaled_dot_product_attention", "renorm"),
              _OVERFLOWING_STATISTICS),
     **_named(("huber_loss", "addr"), _BACKWARD_REFUSES_MIXED_DTYPES),
@@ -416,7 +421,7 @@ FOUND = {
 
 
 def _summary(tensor):
-    return str(tensor.dtype), tuple(tensor.shape), tensor.tolist()
+    return str(tensor.dtype), tuple(tensor.shape), repr(tensor.tolist())  # repr: NaN == NaN
 
 
 def _rrelu_grads_at_nan(lib):
@@ -424,6 +429,15 @@ def _rrelu_grads_at_nan(lib):
     x = lib.tensor([NAN, -1.0, 2.0], dtype=lib.float64, requires_grad=True)
     out = lib.nn.functional.rrelu(x, 0.2, 0.2, True) + lib.rrelu_(x * 2, 0.3, 0.3, True)
     return _summary(lib.autograd.grad(out.sum(), x)[0])
+
+
+def _multi_margin_at_inf(lib):
+    """An infinite hinge: no NaN off the target in the gradient; a weight weighs active terms."""
+    x = lib.tensor([[1.0, INF, -INF, NAN], [2.0, -1.0, 0.5, 1e300], [3.0, -2.0, 1.0, -1e300]],
+                   requires_grad=True)
+    loss = lib.nn.functional.multi_margin_loss(x, lib.tensor([0, 1, 3]), p=2, reduction="none",
+                                               weight=lib.tensor([1.0, 2.0, 0.0, INF]))
+    return _summary(loss.detach()), _summary(lib.autograd.grad(loss.sum(), x)[0])
 
 
 # ---- what the fuzz found, fixed: torch's value where tapegrad gave another or raised --------
@@ -443,6 +457,11 @@ FOUND_VALUES = {
     "bernoulli__empty_self_any_p": lambda lib: _summary(
         lib.ones(3, 0).bernoulli_(lib.full((2,), 0.5))),
     "rrelu_training_equal_bounds_grad_at_nan": _rrelu_grads_at_nan,
+    "interpolate_linear_same_size_inf": lambda lib: [_summary(lib.nn.functional.interpolate(
+        lib.tensor([[[1.0, INF, -INF, 3.0]]]), scale_factor=1.1, mode="linear")), _summary(
+            lib.nn.functional.interpolate(lib.tensor([[[[1.0, INF], [2.0, 3.0]]]]), size=(2, 3),
+                                          mode="bilinear"))],
+    "multi_margin_loss_inf_grad_and_weight": _multi_margin_at_inf,
     "conv_transpose2d_unbatched_float64_bias": lambda lib: _summary(
         lib.nn.functional.conv_transpose2d(lib.ones(1, 3, 3), lib.ones(1, 2, 2, 2),
                                            lib.ones(2, dtype=lib.float64))),

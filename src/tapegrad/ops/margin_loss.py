@@ -238,8 +238,8 @@ def _multi_margin_loss(xp, input: Tensor, target, p, margin, weight, reduction, 
     z = (margin - xp.take_along_axis(frames, target[:, None], 1)) + frames
     active = (z > 0) & ~_one_hot(xp, target, frames_shape[1])
     terms = xp.where(active, z if p == 1 else z * z, 0)
-    if weight is not None:
-        terms = terms * weight[target][:, None]
+    if weight is not None:  # weighs the active terms only (0 * an infinite weight: NaN)
+        terms = xp.where(active, terms * weight[target][:, None], 0)
     return _frame_losses(xp, terms.sum(1) / frames.shape[1], out_shape, reduction)
 
 
@@ -255,7 +255,8 @@ def _multi_margin_backward(ctx):
     if ctx.weight is not None:
         grad = grad * as_constant(ctx.weight[ctx.target][:, None])
     slopes = where(active, grad if ctx.p == 1 else 2 * z * grad, 0.0)
-    return reshape(slopes - as_constant(is_target) * sum(slopes, 1, keepdim=True),
+    # where again: an infinite slope times the one-hot mask would be NaN off the target
+    return reshape(where(as_constant(is_target), -sum(slopes, 1, keepdim=True), slopes),
                    ctx.input_shape)
 
 

@@ -51,8 +51,9 @@ def _nearest_axis(size, out, scale_factor, exact, shortcuts):
 
 def _linear_axis(size, out, scale_factor, align_corners, dtype):
     outputs = np.arange(out)
-    if out == size:  # torch copies, whatever the scale factor
-        return axis_map(outputs, outputs, np.ones(out, dtype), out, size)
+    if out == size:  # whatever the scale factor, torch weighs each input 1 and itself again 0
+        weights = np.concatenate([np.ones(out, dtype), np.zeros(out, dtype)])  # so inf -> NaN
+        return axis_map(np.tile(outputs, 2), np.tile(outputs, 2), weights, out, size)
     if align_corners:
         scale = dtype.type(size - 1) / dtype.type(out - 1) if out > 1 else dtype.type(0)
         sources = scale * outputs.astype(dtype)
