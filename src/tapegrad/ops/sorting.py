@@ -72,13 +72,16 @@ def select_view(xp, input, order, dim, keepdim, positions=None):
     return pick_along(xp, input, indices, dim, keepdim)
 
 
+# the indices are distinct along dim (a permutation, or one per slice): torch scatters them
+# into zeros (ScatterBackward0 under create_graph), as for max(dim)
 def _sorted_backward(ctx):
-    return value_selecting_backward(ctx.grad, ctx.result1, ctx.input_shape, ctx.dim, True)
+    return value_selecting_backward(ctx.grad, ctx.result1, ctx.input_shape, ctx.dim, True,
+                                    distinct=True)
 
 
 def _selected_backward(ctx):
     return value_selecting_backward(ctx.grad, ctx.result1, ctx.input_shape, ctx.dim,
-                                    ctx.keepdim)
+                                    ctx.keepdim, distinct=True)
 
 
 # ---- sort, argsort, topk -------------------------------------------------------------------
