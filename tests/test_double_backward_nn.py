@@ -107,6 +107,8 @@ POOLING = [
          [randn(2, 3, 6)]),
     case("adaptive_avg_pool2d", lambda lib, x: F(lib).adaptive_avg_pool2d(x, 3), [IMAGE]),
     case("adaptive_max_pool2d", lambda lib, x: F(lib).adaptive_max_pool2d(x, 3), [IMAGE]),
+    case("adaptive_avg_pool3d", lambda lib, x: F(lib).interpolate(x, (2, 3, 2), mode="area"),
+         [randn(1, 2, 3, 4, 5)]),
     case("lp_pool2d", lambda lib, x: F(lib).lp_pool2d(x, 2, 2), [IMAGE]),
 ]
 

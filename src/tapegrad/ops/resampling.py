@@ -2,7 +2,6 @@
 through adaptive average pooling) and the deprecated upsample functions, each a linear map along
 the trailing axes (pooling.py) whose gradient is the transposed map.
 """
-import warnings
 
 import numpy as np
 
@@ -10,6 +9,7 @@ from . import reduction
 from .conv import check_float
 from .pooling import (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_axis, apply_map,
                       axis_map, check_nonempty_planes, linear_map)
+from .._warnings import warn
 
 # ---- resampling maps: which input elements each output element takes, with what weight -----
 
@@ -23,7 +23,7 @@ _upsample_bicubic2d = linear_map("UpsampleBicubic2D", "_upsample_bicubic2d")
 _upsample_nearest3d = linear_map("UpsampleNearest3D", "_upsample_nearest3d")
 _upsample_nearest_exact3d = linear_map("UpsampleNearestExact3D", "_upsample_nearest_exact3d")
 _upsample_trilinear3d = linear_map("UpsampleTrilinear3D", "_upsample_trilinear3d")
-_adaptive_avg_pool3d = linear_map("AdaptiveAvgPool3D", "_adaptive_avg_pool3d")
+_adaptive_avg_pool3d = linear_map("AdaptiveAvgPool3D", "_adaptive_avg_pool3d", pooling=True)
 
 
 def _source_scale(size, out, scale_factor, dtype):
@@ -234,8 +234,8 @@ def _resampling_axis(mode, nd, size, out, scale_factor, align_corners, dtype):
 
 
 def _deprecated(name):
-    warnings.warn(f"`nn.functional.{name}` is deprecated. Use `nn.functional.interpolate` "
-                  "instead.", stacklevel=3)
+    warn(f"`nn.functional.{name}` is deprecated. Use `nn.functional.interpolate` "
+         "instead.")
 
 
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
