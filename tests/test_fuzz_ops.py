@@ -94,6 +94,10 @@ KNOWN_DIFFERENCES = {
     **_named(("relu6", "hardtanh", "hardshrink", "softshrink"), _NAN_LANES),
     **_named(("batch_norm", "instance_norm", "group_norm", "layer_norm"), _NORMALISATIONS,
              exact=("native_layer_norm", "native_batch_norm")),
+    **_named(("batch_norm",), (_NORMALISATIONS[0] + ("strided",), _NORMALISATIONS[1] + (
+        "; and torch's batch-norm backward reads a strided weight as if contiguous (the first C "
+        "elements of its storage), so its input gradient is wrong for a step-sliced weight")),
+        exact=("native_batch_norm",)),
     **_named((), (("nonfinite",), "torch's float32 GELU kernel gives NaN at +inf (and at x * 4 "
                                   "of a huge x) in its vectorised loop, for a tensor of two "
                                   "elements or more; a lone element, and float64, give inf"),
@@ -440,6 +444,13 @@ def _multi_margin_at_inf(lib):
     return _summary(loss.detach()), _summary(lib.autograd.grad(loss.sum(), x)[0])
 
 
+def _margin_p2_huge(lib):
+    """A huge float32 hinge squared: its slope 2 z g stays finite where torch's does."""
+    x = lib.tensor([[0.3, 3e38, 1.0, -0.5]], requires_grad=True)
+    loss = lib.nn.functional.multi_margin_loss(x, lib.tensor([3]), p=2)
+    return _summary(lib.autograd.grad(loss, x, lib.tensor(-1.5))[0])
+
+
 # ---- what the fuzz found, fixed: torch's value where tapegrad gave another or raised --------
 
 INF = math.inf
@@ -462,6 +473,10 @@ FOUND_VALUES = {
             lib.nn.functional.interpolate(lib.tensor([[[[1.0, INF], [2.0, 3.0]]]]), size=(2, 3),
                                           mode="bilinear"))],
     "multi_margin_loss_inf_grad_and_weight": _multi_margin_at_inf,
+    "multi_margin_loss_p2_huge_float32_grad": _margin_p2_huge,
+    "native_batch_norm_inf_weight": lambda lib: _summary(lib.native_batch_norm(  # NaN, as torch
+        lib.tensor([[1.0, 2.0], [3.0, 5.0]]), lib.tensor([INF, 1.0]), lib.tensor([0.5, 0.0]),
+        None, None, True, 0.1, 1e-5)[0].isnan()),
     "conv_transpose2d_unbatched_float64_bias": lambda lib: _summary(
         lib.nn.functional.conv_transpose2d(lib.ones(1, 3, 3), lib.ones(1, 2, 2, 2),
                                            lib.ones(2, dtype=lib.float64))),

@@ -254,7 +254,8 @@ def _multi_margin_backward(ctx):
     grad = _frame_grad(ctx, ctx.frames_shape)
     if ctx.weight is not None:
         grad = grad * as_constant(ctx.weight[ctx.target][:, None])
-    slopes = where(active, grad if ctx.p == 1 else 2 * z * grad, 0.0)
+    # z * (2 * grad): 2 * z would overflow for a huge float32 hinge where torch's slope does not
+    slopes = where(active, grad if ctx.p == 1 else z * (2 * grad), 0.0)
     # where again: an infinite slope times the one-hot mask would be NaN off the target
     return reshape(where(as_constant(is_target), -sum(slopes, 1, keepdim=True), slopes),
                    ctx.input_shape)

@@ -241,18 +241,26 @@ def _native_batch_norm(xp, input: Tensor, weight: Tensor, bias: Tensor, running_
     shape = _channel_shape(input.ndim)
     if not training:
         rstd = 1 / xp.sqrt(running_var.reshape(shape) + eps)
-        result = (input - running_mean.reshape(shape)) * rstd
         empty = xp.zeros(0, input.dtype)
-        return _affine(result, weight, bias, shape), empty, empty
+        return (_scale_and_shift(input, running_mean.reshape(shape), rstd, weight, bias, shape),
+                empty, empty)
     axes = (0,) + tuple(range(2, input.ndim))
-    result, mean, var = _normalize(xp, input, axes, eps)
+    _, mean, var = _normalize(xp, input, axes, eps)
     if running_mean is not None:
         count = input.size // input.shape[1]
         unbiased = var * (count / (count - 1)) if count > 1 else xp.full_like(var, xp.nan)
         for stats, batch in ((running_mean, mean), (running_var, unbiased)):
             stats[...] = momentum * batch.ravel() + (1 - momentum) * stats
     rstd = 1 / xp.sqrt(var + eps)
-    return _affine(result, weight, bias, shape), mean.ravel(), rstd.ravel()
+    return _scale_and_shift(input, mean, rstd, weight, bias, shape), mean.ravel(), rstd.ravel()
+
+
+def _scale_and_shift(input, mean, rstd, weight, bias, shape):
+    """torch's batch-norm kernel: input * alpha + beta, with alpha = rstd * weight and beta =
+    bias - mean * alpha (so an infinite weight gives NaN, not +-inf)."""
+    alpha = rstd if weight is None else rstd * weight.reshape(shape)
+    beta = -(mean * alpha) if bias is None else bias.reshape(shape) - mean * alpha
+    return (input * alpha + beta).astype(input.dtype, copy=False)
 
 
 def _batch_norm_grads(ctx):
