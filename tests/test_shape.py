@@ -400,6 +400,19 @@ def test_copies_do_not_share_storage_like_torch():
     compare_scenario(scenario)
 
 
+def test_expand_keeps_the_stride_of_a_size_one_dim_it_does_not_grow_like_torch():
+    def scenario(lib):
+        column, row = lib.ones(3, 1), lib.ones(1, 3)
+        cases = (row.expand(1, 3), column.expand(3, 4), row.expand(2, 1, 3),
+                 lib.ones(3)[::2].expand(1, 2), lib.ones(3, 4)[:, :1].expand(1, 3, 1),
+                 lib.ones(3).expand(1, 1, 3), lib.tensor(1.0).expand(1, 1),
+                 lib.broadcast_to(row, (1, 3)), lib.broadcast_tensors(row, lib.ones(1, 1))[1])
+        strides = [case.stride() for case in cases]
+        row.expand(1, 3).add_(1)  # a view that shares no element writes through
+        return {"strides": strides, "row": row, "contiguous": cases[0].is_contiguous()}
+    compare_scenario(scenario)
+
+
 # ---- known differences from torch -----------------------------------------------------------
 
 def test_scatter_from_a_larger_src_gives_src_a_padded_gradient():

@@ -1,7 +1,6 @@
 """Shape ops that are views (they share storage and version counter with their input):
 reshaping, transposes (t, mT, mH, H, adjoint), in-place metadata views (t_, transpose_,
 squeeze_, unsqueeze_), resize_, and the select/slice/alias views that indexing builds on."""
-import warnings
 
 import numpy as np
 
@@ -10,6 +9,7 @@ from .._tensor import Tensor
 from ..autograd import forward_ad, grad_mode
 from ._checks import int_list, numel, type_name, wrap_dim, wrap_dims
 from ._define import defop
+from .._warnings import warn
 
 # ---- reshaping views -----------------------------------------------------------------------
 
@@ -170,8 +170,8 @@ def _matrix_transpose(name, input):
     """mT, mH and adjoint(): the last two dims swapped (torch's warnings and errors)."""
     if input.ndim == 0:
         owner = "" if name == "adjoint()" else "Tensor."
-        warnings.warn(f"{owner}{name} is deprecated on 0-D tensors. {_ZERO_D_HINTS[name]}",
-                      UserWarning, stacklevel=3)
+        warn(f"{owner}{name} is deprecated on 0-D tensors. {_ZERO_D_HINTS[name]}",
+             UserWarning)
         return input  # torch returns the tensor itself
     if input.ndim == 1:
         raise RuntimeError(f"tensor.{name} is only supported on matrices or batches of "
@@ -189,7 +189,7 @@ _WARNED_ONCE = set()  # the deprecations torch warns about once per process
 def _warn_once(message):
     if message not in _WARNED_ONCE:
         _WARNED_ONCE.add(message)
-        warnings.warn(message, UserWarning, stacklevel=3)
+        warn(message, UserWarning)
 
 
 def _reversed_dims(input):
@@ -208,8 +208,8 @@ def _reversed_dims(input):
 def _hermitian_transpose(input):
     """Tensor.H: the transpose of a matrix (tapegrad has no complex conjugate to take)."""
     if input.ndim == 0:
-        warnings.warn("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().",
-                      UserWarning, stacklevel=2)
+        warn("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().",
+             UserWarning)
         return input
     if input.ndim != 2:
         hint = ". For batches of matrices, consider using tensor.mH" if input.ndim > 2 else "."
@@ -404,7 +404,26 @@ def resize_as_(input, the_template, memory_format=None):
 
 @defop("ExpandBackward0", view=True)
 def _expand(xp, input: Tensor, size):
-    return xp.broadcast_to(input, size)
+    result = xp.broadcast_to(input, size)
+    strides = _expanded_strides(input, size)
+    if strides == result.strides:
+        return result
+    return xp.lib.stride_tricks.as_strided(input, size, strides, writeable=False)
+
+
+def _expanded_strides(array, size):
+    """torch's strides (in bytes) of array expanded to size: 0 on a dim that grows (NumPy's
+    broadcast_to also zeroes a size-1 dim that stays), the old stride on a kept dim, and a
+    new leading dim of size 1 spans what follows it; all 0 for a 0-d array."""
+    if not array.ndim:
+        return (0,) * len(size)
+    lead = len(size) - array.ndim
+    strides = [0] * lead + [stride if old == new else 0 for old, new, stride
+                            in zip(array.shape, size[lead:], array.strides)]
+    for i in reversed(range(lead)):
+        if size[i] == 1:
+            strides[i] = size[i + 1] * strides[i + 1]
+    return tuple(strides)
 
 
 _expand.derivatives(input=lambda ctx: reduction.sum_to_size(ctx.grad, ctx.input_shape))
