@@ -413,6 +413,20 @@ def test_expand_keeps_the_stride_of_a_size_one_dim_it_does_not_grow_like_torch()
     compare_scenario(scenario)
 
 
+def test_resize_to_the_same_sizes_keeps_the_strides_like_torch():
+    def scenario(lib):
+        results = {}
+        resizes = (lambda x: x.resize_(3, 2), lambda x: x.resize_as_(lib.ones(3, 2)),
+                   lambda x: x.resize_(3, 2, memory_format=lib.contiguous_format),
+                   lambda x: x.resize_as_(x, memory_format=lib.contiguous_format))
+        for i, resize in enumerate(resizes):
+            x = lib.arange(6.0).view(2, 3).t().clone()
+            resize(x)
+            results[f"{i}"], results[f"{i} geometry"] = x, (x.stride(), x._version)
+        return results
+    compare_scenario(scenario)
+
+
 # ---- known differences from torch -----------------------------------------------------------
 
 def test_scatter_from_a_larger_src_gives_src_a_padded_gradient():

@@ -124,9 +124,6 @@ XFAILS = {
     'qr|huge|float32': LAPACK,
     'qr|inf': LAPACK,
     'renorm|huge|float32': SUMS,
-    'resize_as_|transposed|float64': (
-        'not understood yet: resize_as_ of the clone of a transposed input reads other storage '
-        "values than torch's (resize_ itself agrees)"),
     'std_mean|huge': SUMS,
     'std_mean|inf|float64': WELFORD,
     'std_mean.unbiased|huge': SUMS,

@@ -385,6 +385,8 @@ def resize_(input, *sizes, memory_format=None):
         raise RuntimeError("cannot resize variables that require grad")
     if any(n < 0 for n in sizes):
         raise RuntimeError("numel: integer multiplication overflow")  # torch's words
+    if sizes == input._data.shape and memory_format is None:
+        return input  # torch restrides only to a new size or a memory format given
     offset = strided.offset_in_storage(input)
     needed = offset + numel(sizes)
     storage = strided.storage_of(input)
@@ -399,7 +401,7 @@ def resize_(input, *sizes, memory_format=None):
 
 
 def resize_as_(input, the_template, memory_format=None):
-    return resize_(input, the_template.shape)
+    return resize_(input, the_template.shape, memory_format=memory_format)
 
 
 @defop("ExpandBackward0", view=True)
