@@ -417,6 +417,9 @@ FOUND = {
                                     lib.ones(1, 2, 2, dtype=lib.bool)),
     "embedding_max_norm_int_weight": lambda lib: lib.nn.functional.embedding(
         lib.tensor([2, 3]), lib.ones(4, 2, dtype=lib.int32), max_norm=1.0),
+    "linear_cross_entropy_chunked_long_input": lambda lib: lib.nn.functional.linear_cross_entropy(
+        lib.ones(5, 3, dtype=lib.int64), lib.ones(4, 3, dtype=lib.int64),
+        lib.tensor([0, 3, 1, 2, 2]), options=lib.nn.LinearCrossEntropyOptions(batch_chunk_size=2)),
     "conv_transpose1d_int32": lambda lib: lib.nn.functional.conv_transpose1d(
         lib.ones(1, 1, 3, dtype=lib.int32), lib.ones(1, 2, 2, dtype=lib.int64)),
     "conv_transpose1d_long_with_float_bias": lambda lib: lib.nn.functional.conv_transpose1d(

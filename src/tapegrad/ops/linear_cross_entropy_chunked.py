@@ -159,6 +159,11 @@ _OPS = {(kind, with_bias, with_weight): make(with_bias, with_weight)
 def chunked_linear_cross_entropy(input, linear_weight, target, linear_bias, weight, reduction,
                                  ignore_index, options):
     """The chunked path of F.linear_cross_entropy (its shape checks done by the caller)."""
+    if getattr(options, "acc_dtype", None) is None and not input.dtype.is_floating_point:
+        # torch takes the accumulation dtype from the input, and checks it first
+        raise ValueError("acc_dtype must be one of {None, torch.float16, torch.bfloat16, "
+                         f"torch.float32, torch.float64}}, got {input.dtype}. Pass "
+                         "acc_dtype=None to let the op pick automatically.")
     check_mm_dtypes(input, linear_weight)
     batched = input.ndim == 2
     if not batched:
