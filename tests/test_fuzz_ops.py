@@ -98,6 +98,10 @@ KNOWN_DIFFERENCES = {
         "; and torch's batch-norm backward reads a strided weight as if contiguous (the first C "
         "elements of its storage), so its input gradient is wrong for a step-sliced weight")),
         exact=("native_batch_norm",)),
+    **_named((), (("strided",), "intentional: torch's nll_loss2d backward (4-d input) raises "
+                                "'grad_input must be contiguous' for a permuted input (its "
+                                "zeros_like keeps the dense non-contiguous layout); ours "
+                                "differentiates"), exact=("nll_loss",)),
     **_named((), (("nonfinite",), "torch's float32 GELU kernel gives NaN at +inf (and at x * 4 "
                                   "of a huge x) in its vectorised loop, for a tensor of two "
                                   "elements or more; a lone element, and float64, give inf"),
