@@ -417,5 +417,33 @@ def test_data_takes_another_dtype_and_shape_as_torch():
     same(lambda lib: _set_data(lib, lib.ones(3, dtype=lib.float64)))
 
 
+def _overflowing_casts(lib):
+    """Numbers a float dtype cannot hold, cast by construction, .to/.half and assignment."""
+    written = lib.zeros(3, dtype=lib.float16)
+    written[0] = 7e4
+    written[lib.tensor([1])] = 1e300
+    written[2] = lib.tensor(7e4, dtype=lib.float64)
+    return [t.tolist() for t in (
+        lib.tensor([70000.0], dtype=lib.float16), lib.tensor(7e4, dtype=lib.float16),
+        lib.tensor([[1e300, 1.0]]), lib.tensor([1e300], dtype=lib.bfloat16),
+        lib.tensor([7e4]).to(lib.float16), lib.tensor([7e4]).half(),
+        lib.tensor([1e300], dtype=lib.float64).float(), written)]
+
+
+def test_overflowing_float_casts_give_inf_without_a_warning_as_torch():
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # NumPy's "overflow encountered in cast" leaked
+        same(_overflowing_casts)
+
+
+@pytest.mark.parametrize("dtype, value", [("float16", 7e4), ("float16", 65519.0),
+                                          ("bfloat16", 1e300), ("float32", -1e300)])
+def test_full_refuses_a_finite_number_beyond_the_float_dtype_as_torch(dtype, value):
+    same_error(lambda lib: lib.full((2,), value, dtype=getattr(lib, dtype)))
+    same_error(lambda lib: lib.zeros(1, dtype=getattr(lib, dtype)).new_full((2,), value))
+    same(lambda lib: lib.full((2,), float("inf"), dtype=getattr(lib, dtype)).tolist())
+
+
 def test_format_without_spec_prints_the_tensor():
     same(lambda lib: (format(lib.ones(2), ""), format(lib.tensor(2.5), ".2f"), f"{lib.ones(2)}"))

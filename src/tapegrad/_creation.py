@@ -26,7 +26,8 @@ _LIKE_KERNEL = "empty_strided"  # the kernel torch names when a *_like factory l
 
 def _new(array, dtype=None, requires_grad=False, out=None):
     if dtype is not None and array.dtype != dtype.numpy:
-        array = array.astype(dtype.numpy)
+        with np.errstate(all="ignore"):  # torch's cast overflows to inf without a word
+            array = array.astype(dtype.numpy)
     if out is not None:
         return _write_out(out, array)
     result = Tensor._make(array)
@@ -310,6 +311,8 @@ def _allocated(size, numpy_dtype):
 # torch names the C++ type a fill value does not fit
 _FILL_TYPE_NAMES = {"float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float",
                     "float64": "double", "int32": "int", "bool": "bool"}
+_FLOAT_MAX = {"float16": 65504.0, "bfloat16": 3.3895313892515355e38,
+              "float32": 3.4028234663852886e38, "float64": np.inf}
 
 
 def assigned_value(tensor, value):
@@ -342,6 +345,9 @@ def _fill_value(value, dtype, name):
         raise RuntimeError(f"value cannot be converted to type {type_name} without overflow")
     value = np.asarray(value)
     _check_fits(value, dtype, type_name)
+    if dtype.is_floating_point and np.isfinite(value) and abs(value) > _FLOAT_MAX[dtype.name]:
+        # torch refuses a finite number beyond the dtype's largest, though the cast would round
+        raise RuntimeError(f"value cannot be converted to type {type_name} without overflow")
     return value.astype(dtype.numpy)[()]  # wrapping as torch does (-1 in uint8 is 255)
 
 

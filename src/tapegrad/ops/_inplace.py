@@ -485,7 +485,8 @@ def setitem(target, key, value):
             _check_setitem_overlap(target, arrays, value, all(map(_is_basic, arrays)))
             data = strided.writable(data)
         try:
-            data[arrays] = value._data if isinstance(value, Tensor) else value
+            with np.errstate(all="ignore"):  # a cast that overflows gives inf, as torch's
+                data[arrays] = value._data if isinstance(value, Tensor) else value
         except IndexError:
             getitem(target, key)  # raises torch's error for the key
             raise
