@@ -417,3 +417,27 @@ def test_autograd_grad_errors_match_torch(case):
         elif case == "seed_shape":
             lib.autograd.grad(y, x, grad_outputs=lib.ones(3))
     _same_error(make)
+
+
+def _non_finite_sums(lib):
+    """Gradients that meet as inf + -inf (NaN) or overflow when the engine adds them."""
+    x = lib.tensor([1.0, 2.0], requires_grad=True)
+    (x * float("inf") + x * float("-inf")).sum().backward()
+    y = lib.tensor([1.0], requires_grad=True)
+    scaled = y * 1e308
+    (scaled * 10 + scaled * 10).sum().backward()
+    y.grad = lib.tensor([float("inf")])
+    (y * float("-inf")).sum().backward()  # accumulated into an existing .grad
+    z = lib.tensor([1.0], requires_grad=True)
+    twice = (z * float("inf")).sum() + (z * float("-inf")).sum()
+    (grad,) = lib.autograd.grad(twice, z, create_graph=True)
+    return [x.grad.tolist(), y.grad.tolist(), grad.tolist()]
+
+
+def test_nan_and_inf_gradients_accumulate_without_numpy_warnings():
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # NumPy's "invalid value encountered in add" leaked
+        ours = _non_finite_sums(tapegrad)
+    theirs = _non_finite_sums(_torch())
+    assert str(ours) == str(theirs)

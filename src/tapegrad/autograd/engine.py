@@ -272,8 +272,11 @@ def run(roots, seeds, retain_graph, create_graph, targets=None, accumulate=True)
     captured = {}
     restricted, _run_state.restricted = _run_state.restricted, targets is not None
     try:
-        _drain(ready, pending, dependencies, needed, targets, captured, retain_graph,
-               create_graph, accumulate)
+        # torch sums NaN and inf gradients silently; one error state for the whole run
+        # keeps NumPy quiet in the accumulations between nodes (ops quiet their own)
+        with np.errstate(all="ignore"):
+            _drain(ready, pending, dependencies, needed, targets, captured, retain_graph,
+                   create_graph, accumulate)
     finally:
         _run_state.restricted = restricted
     return captured
