@@ -137,6 +137,12 @@ KNOWN_DIFFERENCES = {
                                           "uninitialised memory (6.9e-310) as its values")),
     **_named(("logit",), (("signed_zero",), "logit's gradient at -0: torch's is -inf * grad, "
                                             "ours +inf * grad (1 / (x (1 - x)) at -0)")),
+    # after the statistics entry above, which it overrides for attention
+    **_named(("scaled_dot_product_attention",), (("nonfinite",), _OVERFLOWING_STATISTICS[1] + (
+        "; and where inf * 0 makes a query's scores NaN, torch's fused kernel takes the row's "
+        "running max by comparisons that skip NaN (so it depends on where the NaN scores sit): "
+        "a row of NaN and -inf scores gets max -inf and comes out as a fully masked row (0, "
+        "NaN only where a value is inf), where ours is NaN, and so are the gradients"))),
 }
 
 
