@@ -774,3 +774,24 @@ def test_conv_same_padding_keeps_length_for_even_kernel():
             conv = tg.nn.Conv1d(2, 3, 4, padding="same", padding_mode=mode)
             assert tuple(conv(tg.randn(1, 2, 9)).shape) == (1, 3, 9)
             assert conv._reversed_padding_repeated_twice == [1, 2]
+
+
+def _expanded_running_statistics(lib):
+    """batch_norm and native_batch_norm updating running stats that are one element expanded:
+    the outputs and the two elements the updates wrote."""
+    x = lib.arange(12.0, dtype=lib.float64).view(4, 3) ** 1.5
+    mean, var = lib.zeros(1, dtype=lib.float64), lib.ones(1, dtype=lib.float64)
+    out = lib.nn.functional.batch_norm(x, mean.expand(3), var.expand(3), training=True,
+                                       momentum=0.3)
+    native = lib.native_batch_norm(x, None, None, mean.expand(3), var.expand(3), True, 0.5, 1e-5)
+    return np.concatenate([t.numpy().ravel() for t in (out, *native, mean, var)])
+
+
+def test_batch_norm_updates_expanded_running_statistics_channel_after_channel(torch):
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # on several threads torch's channel updates race
+    try:
+        expected = _expanded_running_statistics(torch)
+    finally:
+        torch.set_num_threads(threads)
+    np.testing.assert_allclose(_expanded_running_statistics(tg), expected, rtol=1e-12)

@@ -78,16 +78,10 @@ XFAILS = {
     'logdet|expanded|float64': SINGULAR,
     'logdet|nan': SINGULAR,
     'logdet|zero|float64': SINGULAR,
-    'native_batch_norm|expanded|float64': (
-        'running_mean/running_var given as expanded (stride-0) tensors: torch writes the update '
-        "into the overlapping memory; tapegrad's NumPy view of them is read-only (ValueError)"),
     'native_batch_norm|huge': NORMS,
     'native_group_norm|huge': NORMS,
     'native_group_norm|inf': NORMS,
     'native_layer_norm|huge': NORMS,
-    'nn.functional.batch_norm|expanded|float64': (
-        'running_mean/running_var given as expanded (stride-0) tensors: torch writes the update '
-        "into the overlapping memory; tapegrad's NumPy view of them is read-only (ValueError)"),
     'nn.functional.batch_norm|huge': NORMS,
     'nn.functional.bilinear|huge': (
         'x1 W x2 with an infinity or +-huge: torch contracts in another order, so inf - inf (NaN)'

@@ -250,9 +250,22 @@ def _native_batch_norm(xp, input: Tensor, weight: Tensor, bias: Tensor, running_
         count = input.size // input.shape[1]
         unbiased = var * (count / (count - 1)) if count > 1 else xp.full_like(var, xp.nan)
         for stats, batch in ((running_mean, mean), (running_var, unbiased)):
-            stats[...] = momentum * batch.ravel() + (1 - momentum) * stats
+            _update_running(stats, batch.ravel(), momentum)
     rstd = 1 / xp.sqrt(var + eps)
     return _scale_and_shift(input, mean, rstd, weight, bias, shape), mean.ravel(), rstd.ravel()
+
+
+def _update_running(stats, batch, momentum):
+    """stats = (1 - momentum) * stats + momentum * batch, in place. Where channels share
+    memory (an expanded tensor), torch's kernel on one thread updates channel after channel,
+    each reading what the previous one wrote (on several threads their order is a race)."""
+    if stats.flags.writeable:
+        stats[...] = momentum * batch + (1 - momentum) * stats
+        return
+    from .strided import writable
+    stats = writable(stats)
+    for channel, value in enumerate(batch):
+        stats.flat[channel] = momentum * value + (1 - momentum) * stats.flat[channel]
 
 
 def _scale_and_shift(input, mean, rstd, weight, bias, shape):
