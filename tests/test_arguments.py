@@ -1,5 +1,7 @@
 """Argument handling as torch's (issue 11, part 2): NumPy scalars in type promotion and
 tensor creation, and torch's exception class and text for arguments torch refuses."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -273,6 +275,48 @@ REFUSED = {
     "index_copy_in_place_list": lambda lib: lib.ones(2).index_copy_(0, [0], lib.ones(1)),
     "masked_scatter_in_place_list": lambda lib: lib.ones(2).masked_scatter_([True, False],
                                                                            lib.ones(2)),
+    # functions that warn (their warnings find the user's line, so they are wrapped too)
+    "softmax_list": lambda lib: lib.softmax([1.0, 2.0], 0),
+    "log_softmax_list": lambda lib: lib.log_softmax([1.0, 2.0], 0),
+    "cov_list": lambda lib: lib.cov([[1.0, 2.0]]),
+    "cross_list": lambda lib: lib.cross(lib.ones(3), [1.0, 2.0, 3.0]),
+    "qr_list": lambda lib: lib.qr([[1.0]]),
+    "cholesky_list": lambda lib: lib.cholesky([[1.0]]),
+    "index_reduce_list": lambda lib: lib.index_reduce(lib.ones(2), 0, [0], lib.ones(1), "prod"),
+    "nn_linear_list": lambda lib: lib.nn.functional.linear([1.0], lib.ones(1, 1)),
+    "nn_linear_weight_none": lambda lib: lib.nn.functional.linear(lib.ones(1), None),
+    "nn_cross_entropy_list": lambda lib: lib.nn.functional.cross_entropy([[1.0]],
+                                                                         lib.tensor([0])),
+    "nn_cross_entropy_target_list": lambda lib: lib.nn.functional.cross_entropy(lib.ones(1, 2),
+                                                                                [0]),
+    "nn_nll_loss_list": lambda lib: lib.nn.functional.nll_loss([[1.0]], lib.tensor([0])),
+    "nn_kl_div_list": lambda lib: lib.nn.functional.kl_div([1.0], lib.ones(1), reduction="sum"),
+    # None or a list where torch's overloads take a tensor or a number (no silent answer)
+    "scatter_list_value": lambda lib: lib.scatter(lib.zeros(3), 0, lib.tensor([0]), [1.0]),
+    "scatter_none_value": lambda lib: lib.scatter(lib.zeros(3), 0, lib.tensor([0]), None),
+    "scatter_keyword_none_value": lambda lib: lib.scatter(lib.zeros(3), 0, lib.tensor([0]),
+                                                          value=None),
+    "xlogy_none": lambda lib: lib.xlogy(lib.ones(3), None),
+    "xlogy_list": lambda lib: lib.xlogy(lib.ones(3), [1.0]),
+    "xlogy_none_first": lambda lib: lib.xlogy(None, lib.ones(3)),
+    "isin_none": lambda lib: lib.isin(lib.ones(3), None),
+    "isin_list": lambda lib: lib.isin(lib.ones(3), [1.0]),
+    "isin_none_first": lambda lib: lib.isin(None, lib.ones(3)),
+    "isin_numbers": lambda lib: lib.isin(1, 2),
+    "trapz_none": lambda lib: lib.trapz(lib.ones(3), None),
+    "trapz_list": lambda lib: lib.trapz(lib.ones(3), [1.0, 2.0, 3.0]),
+    "trapz_list_y": lambda lib: lib.trapz([1.0, 2.0]),
+    "trapz_dx_none": lambda lib: lib.trapz(lib.ones(3), dx=None),
+    "trapz_x_and_dx": lambda lib: lib.trapz(lib.ones(3), lib.ones(3), dx=2),
+    "trapezoid_none": lambda lib: lib.trapezoid(lib.ones(3), None),
+    "trapezoid_dx_tensor": lambda lib: lib.trapezoid(lib.ones(3), dx=lib.ones(3)),
+    "cumulative_trapezoid_none": lambda lib: lib.cumulative_trapezoid(lib.ones(3), None),
+    "linspace_none_start": lambda lib: lib.linspace(None, 1, 3),
+    "linspace_none_end": lambda lib: lib.linspace(0, None, 3),
+    "linspace_list_start": lambda lib: lib.linspace([0], 1, 3),
+    "linspace_float_steps": lambda lib: lib.linspace(0, 1, 3.0),
+    "linspace_none_steps": lambda lib: lib.linspace(0, 1, None),
+    "logspace_none_start": lambda lib: lib.logspace(None, 1, 3),
 }
 
 
@@ -447,3 +491,54 @@ def test_full_refuses_a_finite_number_beyond_the_float_dtype_as_torch(dtype, val
 
 def test_format_without_spec_prints_the_tensor():
     same(lambda lib: (format(lib.ones(2), ""), format(lib.tensor(2.5), ".2f"), f"{lib.ones(2)}"))
+
+
+# Calls that warn, through helpers and wrappers at various depths in tapegrad: each warning
+# names the caller's file and line, as torch's do.
+WARNING_CALLS = {
+    "var": lambda lib: lib.var(lib.ones(1)),
+    "var_method": lambda lib: lib.ones(1).var(),
+    "std_mean": lambda lib: lib.std_mean(lib.ones(1)),
+    "softmax_without_dim": lambda lib: lib.nn.functional.softmax(lib.ones(2)),
+    "log_softmax_without_dim": lambda lib: lib.nn.functional.log_softmax(lib.ones(2)),
+    "softmax_module_without_dim": lambda lib: lib.nn.Softmax()(lib.ones(2)),
+    "cov_without_freedom": lambda lib: lib.cov(lib.ones(1)),
+    "qr": lambda lib: lib.qr(lib.eye(2)),
+    "cholesky": lambda lib: lib.cholesky(lib.eye(2)),
+    "index_reduce": lambda lib: lib.index_reduce(lib.ones(2), 0, lib.tensor([0]), lib.ones(1),
+                                                 "prod"),
+    "meshgrid_without_indexing": lambda lib: lib.meshgrid(lib.ones(2), lib.ones(2)),
+    "kl_div_mean": lambda lib: lib.nn.functional.kl_div(lib.ones(2), lib.ones(2)),
+    "legacy_size_average": lambda lib: lib.nn.functional.mse_loss(lib.ones(2), lib.ones(2),
+                                                                  size_average=True),
+    "loss_module_legacy": lambda lib: lib.nn.MSELoss(reduce=False),
+    "non_leaf_grad": lambda lib: (lib.ones(1, requires_grad=True) * 2).grad,
+    "scheduler_step_epoch": lambda lib: lib.optim.lr_scheduler.StepLR(
+        lib.optim.SGD([lib.ones(1, requires_grad=True)], lr=0.1), 1).step(1),
+}
+
+
+def _warnings_of(call, lib):
+    """(category, text, file, line) of each warning call(lib) issues."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        call(lib)
+    # (torch's C++ warnings end with where they were raised in its source)
+    return [(w.category.__name__, str(w.message).partition(" (Triggered internally")[0],
+             w.filename, w.lineno) for w in caught]
+
+
+@pytest.mark.parametrize("name", WARNING_CALLS)
+def test_warnings_point_at_the_callers_line(name):
+    import tapegrad
+    call = WARNING_CALLS[name]
+    lines = [line for *_, line in call.__code__.co_lines() if line is not None]
+    caught = _warnings_of(call, tapegrad)
+    assert caught
+    for category, text, filename, line in caught:
+        assert (filename, min(lines) <= line <= max(lines)) == (__file__, True), caught
+    torch = pytest.importorskip("torch")
+    # torch warns once per process for some (then says nothing), and may add warnings of
+    # its own (its scheduler's about the step order)
+    expected = [(category, text) for category, text, *_ in _warnings_of(call, torch)]
+    assert not expected or all((category, text) in expected for category, text, *_ in caught)

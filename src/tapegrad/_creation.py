@@ -4,7 +4,6 @@ factories and the Tensor.new_* methods.
 Every factory first resolves its device= (None: the default device) and refuses any device but
 the cpu with torch's error (_device.tensor_device), as torch checks the device first."""
 import builtins
-import warnings
 
 import numpy as np
 
@@ -12,7 +11,8 @@ from . import _dtype, _random
 from ._device import tensor_device
 from ._layout import laid_out
 from ._tensor import Tensor
-from .ops._checks import as_int, int_list, type_name
+from .ops._checks import as_int, int_list, is_number, overload_error, type_name
+from ._warnings import warn
 
 SCALAR_OF_GRAD_TENSOR_WARNING = (
     "Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
@@ -85,7 +85,7 @@ def _unwrap_nested(data):
     """Nested lists that may hold tensors, as plain Python numbers/arrays."""
     if isinstance(data, Tensor):
         if data._requires_grad:
-            warnings.warn(SCALAR_OF_GRAD_TENSOR_WARNING, UserWarning, stacklevel=4)
+            warn(SCALAR_OF_GRAD_TENSOR_WARNING, UserWarning)
         if data._data.size != 1:  # a tensor inside a list is one number there
             raise ValueError("only one element tensors can be converted to Python scalars")
         return data._data.item()
@@ -230,7 +230,7 @@ def _check_fits(array, dtype, type_name):
 
 def _copy_of(data, dtype, device, requires_grad, pin_memory, warn_as):
     if isinstance(data, Tensor):
-        warnings.warn(COPY_CONSTRUCT_WARNING.format(warn_as), UserWarning, stacklevel=3)
+        warn(COPY_CONSTRUCT_WARNING.format(warn_as), UserWarning)
         tensor_device(device, None, pin_memory)
         return _new(data._data.copy(), dtype, requires_grad)
     plain = _unwrap_nested(data)
@@ -280,7 +280,7 @@ def _writable(array):
     warn and take a copy, so that writes into the tensor work as torch lets them."""
     if array.flags.writeable:
         return array
-    warnings.warn(READ_ONLY_ARRAY_WARNING, UserWarning, stacklevel=3)
+    warn(READ_ONLY_ARRAY_WARNING, UserWarning)
     return array.copy()
 
 
@@ -466,7 +466,14 @@ def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device
 
 
 def _endpoints(name, start, end, steps):
-    """start, end and steps as Python numbers; torch's errors for tensors that are not 0-d."""
+    """start, end and steps as Python numbers; torch's errors for tensors that are not 0-d,
+    and for arguments none of its overloads takes."""
+    if (not all(isinstance(v, Tensor) or is_number(v) for v in (start, end))
+            or as_int(steps) is None):
+        tail = f", {'float base = 10.0, ' if name == 'logspace' else ''}*, {_FACTORY_KEYWORDS}"
+        overloads = [f"{a} start, {b} end, int steps{tail}" for a, b in (
+            ("Tensor", "Tensor"), ("Number", "Tensor"), ("Tensor", "Number"), ("Number", "Number"))]
+        raise overload_error(name, overloads, (start, end, steps))
     for which, value in (("start", start), ("end", end)):
         if isinstance(value, Tensor) and value.ndim:
             raise RuntimeError(f"{name} only supports 0-dimensional start and end tensors, but "

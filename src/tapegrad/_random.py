@@ -2,12 +2,12 @@
 samplers behind Tensor.uniform_, normal_, bernoulli_, exponential_ and random_."""
 import math
 import numbers
-import warnings
 
 import numpy as np
 
 from . import _mt
 from ._device import generator_device
+from ._warnings import warn
 
 
 class Generator:
@@ -472,11 +472,11 @@ def _check_random_bounds(tensor, low, top):
     for value, name in ((low, "from"), (top, "to - 1")):
         _check_in_bounds(value, name, -largest, largest, value_type)
         if not -2 ** digits <= value <= 2 ** digits:
-            warnings.warn(f"{name} is out of bounds [-(2^{digits}), 2^{digits}]. Due to "
-                          f"precision limitations {_C_TYPE_NAMES[value_type.name]} can support "
-                          "discrete uniform distribution only within this range. This warning "
-                          "will become an error in version 1.7 release, please fix the code in "
-                          "advance", UserWarning, stacklevel=4)
+            warn(f"{name} is out of bounds [-(2^{digits}), 2^{digits}]. Due to "
+                 f"precision limitations {_C_TYPE_NAMES[value_type.name]} can support "
+                 "discrete uniform distribution only within this range. This warning "
+                 "will become an error in version 1.7 release, please fix the code in "
+                 "advance", UserWarning)
 
 
 # ---- torch's argument parsing for these methods --------------------------------------------

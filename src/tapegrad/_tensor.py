@@ -1,5 +1,4 @@
 """Tensor: an ndarray plus autograd state. Computation lives in ops/; methods delegate."""
-import warnings
 import weakref
 
 import numpy as np
@@ -9,6 +8,7 @@ from ._device import CPU, device
 from .autograd import grad_mode
 from .autograd.graph import (AccumulateGrad, register_post_accumulate_grad_hook,
                              register_tensor_hook)
+from ._warnings import warn
 
 NON_LEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
@@ -201,7 +201,7 @@ class Tensor:
     @property
     def grad(self):
         if self.grad_fn is not None and not self._retains_grad:
-            warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
+            warn(NON_LEAF_GRAD_WARNING, UserWarning)
         return self._grad
 
     @grad.setter

@@ -11,12 +11,12 @@ import functools
 import io
 import pickle
 import struct
-import warnings
 import zipfile
 
 import numpy as np
 
 import tapegrad
+from ._warnings import warn
 
 # torch's storage class names and the dtypes they hold. BFloat16 is read as float32 (below).
 _STORAGE_DTYPES = {
@@ -190,7 +190,7 @@ def read_torch_zip(data):
                                   _storage_reader(archive, root, byteorder))
     result = unpickler.load()
     if "BFloat16Storage" in unpickler.storage_types:
-        warnings.warn(BFLOAT16_WARNING, UserWarning, stacklevel=3)
+        warn(BFLOAT16_WARNING, UserWarning)
     return result
 
 

@@ -5,9 +5,9 @@ Global, not thread-local, as in torch.
 import functools
 import os
 import traceback
-import warnings
 
 import numpy as np
+from .._warnings import warn
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _enabled = False
@@ -32,8 +32,8 @@ class detect_anomaly:
 
     def __init__(self, check_nan=True):
         self.check_nan = check_nan
-        warnings.warn("Anomaly Detection has been enabled. This mode will increase the runtime "
-                      "and should only be enabled for debugging.", UserWarning, stacklevel=2)
+        warn("Anomaly Detection has been enabled. This mode will increase the runtime "
+             "and should only be enabled for debugging.", UserWarning)
 
     def __enter__(self):
         self.prev = (_enabled, _check_nan)
@@ -86,10 +86,10 @@ def checked_apply(node, apply):
     except Exception:
         trace = node.metadata.get("traceback_")
         if trace is None:
-            warnings.warn(f"Error detected in {node.name()}. No forward pass information "
-                          "available. Enable detect anomaly during forward pass for more "
-                          "information.", UserWarning, stacklevel=2)
+            warn(f"Error detected in {node.name()}. No forward pass information "
+                 "available. Enable detect anomaly during forward pass for more "
+                 "information.", UserWarning)
         else:
-            warnings.warn(f"Error detected in {node.name()}. Traceback of forward call that "
-                          f"caused the error:\n{''.join(trace)}", UserWarning, stacklevel=2)
+            warn(f"Error detected in {node.name()}. Traceback of forward call that "
+                 f"caused the error:\n{''.join(trace)}", UserWarning)
         raise

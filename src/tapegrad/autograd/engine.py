@@ -9,12 +9,12 @@
 import heapq
 import itertools
 import threading
-import warnings
 
 import numpy as np
 
 from . import anomaly_mode, grad_mode
 from .graph import AccumulateGrad
+from .._warnings import warn
 
 CREATE_GRAPH_WARNING = (
     "Using backward() with create_graph=True will create a reference cycle between the "
@@ -33,7 +33,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         if not inputs:
             raise RuntimeError("'inputs' argument to backward() cannot be empty.")
     if create_graph:
-        warnings.warn(CREATE_GRAPH_WARNING, UserWarning, stacklevel=3)
+        warn(CREATE_GRAPH_WARNING, UserWarning)
     roots, seeds = _roots_and_seeds(tensors, grad_tensors)
     targets = None if inputs is None else {_input_edge(t): t for t in inputs}
     captured = run(roots, seeds, create_graph if retain_graph is None else retain_graph,

@@ -6,12 +6,12 @@ own node class, <Name>Backward, whose instances are both the grad_fn and the `ct
 and backward see (torch's BackwardCFunction).
 """
 import functools
-import warnings
 
 import numpy as np
 
 from . import grad_mode
 from .graph import FREED_GRAPH, Node, SavedTensor
+from .._warnings import warn
 
 LEGACY_FORWARD = (
     "Legacy autograd function with non-static forward method is deprecated. Please use "
@@ -131,7 +131,7 @@ def _check_dirty(tensor, is_input, n_outputs):
     if not is_input:
         if is_view:
             raise RuntimeError(NOT_AN_INPUT)
-        warnings.warn(NOT_AN_INPUT, UserWarning, stacklevel=4)
+        warn(NOT_AN_INPUT, UserWarning)
     if is_view and n_outputs > 1:
         raise RuntimeError(DIRTY_VIEW_WITH_OUTPUTS)
     if is_view and tensor._base.grad_fn is None and tensor._base._requires_grad:
@@ -225,10 +225,10 @@ class Function:
                                  {"_forward_cls": cls, "__module__": "torch.autograd.function"})
 
     def __init__(self, *args, **kwargs):
-        warnings.warn(f"{self.__class__} should not be instantiated. Methods on autograd "
-                      "functions are all static, so you should invoke them on the class "
-                      "itself. Instantiating an autograd function will raise an error in a "
-                      "future version of PyTorch.", DeprecationWarning, stacklevel=2)
+        warn(f"{self.__class__} should not be instantiated. Methods on autograd "
+             "functions are all static, so you should invoke them on the class "
+             "itself. Instantiating an autograd function will raise an error in a "
+             "future version of PyTorch.", DeprecationWarning)
 
     def __call__(self, *args, **kwargs):
         raise RuntimeError(LEGACY_FORWARD)

@@ -1,9 +1,9 @@
 """torch.backends as a CPU-only torch build has it (cudnn, cuda, mps), plus the process-wide
 algorithm switches torch keeps beside them: deterministic algorithms and float32 matmul
 precision. tapegrad computes with NumPy either way; the switches are kept and reported."""
-import warnings
 
 from . import cuda, cudnn, mps  # noqa: F401  (torch.backends.cudnn, ... after import torch)
+from .._warnings import warn
 
 _deterministic = {"mode": False, "warn_only": False}
 _MATMUL_PRECISIONS = ("highest", "high", "medium")
@@ -33,7 +33,7 @@ def get_float32_matmul_precision():
 def set_float32_matmul_precision(precision):
     """'highest', 'high' or 'medium'; anything else warns and changes nothing, as in torch."""
     if precision not in _MATMUL_PRECISIONS:
-        warnings.warn(f"{precision} is not one of 'highest', 'high', or 'medium'; the current"
-                      "setFloat32MatmulPrecision call has no effect.", UserWarning, stacklevel=2)
+        warn(f"{precision} is not one of 'highest', 'high', or 'medium'; the current"
+             "setFloat32MatmulPrecision call has no effect.", UserWarning)
         return
     cuda.matmul._precision = precision

@@ -4,10 +4,10 @@ An identity node on the module's outputs sees the output gradients first; an ide
 its inputs sees the input gradients last and then calls the user's hooks with both, as torch's
 BackwardHook does (the node names match torch's: BackwardHookFunctionBackward).
 """
-import warnings
 
 import tapegrad
 from tapegrad.autograd import Function
+from .._warnings import warn
 
 NO_INPUT_GRAD_WARNING = (
     "Full backward hook is firing when gradients are computed with respect to module outputs "
@@ -82,7 +82,7 @@ class BackwardHook:
             self.grad_outputs = replaced
         grad_outputs = self.grad_outputs
         if self.input_indices is None:
-            warnings.warn(NO_INPUT_GRAD_WARNING, stacklevel=2)
+            warn(NO_INPUT_GRAD_WARNING)
             for hook in self.hooks:
                 result = hook(self.module, (None,) * self.n_inputs, self.grad_outputs)
                 if result is not None and not (isinstance(result, tuple)

@@ -2,11 +2,11 @@
 torch.nn.functional's signature, values and gradients (scaled_dot_product_attention is an op:
 tapegrad/ops/attention.py)."""
 import math
-import warnings
 
 import tapegrad
 
 from . import functional as F
+from .._warnings import warn
 
 __all__ = ["multi_head_attention_forward", "scaled_dot_product_attention"]
 
@@ -30,8 +30,8 @@ def canonical_mask(mask, mask_name, other_type, other_name, target_type, check_o
     if mask.dtype != tapegrad.bool and not is_float:
         raise AssertionError(f"only bool and floating types of {mask_name} are supported")
     if check_other and other_type is not None and mask.dtype != other_type:
-        warnings.warn(f"Support for mismatched {mask_name} and {other_name} is deprecated. "
-                      "Use same type for both instead.", stacklevel=3)
+        warn(f"Support for mismatched {mask_name} and {other_name} is deprecated. "
+             "Use same type for both instead.")
     if is_float:
         return mask
     return tapegrad.zeros_like(mask, dtype=target_type).masked_fill_(mask, -math.inf)

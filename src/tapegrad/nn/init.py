@@ -5,9 +5,9 @@ torch's (tapegrad.manual_seed or `generator=`): after the same seed, the numbers
 gives; orthogonal_ only to rounding (its QR runs in NumPy's LAPACK, torch's in MKL).
 """
 import math
-import warnings
 
 import tapegrad
+from .._warnings import warn
 
 __all__ = ["calculate_gain", "constant_", "dirac_", "eye_", "kaiming_normal_",
            "kaiming_uniform_", "normal_", "ones_", "orthogonal_", "sparse_", "trunc_normal_",
@@ -168,7 +168,7 @@ def xavier_normal_(tensor, gain=1.0, generator=None):
 def _kaiming_std(tensor, a, mode, nonlinearity):
     """He's std, gain / sqrt(fan); None (after torch's warning) for an empty tensor."""
     if 0 in tensor.shape:
-        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=3)
+        warn("Initializing zero-element tensors is a no-op")
         return None
     return calculate_gain(nonlinearity, a) / math.sqrt(_calculate_correct_fan(tensor, mode))
 
@@ -209,8 +209,8 @@ def orthogonal_(tensor, gain=1, generator=None):
 def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
     """Fill with N(mean, std**2) restricted to [a, b], by rejection sampling as torch 2.13."""
     if mean < a - 2 * std or mean > b + 2 * std:
-        warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The "
-                      "distribution of values may be incorrect.", stacklevel=2)
+        warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The "
+             "distribution of values may be incorrect.")
     def norm_cdf(x):
         return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
     with tapegrad.no_grad():

@@ -1,5 +1,6 @@
 """Argument checks shared by op families; each raises torch's error type and text."""
 import inspect
+import re
 import types
 
 import numpy as np
@@ -118,6 +119,22 @@ def number(value, name, arg):
     raise TypeError(f"{name}(): argument '{arg}' must be Number, not {type_name(value)}")
 
 
+def is_number(value):
+    """Whether torch reads value as a Number (a Python or NumPy scalar, bool included)."""
+    return isinstance(value, (int, float, complex, np.number, np.bool_))
+
+
+def overload_error(name, overloads, args, kwargs=()):
+    """torch's TypeError for arguments that fit none of torch.<name>'s overloads (each spelled
+    as torch lists it); args as given by position, kwargs as (name, value) pairs."""
+    got = [type(v).__name__ if not isinstance(v, Tensor) else "Tensor" for v in args]
+    got += [f"{key}={'Tensor' if isinstance(v, Tensor) else type(v).__name__}"
+            for key, v in kwargs]
+    listed = "".join(f" * ({signature})\n" for signature in overloads)
+    return TypeError(f"{name}() received an invalid combination of arguments - got "
+                     f"({', '.join(got)}), but expected one of:\n{listed}")
+
+
 def scaled(value, alpha, name):
     """value * alpha for the alpha of add/sub/rsub (an array, or a number): the product keeps
     value's dtype, as torch's Number alpha never takes part in promotion."""
@@ -167,36 +184,9 @@ NN_TORCH_NAMES.update(cross_entropy="cross_entropy_loss", logsigmoid="log_sigmoi
 def public(function, name, method=False):
     """What tapegrad exports for one of its functions as torch.<name> or Tensor.<name>: a
     Python function wrapped by `diagnosed` (declared ops check their inputs themselves)."""
-    if (type(function) is not types.FunctionType or name in _TORCH_PYTHON_FUNCTIONS
-            or _may_warn(function)):
+    if type(function) is not types.FunctionType or name in _TORCH_PYTHON_FUNCTIONS:
         return function
     return diagnosed(function, name, method)
-
-
-def _may_warn(function, depth=2, seen=None):
-    """Whether function (or a module-level helper it calls) issues warnings with a stacklevel:
-    it counts frames, which a wrapping frame would shift."""
-    seen = set() if seen is None else seen
-    if function in seen:
-        return False
-    seen.add(function)
-    codes, names, leveled = [function.__code__], set(), False
-    while codes:
-        code = codes.pop()
-        names.update(code.co_names)
-        leveled = leveled or "stacklevel" in code.co_varnames or any(
-            type(c) is tuple and "stacklevel" in c  # warn(..., stacklevel=2): a keyword's name
-            for c in code.co_consts)
-        codes.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
-    if leveled:
-        return True
-    wrapped = [cell.cell_contents for cell in function.__closure__ or ()]  # under decorators
-    if any(_may_warn(inner, depth, seen) for inner in wrapped
-           if type(inner) is types.FunctionType):
-        return True
-    helpers = [function.__globals__.get(name) for name in names]
-    return depth > 0 and any(_may_warn(helper, depth - 1, seen) for helper in helpers
-                             if type(helper) is types.FunctionType)
 
 
 def diagnosed(function, name, method=False):
@@ -251,6 +241,8 @@ def blame(error, name, function, args, kwargs, method=False):
         if inner == name or " must be Tensor, not " not in text:
             return
         text = f"'{text.rpartition(' must be Tensor, not ')[2].rpartition('.')[2]}'"
+    elif _TORCH_WORDS.match(text):  # torch's own error ("new(): invalid data type 'str'")
+        return
     n_named = parameters.index("*") if "*" in parameters else len(parameters)
     given = [(p, parameters[p], value) for p, value in enumerate(args[:n_named])]
     if "*" in parameters:
@@ -268,6 +260,9 @@ def blame(error, name, function, args, kwargs, method=False):
                         f"{type_name(value)}") from None
     if isinstance(error, TypeError) and ("integer" in text or "non-int" in text):
         _blame_int(error, name, given[1 if method else 0:], method)  # Python's words
+
+
+_TORCH_WORDS = re.compile(r"\w+\(\)(: | received an invalid combination)")
 
 
 # Parameters torch types as int; Python's own TypeError about a float or str there (it

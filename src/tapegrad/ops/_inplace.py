@@ -6,7 +6,6 @@ view of a base that is part of a graph, the base's history is rebased through a 
 node (as torch does), so gradients flow correctly to everything that shares the storage.
 """
 import re
-import warnings
 
 import numpy as np
 
@@ -18,6 +17,7 @@ from ._checks import blame, broadcast_shapes, counts_tensor, in_place_words
 from ._define import edge_of, defop
 from .shape import zeros_of
 from . import strided  # after shape, which loads it
+from .._warnings import warn
 
 
 def inplace(op, target, *args, **kwargs):
@@ -188,9 +188,9 @@ def _check_overlap(name, target, inputs, array=None):
             raise RuntimeError(_SHARED_ELEMENTS)
         if name in _SHARING_DEPRECATED:
             op_name, example = _SHARING_DEPRECATED[name]
-            warnings.warn(f"Use of {op_name} on expanded tensors is deprecated. Please clone() "
-                          "the tensor before performing this operation. This also applies to "
-                          f"advanced indexing e.g. {example}", UserWarning, stacklevel=4)
+            warn(f"Use of {op_name} on expanded tensors is deprecated. Please clone() "
+                 "the tensor before performing this operation. This also applies to "
+                 f"advanced indexing e.g. {example}", UserWarning)
     if name not in _ALIASING_ALLOWED:
         for value in inputs:  # only tensors on target's storage (its version counter) can
             if (isinstance(value, Tensor) and value._version_counter is target._version_counter

@@ -2,7 +2,6 @@
 it, cartesian_prod and combinations (composed as torch composes them, so their graphs are
 torch's: expands, views, masked_select and stack)."""
 import itertools
-import warnings
 
 import numpy as np
 
@@ -11,6 +10,7 @@ from ._checks import broadcast_shapes as _broadcast_shape
 from .indexing import masked_select
 from .joining import stack, tensor_list
 from .shape import expand, flatten
+from .._warnings import warn
 
 
 def broadcast_shapes(*shapes):
@@ -62,8 +62,8 @@ def meshgrid(*tensors, indexing=None):
     dims swapped ("xy", as NumPy's default)."""
     tensors = _tensors(tensors)
     if indexing is None:
-        warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass the "
-                      "indexing argument.", UserWarning, stacklevel=2)
+        warn("torch.meshgrid: in an upcoming release, it will be required to pass the "
+             "indexing argument.", UserWarning)
         indexing = "ij"
     if not tensors:
         raise RuntimeError("meshgrid expects a non-empty TensorList")

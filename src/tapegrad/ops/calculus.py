@@ -6,7 +6,7 @@ MulBackward1, DivBackward1, CumsumBackward0)."""
 import numbers
 
 from .._tensor import Tensor
-from ._checks import wrap_dim
+from ._checks import is_number, overload_error, type_name, wrap_dim
 from .indexing import select
 from .joining import cat, narrow
 from .pointwise import div_scalar, logical_xor, mul_scalar
@@ -14,6 +14,7 @@ from .reduction import cumsum, sum
 from .shape import reshape, zeros_of
 
 _NO_DX = object()
+_NO_X = object()  # x not given (an x of None is refused, as torch)
 
 
 def _slice(input, dim, start, stop=None):
@@ -176,10 +177,28 @@ def _steps(name, y, x, dim):
     return _slice(x, dim, 1) - _slice(x, dim, 0, -1)
 
 
+# torch's overloads, as its errors list them
+_INTEGRAL_OVERLOADS = {
+    "trapz": ("Tensor y, *, float dx = 1, int dim = -1", "Tensor y, Tensor x, *, int dim = -1"),
+    "trapezoid": ("Tensor y, Tensor x, *, int dim = -1",
+                  "Tensor y, *, Number dx = 1, int dim = -1"),
+}
+_INTEGRAL_OVERLOADS["cumulative_trapezoid"] = _INTEGRAL_OVERLOADS["trapezoid"]
+
+
+def _samples_given(name, y, x, dx):
+    """x (None where not given), once y, x and dx are of types one of torch's overloads takes."""
+    if not isinstance(y, Tensor):
+        raise TypeError(f"{name}(): argument 'y' (position 1) must be Tensor, not {type_name(y)}")
+    given_x = () if x is _NO_X else (x,)
+    given_dx = () if dx is _NO_DX else (("dx", dx),)
+    if given_x and (given_dx or not isinstance(x, Tensor)) or given_dx and not is_number(dx):
+        raise overload_error(name, _INTEGRAL_OVERLOADS[name], (y, *given_x), given_dx)
+    return None if x is _NO_X else x
+
+
 def _integral(name, y, x, dx, dim, cumulative):
-    if x is not None and dx is not _NO_DX:
-        raise TypeError(f"{name}() received an invalid combination of arguments - got both x "
-                        "and dx")
+    x = _samples_given(name, y, x, dx)
     _check_samples(name, y, x)
     if y.ndim == 0:
         raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
@@ -198,16 +217,16 @@ def _integral(name, y, x, dx, dim, cumulative):
     return mul_scalar(sum(y, dim) - mul_scalar(ends, 0.5), dx)
 
 
-def trapezoid(y, x=None, *, dx=_NO_DX, dim=-1):
+def trapezoid(y, x=_NO_X, *, dx=_NO_DX, dim=-1):
     """The trapezoidal rule along dim, at points x or spaced dx apart (1 by default)."""
     return _integral("trapezoid", y, x, dx, dim, False)
 
 
-def trapz(y, x=None, *, dx=_NO_DX, dim=-1):
+def trapz(y, x=_NO_X, *, dx=_NO_DX, dim=-1):
     return _integral("trapz", y, x, dx, dim, False)
 
 
-def cumulative_trapezoid(y, x=None, *, dx=_NO_DX, dim=-1):
+def cumulative_trapezoid(y, x=_NO_X, *, dx=_NO_DX, dim=-1):
     """The running trapezoidal rule along dim: one element fewer than y along dim."""
     return _integral("cumulative_trapezoid", y, x, dx, dim, True)
 

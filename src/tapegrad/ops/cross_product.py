@@ -1,10 +1,10 @@
 """The cross product of 3-vectors along a dim: torch.cross and torch.linalg.cross (one node,
 LinalgCrossBackward0, whose derivatives are cross products again)."""
-import warnings
 
 from .._tensor import Tensor
 from ._checks import broadcast_shapes, wrap_dim
 from ._define import defop
+from .._warnings import warn
 
 
 @defop("LinalgCrossBackward0", save=("input", "other", "dim"))
@@ -47,10 +47,10 @@ def cross(input, other, dim=None):
 def _default_dim(input, other):
     if not _WARNED:
         _WARNED.append(True)
-        warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\nPlease "
-                      "either pass the dim explicitly or simply use torch.linalg.cross.\nThe "
-                      "default value of dim will change to agree with that of linalg.cross in "
-                      "a future release.", UserWarning, stacklevel=3)
+        warn("Using torch.cross without specifying the dim arg is deprecated.\nPlease "
+             "either pass the dim explicitly or simply use torch.linalg.cross.\nThe "
+             "default value of dim will change to agree with that of linalg.cross in "
+             "a future release.", UserWarning)
     _check_same_ndim(input, other)
     shape = broadcast_shapes(input.shape, other.shape)
     dim = next((d for d, size in enumerate(shape) if size == 3), None)

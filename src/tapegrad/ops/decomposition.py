@@ -2,7 +2,6 @@
 and the matrix norms. Forwards run NumPy's batched linalg over (..., m, n) inputs; gradients
 are torch's formulas written in tapegrad ops, so they differentiate again."""
 import math
-import warnings
 
 import numpy as np
 
@@ -17,6 +16,7 @@ from .pointwise import where
 from .reduction import amax, amin, prod, return_type, sum, vector_norm
 from .reordering import diag_embed, diagonal, tril
 from .shape import permute, transpose, unsqueeze, zeros_of
+from .._warnings import warn
 
 
 class _LinAlgError(RuntimeError):
@@ -342,7 +342,7 @@ CHOLESKY_DEPRECATION = (
 
 def torch_cholesky(input, upper=False, *, out=None):
     """torch.cholesky: deprecated by torch for linalg.cholesky (and warns so); its own node."""
-    warnings.warn(CHOLESKY_DEPRECATION, UserWarning, stacklevel=2)
+    warn(CHOLESKY_DEPRECATION, UserWarning)
     floating = input.dtype.is_floating_point or input.dtype.is_complex
     # torch checks the shape first; then its kernel, not the linalg check, refuses the dtype
     _check_matrices("cholesky", input, dtype=None if floating else _dtype.float64)
@@ -413,7 +413,7 @@ QR_DEPRECATION = (
 
 def torch_qr(input, some=True, *, out=None):
     """torch.qr: deprecated by torch for linalg.qr (and warns so); some=False is 'complete'."""
-    warnings.warn(QR_DEPRECATION, UserWarning, stacklevel=2)
+    warn(QR_DEPRECATION, UserWarning)
     return qr_return(*qr(input, "reduced" if some else "complete"))
 
 

@@ -5,7 +5,6 @@ Each is composed as ATen's _dropout_impl composes it: the input times a random m
 as torch's bernoulli_(1 - p) draws them: after manual_seed, torch's masks.
 """
 import math
-import warnings
 
 import numpy as np
 
@@ -14,6 +13,7 @@ from .._tensor import Tensor
 from ._inplace import inplace as _in_place
 from .pointwise import add, mul
 from .shape import squeeze, unsqueeze
+from .._warnings import warn
 
 # Alpha dropout sets dropped units to -SELU_SCALE * SELU_ALPHA, SELU's limit at -infinity.
 _ALPHA = 1.7580993408473766
@@ -98,13 +98,13 @@ def dropout1d(input, p=0.5, training=True, inplace=False):
 
 def _warn_unusual_dims(name, input, spatial):
     if input.ndim not in (spatial + 1, spatial + 2):
-        warnings.warn(
+        warn(
             f"{name}: Received a {input.ndim}-D input to {name}, which is deprecated and will "
             "result in an error in a future release. To retain the behavior and silence this "
             f"warning, please use dropout instead. Note that {name} exists to provide "
             f"channel-wise dropout on inputs with {spatial} spatial dimensions, a channel "
             f"dimension, and an optional batch dimension (i.e. {spatial + 1}D or {spatial + 2}D "
-            "inputs).", stacklevel=3)
+            "inputs).")
 
 
 def dropout2d(input, p=0.5, training=True, inplace=False):
@@ -113,13 +113,12 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
     _check_probability(p)
     _warn_unusual_dims("dropout2d", input, 2)
     if input.ndim == 3:
-        warnings.warn(
+        warn(
             "dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D "
             "dropout behavior is desired - input is interpreted as shape (N, C, L), where C is "
             "the channel dim. This behavior will change in a future release to interpret the "
             "input as one without a batch dimension, i.e. shape (C, H, W). To maintain the 1D "
-            "channel-wise dropout behavior, please switch to using dropout1d instead.",
-            stacklevel=2)
+            "channel-wise dropout behavior, please switch to using dropout1d instead.")
     return _dropout_impl(input, p, training, inplace, feature=True)
 
 

@@ -1,15 +1,15 @@
 """Indexing: x[key] (getitem), select, index_select, masked_fill, masked_select and take;
 gather and scatter along a dim."""
 import re
-import warnings
 
 import numpy as np
 
 from .._tensor import Tensor
-from ._checks import broadcast_shapes, type_name, wrap_dim
+from ._checks import broadcast_shapes, is_number, overload_error, type_name, wrap_dim
 from ._define import defop
 from .shape import (alias_view, expand, redeclare, select_view, slice_view, unsqueeze_view,
                     zeros_of)
+from .._warnings import warn
 
 # ---- indexing ------------------------------------------------------------------------------
 
@@ -52,8 +52,8 @@ def _as_key_item(item):
     """Tensors in an index become arrays; 0-d integer tensors act as ints, as in torch."""
     if isinstance(item, Tensor):
         if item.dtype.name == "uint8":  # torch's old masks
-            warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype "
-                          "torch.bool instead.", UserWarning, stacklevel=3)
+            warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype "
+                 "torch.bool instead.", UserWarning)
             return item._data.astype(bool)
         if item.ndim == 0 and not item.dtype.is_floating_point and item.dtype.name != "bool":
             return int(item.item())
@@ -510,15 +510,19 @@ def _scatter_not_differentiable(ctx):
 _scatter_reducing.derivatives(input=_scatter_not_differentiable, src=_scatter_not_differentiable)
 
 
-def scatter(input, dim, index, src=None, value=None, *, reduce=None):
+_UNSET = object()  # src or value not given (None given is refused, as torch)
+
+
+def scatter(input, dim, index, src=_UNSET, value=_UNSET, *, reduce=None):
     """input with src's values (or value) written at index along dim; reduce="add" or
     "multiply" combines them with what is there instead."""
     if not isinstance(src, Tensor):
-        src, value = None, src if src is not None else value
+        _check_scatter_value(input, dim, index, src, value, reduce)
+        src, value = None, src if src is not _UNSET else value
     if reduce is not None and src is not None:
-        warnings.warn("The reduce argument of torch.scatter with Tensor src is deprecated and "
-                      "will be removed in a future PyTorch release. Use torch.scatter_reduce "
-                      "instead for more reduction options.", UserWarning, stacklevel=2)
+        warn("The reduce argument of torch.scatter with Tensor src is deprecated and "
+             "will be removed in a future PyTorch release. Use torch.scatter_reduce "
+             "instead for more reduction options.", UserWarning)
     dim = _check_scatter(input, dim, index, src)
     if reduce is not None:
         if reduce not in ("add", "multiply"):
@@ -529,6 +533,22 @@ def scatter(input, dim, index, src=None, value=None, *, reduce=None):
         value = value.item() if isinstance(value, Tensor) else value
         return _scatter_value(input, dim, index._data, value)
     return _scatter(input, dim, index._data, src)
+
+
+_SCATTER_OVERLOADS = tuple(f"Tensor input, int dim, Tensor index, {last}, *, {reduce}Tensor out "
+                           "= None" for last in ("Tensor src", "Number value")
+                           for reduce in ("", "str reduce, "))
+
+
+def _check_scatter_value(input, dim, index, src, value, reduce):
+    """torch's TypeError where scatter is given neither a tensor nor a number to write."""
+    given = value if src is _UNSET else src
+    if is_number(given) or isinstance(given, Tensor):
+        return
+    args = (input, dim, index) + (() if src is _UNSET else (src,))
+    keywords = [("value", value)] if value is not _UNSET else []
+    keywords += [("reduce", reduce)] if reduce is not None else []
+    raise overload_error("scatter", _SCATTER_OVERLOADS, args, keywords)
 
 
 def scatter_add(input, dim, index, src):

@@ -2,12 +2,12 @@
 reference path composes it (linear, reshape, cross_entropy), or torch's chunked path when
 options are given."""
 import math
-import warnings
 
 from .activation import linear
 from .linear_cross_entropy_chunked import chunked_linear_cross_entropy
 from .loss import cross_entropy
 from .shape import reshape
+from .._warnings import warn
 
 
 def _check_shapes(input, linear_weight, linear_bias):
@@ -36,12 +36,11 @@ def _check_shapes(input, linear_weight, linear_bias):
 
 def _warn_options_ignored(reduction, label_smoothing, target, out_features, linear_bias):
     bias_shape = None if linear_bias is None else tuple(linear_bias.shape)
-    warnings.warn("linear_cross_entropy: ``options`` ignored; chunked path needs reduction in "
-                  "{'mean','sum','none'}, label_smoothing == 0, target.dtype == int64, "
-                  f"out_features == (). Got reduction={reduction!r}, label_smoothing="
-                  f"{label_smoothing}, target.dtype={target.dtype}, out_features="
-                  f"{out_features}, tracing=False, linear_bias.shape={bias_shape}.",
-                  stacklevel=3)
+    warn("linear_cross_entropy: ``options`` ignored; chunked path needs reduction in "
+         "{'mean','sum','none'}, label_smoothing == 0, target.dtype == int64, "
+         f"out_features == (). Got reduction={reduction!r}, label_smoothing="
+         f"{label_smoothing}, target.dtype={target.dtype}, out_features="
+         f"{out_features}, tracing=False, linear_bias.shape={bias_shape}.")
 
 
 def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None, weight=None,

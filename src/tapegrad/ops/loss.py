@@ -6,7 +6,6 @@ losses) it is composed of ops exactly as ATen composes it, so the graph shows to
 """
 import builtins
 import math
-import warnings
 
 import numpy as np
 
@@ -23,6 +22,7 @@ from .pointwise import add, add_scalar, clamp, clamp_min, div_scalar, mul_scalar
 from .reduction import mean, sum
 from .shape import expand, unsqueeze, zeros_of
 from .unary import abs, exp, log, logit, sigmoid
+from .._warnings import warn
 
 
 def as_constant(array):
@@ -95,10 +95,10 @@ _log_softmax_backward_data.derivatives(
     output=lambda ctx: -sum(ctx.grad_output, ctx.dim, keepdim=True) * exp(ctx.output) * ctx.grad)
 
 
-def _normalize(op, name, input, dim, stacklevel, dtype):
+def _normalize(op, name, input, dim, dtype):
     if dim is None:
-        warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the "
-                      "call to include dim=X as an argument.", stacklevel=stacklevel)
+        warn(f"Implicit dimension choice for {name} has been deprecated. Change the "
+             "call to include dim=X as an argument.")
         dim = 0 if input.ndim in (0, 1, 3) else 1
     if dtype is not None:
         input = input.to(dtype)
@@ -110,18 +110,19 @@ def _normalize(op, name, input, dim, stacklevel, dtype):
     return op(input, dim)
 
 
+# _stacklevel: torch's parameter, unused here: the warning finds the user's line itself
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
     """Softmax along dim, computed stably (F.softmax; a missing dim is guessed, as torch)."""
-    return _normalize(_softmax, "softmax", input, dim, _stacklevel, dtype)
+    return _normalize(_softmax, "softmax", input, dim, dtype)
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
-    return _normalize(_log_softmax, "log_softmax", input, dim, _stacklevel, dtype)
+    return _normalize(_log_softmax, "log_softmax", input, dim, dtype)
 
 
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
     """softmax(-input), as torch composes it (NegBackward0 before SoftmaxBackward0)."""
-    return _normalize(_softmax, "softmin", -input, dim, _stacklevel, dtype)
+    return _normalize(_softmax, "softmin", -input, dim, dtype)
 
 
 _MISSING = object()
@@ -134,31 +135,31 @@ def _with_required_dim(name, op):
             raise TypeError(f'{name}() missing 1 required positional arguments: "dim"')
         if dim is None:
             raise TypeError(f"{name}(): argument 'dim' must be int, not NoneType")
-        return _normalize(op, name, input, dim, None, dtype)
+        return _normalize(op, name, input, dim, dtype)
     normalize.__name__ = normalize.__qualname__ = name
     return normalize
 
 
 # ---- reduction arguments ---------------------------------------------------------------------
 
-def legacy_reduction(size_average, reduce, stacklevel=3):
+def legacy_reduction(size_average, reduce):
     """The reduction the deprecated size_average/reduce flags stand for; the warning points
     at the caller of the loss function."""
     size_average = True if size_average is None else size_average
     reduce = True if reduce is None else reduce
     name = "mean" if size_average and reduce else "sum" if reduce else "none"
-    warnings.warn("size_average and reduce args will be deprecated, please use "
-                  f"reduction='{name}' instead.", stacklevel=stacklevel)
+    warn("size_average and reduce args will be deprecated, please use "
+         f"reduction='{name}' instead.")
     return name
 
 
 def checked_reduction(reduction, size_average=None, reduce=None):
     """The checked reduction name ('none', 'mean' or 'sum')."""
     if size_average is not None or reduce is not None:
-        return legacy_reduction(size_average, reduce, stacklevel=4)
+        return legacy_reduction(size_average, reduce)
     if reduction == "elementwise_mean":
-        warnings.warn("reduction='elementwise_mean' is deprecated. Please use reduction='mean' "
-                      "instead.", stacklevel=3)
+        warn("reduction='elementwise_mean' is deprecated. Please use reduction='mean' "
+             "instead.")
         return "mean"
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
@@ -444,9 +445,9 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
 def _broadcast_pair(input, target):
     """torch.broadcast_tensors for the two: an ExpandBackward0 only where a shape changes."""
     if target.shape != input.shape:
-        warnings.warn(f"Using a target size ({target.shape}) that is different to the input size "
-                      f"({input.shape}). This will likely lead to incorrect results due to "
-                      "broadcasting. Please ensure they have the same size.", stacklevel=3)
+        warn(f"Using a target size ({target.shape}) that is different to the input size "
+             f"({input.shape}). This will likely lead to incorrect results due to "
+             "broadcasting. Please ensure they have the same size.")
     shape = broadcast_shapes(input.shape, target.shape)
     return tuple(t if t.shape == shape else expand(t, shape) for t in (input, target))
 
@@ -770,11 +771,10 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
         mode = legacy_reduction(size_average, reduce)
     else:
         if reduction == "mean":
-            warnings.warn("reduction: 'mean' divides the total loss by both the batch size and "
-                          "the support size.'batchmean' divides only by the batch size, and "
-                          "aligns with the KL div math definition.'mean' will be changed to "
-                          "behave the same as 'batchmean' in the next major release.",
-                          stacklevel=2)
+            warn("reduction: 'mean' divides the total loss by both the batch size and "
+                 "the support size.'batchmean' divides only by the batch size, and "
+                 "aligns with the KL div math definition.'mean' will be changed to "
+                 "behave the same as 'batchmean' in the next major release.")
         mode = "sum" if reduction == "batchmean" else checked_reduction(reduction)
     if not (input.dtype.is_floating_point and target.dtype.is_floating_point):
         raise RuntimeError("kl_div: Integral inputs not supported.")

@@ -18,6 +18,7 @@ from ._inplace import fill_
 from .decomposition import matrix_norm
 from .pointwise import require_tensors
 from .reduction import aten_norm, reduced_dims
+from .._warnings import warn
 
 # ---- warnings torch gives once per process (unless set_warn_always(True)) -----------------
 
@@ -28,7 +29,7 @@ _warned = set()
 def _warn_once(message):
     if _settings["warn_always"] or message not in _warned:
         _warned.add(message)
-        warnings.warn(message, UserWarning, stacklevel=3)
+        warn(message, UserWarning)
 
 
 def set_warn_always(b):
@@ -280,10 +281,9 @@ def unravel_index(indices, shape):
 def range(start, end, step=1, *, out=None, dtype=None, layout=None, device=None,
           requires_grad=False):
     """Deprecated in torch: start to end *inclusive*, in the default float dtype."""
-    warnings.warn("torch.range is deprecated and will be removed in a future release because "
-                  "its behavior is inconsistent with Python's range builtin. Instead, use "
-                  "torch.arange, which produces values in [start, end).", UserWarning,
-                  stacklevel=2)
+    warn("torch.range is deprecated and will be removed in a future release because "
+         "its behavior is inconsistent with Python's range builtin. Instead, use "
+         "torch.arange, which produces values in [start, end).", UserWarning)
     if step == 0:
         raise RuntimeError("step must be nonzero")
     if step > 0 and end < start or step < 0 and end > start:

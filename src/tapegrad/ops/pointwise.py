@@ -592,7 +592,7 @@ def xlogy(input, other):
         if not (isinstance(other, Tensor) and isinstance(input, (int, float))):
             raise invalid_combination("xlogy", (input, other))
         return _xlogy_number_tensor(input, other)
-    if isinstance(other, Tensor):
+    if takes_tensors("xlogy", (input,), (other,)):
         return _xlogy_tensor(input, other)
     return _xlogy_tensor_number(input, other)
 

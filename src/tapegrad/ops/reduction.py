@@ -6,7 +6,6 @@ import collections
 import functools
 import inspect
 import math
-import warnings
 
 import numpy as np
 
@@ -19,6 +18,7 @@ from .indexing import getitem, masked_fill, scatter_add_into_zeros, scatter_into
 from .pointwise import div_scalar, maximum, minimum, mul_scalar, where
 from .shape import expand, reshape, transpose, unsqueeze, zeros_of
 from .unary import abs, exp, sgn
+from .._warnings import warn
 
 
 def numpy_keywords(function):
@@ -365,7 +365,7 @@ _var.derivatives(input=lambda ctx: var_backward(ctx.grad, ctx.input, ctx.dim, ct
 _std.derivatives(input=_std_backward)
 
 
-def variance_arguments(name, input, dim, unbiased, correction, stacklevel=4):
+def variance_arguments(name, input, dim, unbiased, correction):
     """(dims or None, correction) from torch's var/std overloads: (dim, unbiased, keepdim),
     (dim, *, correction, keepdim) and (unbiased); warns as torch with no degrees of freedom."""
     if isinstance(dim, bool):
@@ -380,9 +380,7 @@ def variance_arguments(name, input, dim, unbiased, correction, stacklevel=4):
     kept = 1 if dims is None else numel([n for d, n in enumerate(input.shape) if d not in dims])
     count = input.numel() // kept if kept else 0
     if count - correction <= 0:
-        # stacklevel: the user's line, above var (or std, ...) and its numpy_keywords wrapper
-        warnings.warn(DEGREES_OF_FREEDOM_WARNING.format(name), UserWarning,
-                      stacklevel=stacklevel)
+        warn(DEGREES_OF_FREEDOM_WARNING.format(name), UserWarning)
     return dims, correction
 
 

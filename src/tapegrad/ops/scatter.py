@@ -1,6 +1,5 @@
 """Writing into a copy of a tensor at indexed places: index_add, index_copy, index_fill,
 index_reduce and scatter_reduce along a dim, index_put, put and masked_scatter."""
-import warnings
 
 import numpy as np
 
@@ -15,6 +14,7 @@ from .indexing import (_along, _at_least_1d, _check_index_array, _check_scatter,
 from .pointwise import mul_scalar, where
 from .reduction import check_grad_dtype
 from .shape import expand, reshape, zeros_of
+from .._warnings import warn
 
 # ---- where a source along dim lands --------------------------------------------------------
 
@@ -398,8 +398,7 @@ def index_fill(input, dim, index, value):
 
 def index_reduce(input, dim, index, source, reduce, *, include_self=True):
     """input with source's slices reduced (prod, mean, amax, amin) into the slices at index."""
-    warnings.warn("index_reduce() is in beta and the API may change at any time.", UserWarning,
-                  stacklevel=2)
+    warn("index_reduce() is in beta and the API may change at any time.", UserWarning)
     _check_tensor("index_reduce", "source", 4, source)
     if reduce not in ("prod", "mean", "amax", "amin"):
         raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or "

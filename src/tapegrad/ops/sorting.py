@@ -10,7 +10,7 @@ import math
 
 from .._tensor import Tensor
 from . import _cpu_order
-from ._checks import numel, wrap_dim
+from ._checks import is_number, numel, overload_error, wrap_dim
 from ._define import defop
 from .reduction import (check_reduced_sizes, evenly_distributed, numpy_keywords, pick_along,
                         return_type, value_selecting_backward)
@@ -490,8 +490,18 @@ def _isin(xp, elements: Tensor, test_elements: Tensor, assume_unique, invert):
     return xp.isin(elements, test_elements, assume_unique=assume_unique, invert=invert)
 
 
+_ISIN_OVERLOADS = tuple(f"{kind}, *, bool assume_unique = False, bool invert = False, Tensor out = "
+                        "None" for kind in ("Tensor elements, Tensor test_elements",
+                                            "Number element, Tensor test_elements",
+                                            "Tensor elements, Number test_element"))
+
+
 def isin(elements, test_elements, *, assume_unique=False, invert=False):
     """Whether each element occurs among test_elements (either may be a number)."""
+    if not (isinstance(elements, Tensor) and (isinstance(test_elements, Tensor)
+                                              or is_number(test_elements))
+            or is_number(elements) and isinstance(test_elements, Tensor)):
+        raise overload_error("isin", _ISIN_OVERLOADS, (elements, test_elements))
     return _isin(elements, test_elements, assume_unique, invert)
 
 

@@ -1,6 +1,5 @@
 """Statistics: NaN-ignoring sums and means, aminmax, hash_tensor, std_mean and var_mean,
 quantiles, covariance and correlation."""
-import warnings
 
 import numpy as np
 
@@ -15,6 +14,7 @@ from .reduction import (check_grad_dtype, mean_backward, numpy_keywords, reduced
 from .shape import reshape, transpose, unsqueeze
 from .sorting import sort
 from .unary import sqrt
+from .._warnings import warn
 
 # ---- nansum, nanmean, aminmax, hash_tensor ------------------------------------------------
 
@@ -175,7 +175,7 @@ _var_mean.derivatives(input=_with_mean_part(_var_part))
 def _moments(name, op, input, dim, unbiased, keepdim, correction):
     if not (input.dtype.is_floating_point or input.dtype.is_complex):
         raise RuntimeError(f"{name} only support floating point and complex dtypes")
-    dims, correction = variance_arguments(name, input, dim, unbiased, correction, stacklevel=5)
+    dims, correction = variance_arguments(name, input, dim, unbiased, correction)
     return op(input, dims, correction, keepdim)
 
 
@@ -334,8 +334,8 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     else:
         freedom = total - correction
     if bool(freedom <= 0):
-        warnings.warn("cov(): degrees of freedom is <= 0. Correction should be strictly less "
-                      "than the number of observations.", UserWarning, stacklevel=2)
+        warn("cov(): degrees of freedom is <= 0. Correction should be strictly less "
+             "than the number of observations.", UserWarning)
         freedom = freedom * 0
     products = centred.mm((centred if weights is None else centred * weights).t())
     return (products / freedom).squeeze()

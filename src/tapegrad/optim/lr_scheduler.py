@@ -5,13 +5,13 @@ the composite ones (SequentialLR, ChainedScheduler), the metric-driven ReduceLRO
 the cyclic ones, and is the public namespace for all of them.
 """
 import math
-import warnings
 from bisect import bisect_right
 
 from .scheduler import (EPOCH_DEPRECATION_WARNING, ConstantLR, CosineAnnealingLR,
                         ExponentialLR, LambdaLR, LinearLR, LRScheduler, MultiplicativeLR,
                         MultiStepLR, PolynomialLR, StepLR, check_optimizer, group_values,
                         per_group, set_group_value)
+from .._warnings import warn
 
 __all__ = ["LRScheduler", "LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR",
            "ConstantLR", "LinearLR", "ExponentialLR", "PolynomialLR", "CosineAnnealingLR",
@@ -160,7 +160,7 @@ class ReduceLROnPlateau(LRScheduler):
         if epoch is None:
             epoch = self.last_epoch + 1
         else:
-            warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
+            warn(EPOCH_DEPRECATION_WARNING, UserWarning)
         self.last_epoch = epoch
         if self._is_better(current, self.best):
             self.best = current

@@ -5,10 +5,10 @@ Subclasses implement `_update_param(param, group)`, which the shared `step` call
 helpers that several optimizers share live here too.
 """
 import copy
-import warnings
 from collections import defaultdict
 
 import tapegrad
+from .._warnings import warn
 
 __all__ = ["Optimizer", "required"]
 
@@ -184,9 +184,9 @@ def _check_new_group(param_group, existing_groups):
     """torch's checks of a new group against itself and the groups already added."""
     params = param_group["params"]
     if len({id(param) for param in params}) != len(params):
-        warnings.warn("optimizer contains a parameter group with duplicate parameters; in "
-                      "future, this will cause an error; see github.com/pytorch/pytorch/issues/"
-                      "40967 for more information", stacklevel=4)
+        warn("optimizer contains a parameter group with duplicate parameters; in "
+             "future, this will cause an error; see github.com/pytorch/pytorch/issues/"
+             "40967 for more information")
     seen = set()
     for group in existing_groups:
         seen.update(id(param) for param in group["params"])

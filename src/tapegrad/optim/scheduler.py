@@ -9,7 +9,6 @@ order they are first set in match torch's. tapegrad.optim.lr_scheduler is the pu
 import functools
 import math
 import types
-import warnings
 import weakref
 from bisect import bisect_right
 from collections import Counter
@@ -17,6 +16,7 @@ from collections import Counter
 import tapegrad
 
 from .optimizer import Optimizer
+from .._warnings import warn
 
 __all__ = ["LRScheduler", "LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR",
            "ConstantLR", "LinearLR", "ExponentialLR", "PolynomialLR", "CosineAnnealingLR"]
@@ -126,8 +126,8 @@ class LRScheduler:
 
     def _warn_if_called_directly(self):
         if not self._get_lr_called_within_step:
-            warnings.warn("To get the last learning rate computed by the scheduler, please use "
-                          "`get_last_lr()`.", UserWarning, stacklevel=3)
+            warn("To get the last learning rate computed by the scheduler, please use "
+                 "`get_last_lr()`.", UserWarning)
 
     def step(self, epoch=None):
         """Advance one epoch (or jump to `epoch`, deprecated) and update the groups' lr."""
@@ -135,7 +135,7 @@ class LRScheduler:
             _warn_on_step_order(self.optimizer)
         self._step_count += 1
         if epoch is not None:
-            warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
+            warn(EPOCH_DEPRECATION_WARNING, UserWarning)
         self._update_lr(epoch)
 
     def _update_lr(self, epoch=None):
@@ -168,20 +168,20 @@ _MISSING_INITIAL_LR = (
 def _warn_on_step_order(optimizer):
     """torch's warnings when optimizer.step was replaced, or not called before the scheduler."""
     if not hasattr(optimizer.step, "_wrapped_by_lr_sched"):
-        warnings.warn(
+        warn(
             "Seems like `optimizer.step()` has been overridden after learning rate scheduler "
             "initialization. Please, make sure to call `optimizer.step()` before "
             "`lr_scheduler.step()`. See more details at "
             "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate",
-            UserWarning, stacklevel=3)
+            UserWarning)
     elif not optimizer.step.called:
-        warnings.warn(
+        warn(
             "Detected call of `lr_scheduler.step()` before `optimizer.step()`. In PyTorch "
             "1.1.0 and later, you should call them in the opposite order: `optimizer.step()` "
             "before `lr_scheduler.step()`.  Failure to do this will result in PyTorch skipping "
             "the first value of the learning rate schedule. See more details at "
             "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate",
-            UserWarning, stacklevel=3)
+            UserWarning)
 
 
 class _LambdaScheduler(LRScheduler):

@@ -8,13 +8,13 @@ Two strategies, as in torch:
   only a position for each saved tensor; the first unpack in backward re-runs the segment and
   hands back the tensors it saves, in the same order.
 """
-import warnings
 
 from .. import _random, nn
 from .._tensor import Tensor
 from ..autograd import enable_grad, engine, no_grad
 from ..autograd.function import Function
 from ..autograd.graph import saved_tensors_hooks
+from .._warnings import warn
 
 __all__ = ["checkpoint", "checkpoint_sequential"]
 
@@ -32,7 +32,7 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=None, determinism
     of kept. preserve_rng_state (default True) replays the random stream, so dropout masks
     match. context_fn, determinism_check, debug and early_stop are accepted and ignored."""
     if use_reentrant is None:
-        warnings.warn(USE_REENTRANT_WARNING, UserWarning, stacklevel=2)
+        warn(USE_REENTRANT_WARNING, UserWarning)
         use_reentrant = True
     preserve_rng_state = kwargs.pop("preserve_rng_state", True)
     if use_reentrant:
@@ -46,7 +46,7 @@ def checkpoint_sequential(functions, segments, input, use_reentrant=None, **kwar
     """Run a Sequential (or list of modules) in `segments` checkpointed chunks; the last chunk
     is not checkpointed, as its results are needed by backward at once."""
     if use_reentrant is None:
-        warnings.warn(USE_REENTRANT_WARNING, UserWarning, stacklevel=2)
+        warn(USE_REENTRANT_WARNING, UserWarning)
         use_reentrant = True
     if isinstance(functions, nn.Sequential):
         functions = list(functions.children())

@@ -1,5 +1,4 @@
 """Activation layers, each a thin module around its nn.functional function, as torch.nn."""
-import warnings
 
 import tapegrad
 
@@ -7,6 +6,7 @@ from .. import functional as F
 from .. import init
 from ..parameter import Parameter
 from .module import Module
+from ..._warnings import warn
 
 __all__ = ["CELU", "ELU", "GELU", "GLU", "Hardshrink", "Hardsigmoid", "Hardswish", "Hardtanh",
            "LeakyReLU", "LogSigmoid", "LogSoftmax", "Mish", "PReLU", "RReLU", "ReLU", "ReLU6",
@@ -97,8 +97,8 @@ def _renamed_keyword(old_name, new_name, old_value, new_value):
     """The value of a deprecated keyword when given (with torch's FutureWarning)."""
     if old_value is None:
         return new_value
-    warnings.warn(f"keyword argument `{old_name}` is deprecated and renamed to `{new_name}`",
-                  FutureWarning, stacklevel=3)
+    warn(f"keyword argument `{old_name}` is deprecated and renamed to `{new_name}`",
+         FutureWarning)
     return old_value
 
 

@@ -1,11 +1,11 @@
 """Per-sample normalisation layers: LayerNorm, GroupNorm, InstanceNorm1d/2d, as torch.nn."""
 import numbers
-import warnings
 
 from .. import functional as F
 from .. import init
 from .batchnorm import _NormBase, register_affine
 from .module import Module
+from ..._warnings import warn
 
 __all__ = ["GroupNorm", "InstanceNorm1d", "InstanceNorm2d", "LayerNorm"]
 
@@ -90,9 +90,9 @@ class _InstanceNorm(_NormBase):
                 raise ValueError(f"expected input's size at dim={feature_dim} to match "
                                  f"num_features ({self.num_features}), but got: "
                                  f"{input.size(feature_dim)}.")
-            warnings.warn(f"input's size at dim={feature_dim} does not match num_features. "
-                          "You can silence this warning by not passing in num_features, "
-                          "which is not used because affine=False", stacklevel=2)
+            warn(f"input's size at dim={feature_dim} does not match num_features. "
+                 "You can silence this warning by not passing in num_features, "
+                 "which is not used because affine=False")
         if input.dim() == self._get_no_batch_dim():
             return self._apply_instance_norm(input.unsqueeze(0)).squeeze(0)
         return self._apply_instance_norm(input)

@@ -5,7 +5,6 @@ recurrence step by step; the backward pass is the recorded graph of those steps.
 """
 import math
 import numbers
-import warnings
 
 import tapegrad
 
@@ -13,6 +12,7 @@ from .. import functional as F
 from .. import init
 from ..parameter import Parameter
 from .module import Module
+from ..._warnings import warn
 
 __all__ = ["GRU", "GRUCell", "LSTM", "LSTMCell", "RNN", "RNNBase", "RNNCell", "RNNCellBase"]
 
@@ -82,9 +82,9 @@ def _check_init_args(input_size, hidden_size, num_layers, bias, batch_first, dro
         raise ValueError("dropout should be a number in range [0, 1] representing the "
                          "probability of an element being zeroed")
     if dropout > 0 and num_layers == 1:
-        warnings.warn("dropout option adds dropout after all but last recurrent layer, so "
-                      "non-zero dropout expects num_layers greater than 1, but got "
-                      f"dropout={dropout} and num_layers={num_layers}", stacklevel=4)
+        warn("dropout option adds dropout after all but last recurrent layer, so "
+             "non-zero dropout expects num_layers greater than 1, but got "
+             f"dropout={dropout} and num_layers={num_layers}")
     for name, value, kind in (("bias", bias, bool), ("batch_first", batch_first, bool),
                               ("input_size", input_size, int),
                               ("hidden_size", hidden_size, int)):

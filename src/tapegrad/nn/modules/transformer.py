@@ -1,6 +1,5 @@
 """TransformerEncoderLayer and TransformerEncoder, as torch.nn's."""
 import copy
-import warnings
 
 import tapegrad
 
@@ -13,6 +12,7 @@ from .dropout import Dropout
 from .linear import Linear
 from .module import Module
 from .normalization import LayerNorm
+from ..._warnings import warn
 
 __all__ = ["TransformerEncoder", "TransformerEncoderLayer"]
 
@@ -134,8 +134,8 @@ class TransformerEncoder(Module):
         self.mask_check = mask_check
         why_not = _why_no_nested_tensor(encoder_layer)
         if enable_nested_tensor and why_not:
-            warnings.warn("enable_nested_tensor is True, but self.use_nested_tensor is False "
-                          f"because {why_not}", stacklevel=2)
+            warn("enable_nested_tensor is True, but self.use_nested_tensor is False "
+                 f"because {why_not}")
             self.use_nested_tensor = False
 
     def _padded_outputs_zeroed(self, src, mask, padding_mask):

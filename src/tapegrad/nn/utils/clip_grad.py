@@ -1,9 +1,9 @@
 """Gradient clipping by total norm or by value, as torch.nn.utils.clip_grad."""
 import functools
 import types
-import warnings
 
 import tapegrad
+from ..._warnings import warn
 
 __all__ = ["clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_", "get_total_norm"]
 
@@ -56,8 +56,7 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
     is_generator = isinstance(parameters, types.GeneratorType)
     parameters = _as_list(parameters)
     if is_generator and not parameters:
-        warnings.warn("`parameters` is an empty generator, no gradient clipping will occur.",
-                      stacklevel=3)
+        warn("`parameters` is an empty generator, no gradient clipping will occur.")
     grads = [p.grad for p in parameters if p.grad is not None]
     total_norm = get_total_norm(grads, norm_type, error_if_nonfinite)
     clip_grads_with_norm_(parameters, max_norm, total_norm)

@@ -3,9 +3,9 @@ import bisect
 import itertools
 import math
 import typing
-import warnings
 
 import tapegrad
+from ..._warnings import warn
 
 T_co = typing.TypeVar("T_co", covariant=True)
 
@@ -121,8 +121,8 @@ def _lengths_from_fractions(fractions, total):
         lengths[i % len(lengths)] += 1
     for i, length in enumerate(lengths):
         if length == 0:
-            warnings.warn(f"Length of split at index {i} is 0. This might result in an empty "
-                          "dataset.", UserWarning, stacklevel=3)
+            warn(f"Length of split at index {i} is 0. This might result in an empty "
+                 "dataset.", UserWarning)
     return lengths
 
 
