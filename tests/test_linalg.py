@@ -410,3 +410,22 @@ def test_names_are_exported_where_torch_has_them():
     for name in linalg:
         assert hasattr(torch.linalg, name) and hasattr(tapegrad.linalg, name), name
     assert not hasattr(tapegrad.Tensor, "einsum") and not hasattr(torch.Tensor, "einsum")
+
+
+@pytest.mark.parametrize("rows", [[[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]],
+                                  [[1.0, 0.0, 0.0], [0.0, 0.0, 0.0]],
+                                  [[0.0, 1.0, 2.0], [0.0, 0.0, 3.0]],
+                                  [[0.0, 0.0], [0.0, 0.0]], [[0.0, 0.0], [0.0, 0.0], [0.0, 0.0]]])
+@pytest.mark.parametrize("mode", ["reduced", "complete"])
+def test_qr_backward_of_a_rank_deficient_matrix_gives_inf_and_nan_as_torch(rows, mode):
+    """A zero on R's diagonal: torch's triangular solve divides by it, LU solve refused."""
+    if mode == "complete" and len(rows) > len(rows[0]):
+        pytest.skip("not differentiable (torch's error, tested elsewhere)")
+
+    def scenario(lib):
+        x = leaf_of(lib, rows)
+        q, r = lib.linalg.qr(x, mode=mode)
+        weights = lib.arange(1.0, r.numel() + 1, dtype=lib.float64).view(r.shape)
+        (r * weights).sum().add(q.sum()).backward()
+        return {"grad": x.grad}
+    compare_scenario(scenario)

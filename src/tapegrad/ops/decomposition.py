@@ -10,7 +10,7 @@ from .._tensor import Tensor
 from ..autograd.grad_mode import is_recording
 from ._checks import broadcast_shapes, wrap_dim
 from ._define import defop
-from .joining import cat
+from .joining import cat, stack
 from .linalg import matmul
 from .pointwise import where
 from .reduction import amax, amin, prod, return_type, sum, vector_norm
@@ -388,7 +388,22 @@ def _qr_square_backward(Q, R, grad_Q, grad_R):
     M = matmul(R, _mT(grad_R)) - matmul(_mT(grad_Q), Q)
     lower = tril(M, -1)
     symmetric = lower + _mT(lower) + diag_embed(diagonal(M, 0, -2, -1))
+    if (np.diagonal(R._data, 0, -2, -1) == 0).any():  # a rank-deficient A
+        return _substitute_right(R, grad_Q + matmul(Q, symmetric))
     return _solve(_mT(R), grad_Q + matmul(Q, symmetric), False)
+
+
+def _substitute_right(R, B):
+    """X with X R^T = B for upper triangular R, column by column from the last, as torch's
+    triangular solve: a zero on R's diagonal gives inf and NaN where LU solve would refuse."""
+    columns = []
+    for j in reversed(range(R.shape[-1])):
+        column = B[..., j]
+        if columns:
+            solved = stack(columns[::-1], -1)
+            column = column - matmul(solved, unsqueeze(R[..., j, j + 1:], -1))[..., 0]
+        columns.append(column / unsqueeze(R[..., j, j], -1))
+    return stack(columns[::-1], -1)
 
 
 _qr.derivatives(A=_qr_backward)
