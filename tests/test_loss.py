@@ -477,3 +477,25 @@ def test_gaussian_nll_loss_of_a_float_variance_matches_a_tensor_one():
     expected = 0.5 * (np.log(0.5) + x.numpy() ** 2 / 0.5)
     np.testing.assert_allclose(constant.item(), expected.mean(), rtol=1e-12)
     np.testing.assert_allclose(tensor.item(), expected.mean(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("p", [1, 2])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_multi_margin_loss_gradient_with_infinite_classes_as_torch(p, weighted):
+    """+-inf in other classes and in the target's: NaN only where torch's kernel makes it
+    (the variant harness's p=2 |inf| sample, fixed by 7e65710)."""
+    torch = pytest.importorskip("torch")
+    inf = float("inf")
+    rows = [[inf, 0.2, 0.1, -0.2], [0.5, -inf, 0.1, 0.0], [0.1, inf, 0.3, -0.2],
+            [0.1, 0.2, -inf, 0.4]]
+
+    def run(lib):
+        x = lib.tensor(rows, dtype=lib.float64, requires_grad=True)
+        weight = lib.tensor([0.5, 2.0, inf, 1.0], dtype=lib.float64) if weighted else None
+        loss = lib.nn.functional.multi_margin_loss(x, lib.tensor([0, 2, 1, 3]), p=p,
+                                                   weight=weight, reduction="none")
+        (grad,) = lib.autograd.grad(loss, x, lib.tensor([1.0, -2.0, 3.0, 0.5],
+                                                        dtype=lib.float64))
+        return np.array(loss.tolist()), np.array(grad.tolist())
+    for ours, theirs in zip(run(tapegrad), run(torch)):  # signed zeros may differ
+        np.testing.assert_array_equal(ours, theirs)

@@ -105,9 +105,6 @@ XFAILS = {
     'nn.functional.instance_norm|inf': NORMS,
     'nn.functional.layer_norm|huge': NORMS,
     'nn.functional.linear|huge|float32': FLOAT32_LIMIT,
-    'nn.functional.multi_margin_loss|inf|float64': (
-        "p=2 with an infinite class: the gradient's NaN places differ from torch's (not analysed "
-        "yet; p=1 agrees since the backward reads x[target] without a product by the mask)"),
     'nn.functional.relu6|nan': LANES,
     'nn.functional.selu|nan|float64': LANES,
     'nn.functional.softshrink|nan': LANES,
