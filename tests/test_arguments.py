@@ -489,6 +489,27 @@ def test_full_refuses_a_finite_number_beyond_the_float_dtype_as_torch(dtype, val
     same(lambda lib: lib.full((2,), float("inf"), dtype=getattr(lib, dtype)).tolist())
 
 
+FILLS = {
+    "fill_": lambda lib, x, value: x.fill_(value),
+    "masked_fill": lambda lib, x, value: x.masked_fill(x == x, value),
+    "index_fill": lambda lib, x, value: x.index_fill(0, lib.tensor([0]), value),
+}
+
+
+@pytest.mark.parametrize("fill", FILLS)
+@pytest.mark.parametrize("dtype, value", [("float16", 7e4), ("float32", 1e300), ("int8", 300),
+                                          ("complex64", 1e300), ("int32", float("nan"))])
+def test_fills_refuse_a_number_the_dtype_cannot_hold_as_torch(fill, dtype, value):
+    same_error(lambda lib: FILLS[fill](lib, lib.zeros(2, dtype=getattr(lib, dtype)), value))
+
+
+@pytest.mark.parametrize("fill", FILLS)
+@pytest.mark.parametrize("dtype, value", [("uint8", -1), ("bool", 300), ("float16", 1e-9),
+                                          ("int64", 2.7), ("float16", float("-inf"))])
+def test_fills_cast_a_number_the_dtype_holds_as_torch(fill, dtype, value):
+    same(lambda lib: FILLS[fill](lib, lib.zeros(2, dtype=getattr(lib, dtype)), value).tolist())
+
+
 def test_format_without_spec_prints_the_tensor():
     same(lambda lib: (format(lib.ones(2), ""), format(lib.tensor(2.5), ".2f"), f"{lib.ones(2)}"))
 

@@ -311,8 +311,10 @@ def _allocated(size, numpy_dtype):
 # torch names the C++ type a fill value does not fit
 _FILL_TYPE_NAMES = {"float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float",
                     "float64": "double", "int32": "int", "bool": "bool"}
+_FILL_TYPE_NAMES.update({"complex64": "c10::complex<float>", "complex128": "c10::complex<double>"})
 _FLOAT_MAX = {"float16": 65504.0, "bfloat16": 3.3895313892515355e38,
-              "float32": 3.4028234663852886e38, "float64": np.inf}
+              "float32": 3.4028234663852886e38, "float64": np.inf,
+              "complex64": 3.4028234663852886e38, "complex128": np.inf}
 
 
 def assigned_value(tensor, value):
@@ -345,10 +347,20 @@ def _fill_value(value, dtype, name):
         raise RuntimeError(f"value cannot be converted to type {type_name} without overflow")
     value = np.asarray(value)
     _check_fits(value, dtype, type_name)
-    if dtype.is_floating_point and np.isfinite(value) and abs(value) > _FLOAT_MAX[dtype.name]:
+    largest = _FLOAT_MAX.get(dtype.name)
+    if largest is not None and np.isfinite(value) and abs(value) > largest:
         # torch refuses a finite number beyond the dtype's largest, though the cast would round
         raise RuntimeError(f"value cannot be converted to type {type_name} without overflow")
     return value.astype(dtype.numpy)[()]  # wrapping as torch does (-1 in uint8 is 255)
+
+
+def check_fill_number(value, dtype):
+    """value for the fills that take a number (fill_, masked_fill, index_fill): cast to dtype
+    as torch casts it (-1 in uint8 is 255), or torch's refusal of one that dtype cannot hold;
+    NumPy would refuse, or cast to inf. Anything else is returned as it is."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return _fill_value(value, dtype, "fill_")
+    return value
 
 
 def zeros(*sizes, size=None, out=None, dtype=None, layout=None, device=None, pin_memory=False,

@@ -463,6 +463,8 @@ def copy_(target, src):
 
 
 def fill_(target, value):
+    from .._creation import check_fill_number
+    value = check_fill_number(value, target.dtype)
     return inplace(fill_op_for(value, _fill, _fill_with_tensor), target, value)
 
 

@@ -282,6 +282,8 @@ def masked_fill(input, mask, value):
             raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but "
                                f"got tensor with {value.ndim} dimension(s).")
         return _masked_fill_tensor(input, mask._data, value)
+    from .._creation import check_fill_number
+    value = check_fill_number(value, input.dtype)
     return _masked_fill(input, mask._data, value)
 
 

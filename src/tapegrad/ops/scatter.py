@@ -393,6 +393,8 @@ def index_fill(input, dim, index, value):
     if isinstance(value, Tensor):
         check_grad_dtype(value, input.dtype)  # an integer result cannot carry value's gradient
         return _index_fill_tensor(input, dim, index._data, value)
+    from .._creation import check_fill_number
+    value = check_fill_number(value, input.dtype)
     return _index_fill(input, dim, index._data, value)
 
 
