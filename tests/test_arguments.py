@@ -317,6 +317,18 @@ REFUSED = {
     "linspace_float_steps": lambda lib: lib.linspace(0, 1, 3.0),
     "linspace_none_steps": lambda lib: lib.linspace(0, 1, None),
     "logspace_none_start": lambda lib: lib.logspace(None, 1, 3),
+    "pow_list_base": lambda lib: lib.pow([1.0], lib.ones(2)),
+    "pow_list_exponent": lambda lib: lib.pow(lib.ones(2), [1.0]),
+    "pow_none_exponent": lambda lib: lib.pow(lib.ones(2), None),
+    "float_power_list_base": lambda lib: lib.float_power([1.0], lib.ones(2)),
+    "float_power_none_exponent": lambda lib: lib.float_power(lib.ones(2), None),
+    "rsub_list": lambda lib: lib.rsub(lib.ones(2), [1.0]),
+    "rsub_none": lambda lib: lib.rsub(lib.ones(2), None),
+    "tensor_split_float_indices": lambda lib: lib.tensor_split(lib.ones(2), [1.0]),
+    "tensor_split_float_second_index": lambda lib: lib.tensor_split(lib.ones(4), [1, 2.0]),
+    "nn_dropout_none_not_training": lambda lib: lib.nn.functional.dropout(None, training=False),
+    "nn_alpha_dropout_list": lambda lib: lib.nn.functional.alpha_dropout([1.0], 0.5, False),
+    "nn_feature_alpha_dropout_none": lambda lib: lib.nn.functional.feature_alpha_dropout(None),
 }
 
 

@@ -4,6 +4,7 @@ import math
 
 from .. import _dtype
 from .._tensor import Tensor
+from ._checks import is_number
 from ._define import defop
 from .indexing import _masked_fill
 from .pointwise import (add_scalar, binary_of_tensors, integer_in_place, invalid_combination,
@@ -191,7 +192,8 @@ def frexp(input):
 
 def float_power(input, exponent):
     """input ** exponent in float64, whatever the dtypes (torch: its pow on double copies)."""
-    if not isinstance(input, Tensor) and not isinstance(exponent, Tensor):
+    if not (isinstance(input, Tensor) or isinstance(exponent, Tensor)) or not all(
+            isinstance(v, Tensor) or is_number(v) for v in (input, exponent)):
         raise invalid_combination("float_power", (input, exponent))
     input = input.to(_dtype.float64) if isinstance(input, Tensor) else input
     exponent = exponent.to(_dtype.float64) if isinstance(exponent, Tensor) else float(exponent)

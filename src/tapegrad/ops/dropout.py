@@ -11,7 +11,7 @@ import numpy as np
 from .. import _random
 from .._tensor import Tensor
 from ._inplace import inplace as _in_place
-from .pointwise import add, mul
+from .pointwise import add, mul, require_tensors
 from .shape import squeeze, unsqueeze
 from .._warnings import warn
 
@@ -60,17 +60,20 @@ def _multiply(input, noise, inplace):
 
 def dropout(input, p=0.5, training=True, inplace=False):
     """Zero each element with probability p and scale the rest by 1 / (1 - p)."""
+    require_tensors("dropout", input=input)  # as torch, even where nothing is dropped
     return _dropout_impl(input, p, training, inplace)
 
 
 def alpha_dropout(input, p=0.5, training=False, inplace=False):
     """Dropout for SELU networks: dropped units take SELU's negative limit, then an affine map
     restores the input's mean and variance."""
+    require_tensors("alpha_dropout", input=input)
     return _dropout_impl(input, p, training, inplace, alpha=True)
 
 
 def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
     """alpha_dropout of whole channels."""
+    require_tensors("feature_alpha_dropout", input=input)
     return _dropout_impl(input, p, training, inplace, feature=True, alpha=True)
 
 

@@ -9,7 +9,7 @@ import numpy as np
 from .. import _dtype
 from .._tensor import Tensor
 from . import activation
-from ._checks import wrap_dim
+from ._checks import as_int, int_list, wrap_dim
 from ._define import defop
 from .shape import at_least_dims, redeclare, reshape, select_view, slice_view, zeros_of
 
@@ -369,9 +369,13 @@ def tensor_split(input, indices_or_sections, dim=0):
     cuts = indices_or_sections
     if isinstance(cuts, Tensor):
         cuts = _split_points(cuts)
-    elif not isinstance(cuts, (int, list, tuple)):
+    elif isinstance(cuts, (list, tuple)) and cuts and as_int(cuts[0]) is None:
+        cuts = None  # torch reads them as sections or a tensor, neither of which fits
+    elif isinstance(cuts, (list, tuple)):
+        cuts = int_list(cuts, "tensor_split", "indices", varargs=False)
+    if not isinstance(cuts, (int, list, tuple)):
         raise TypeError(f"tensor_split() received an invalid combination of arguments - got "
-                        f"(Tensor, {type(cuts).__name__}), but expected one of:\n"
+                        f"(Tensor, {type(indices_or_sections).__name__}), but expected one of:\n"
                         + _TENSOR_SPLIT_SIGNATURES)
     dim = wrap_dim(dim, input.ndim)
     size = input.shape[dim]

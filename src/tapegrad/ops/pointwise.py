@@ -6,7 +6,8 @@ import numpy as np
 
 from .. import _dtype, _layout
 from .._tensor import Tensor
-from ._checks import broadcast_shapes, counting_tensor, number, scaled, type_name
+from ._checks import (broadcast_shapes, counting_tensor, is_number, number, overload_error,
+                      scaled, type_name)
 from ._define import defop
 from .shape import zeros_of
 
@@ -38,6 +39,7 @@ _OVERLOADS["xlogy"] = ("Tensor input, Tensor other", "Number self, Tensor other"
                        "Tensor input, Number other")
 _OVERLOADS["float_power"] = ("Tensor input, Tensor exponent", "Number self, Tensor exponent",
                              "Tensor input, Number exponent")
+_OVERLOADS["pow"] = _OVERLOADS["float_power"]
 
 
 def takes_tensors(function, tensors, others, optional=False):
@@ -155,6 +157,10 @@ def rsub(input, other, alpha=1):
         _check_not_bool(input, other)
     if isinstance(other, Tensor):
         return _rsub_tensor(input, other, alpha)
+    if not is_number(other):
+        raise overload_error("rsub", ("Tensor input, Tensor other, *, Number alpha = 1",
+                                      "Tensor input, Number other, Number alpha = 1"),
+                             (input, other))
     return _rsub_scalar(input, other, alpha)
 
 
@@ -490,9 +496,13 @@ def _power(xp, base, exponent):
 def pow(input, exponent):
     """input ** exponent; numbers allowed on either side, as torch."""
     if not isinstance(input, Tensor):
+        if not (is_number(input) and isinstance(exponent, Tensor)):
+            raise invalid_combination("pow", (input, exponent))
         return _pow_scalar_tensor(input, exponent)
     if isinstance(exponent, Tensor):
         return _pow_tensor_tensor(input, exponent)
+    if not is_number(exponent):
+        raise invalid_combination("pow", (input, exponent))
     if (isinstance(exponent, int) and exponent < 0
             and not (input.dtype.is_floating_point or input.dtype.is_complex)):
         raise RuntimeError("Integers to negative integer powers are not allowed.")
