@@ -430,6 +430,13 @@ FOUND = {
     "linear_cross_entropy_chunked_long_input": lambda lib: lib.nn.functional.linear_cross_entropy(
         lib.ones(5, 3, dtype=lib.int64), lib.ones(4, 3, dtype=lib.int64),
         lib.tensor([0, 3, 1, 2, 2]), options=lib.nn.LinearCrossEntropyOptions(batch_chunk_size=2)),
+    "bmm_bool_with_double": lambda lib: lib.bmm(lib.ones(2, 2, 3, dtype=lib.bool),
+                                                lib.ones(2, 3, 2, dtype=lib.float64)),
+    "addbmm_no_batches_long_input_with_grad": lambda lib: lib.addbmm(
+        lib.ones(2, 2, dtype=lib.int64), lib.ones(0, 2, 3, dtype=lib.float64),
+        lib.ones(0, 3, 2, dtype=lib.float64, requires_grad=True)),
+    "conv_transpose2d_batched_float64_bias": lambda lib: lib.nn.functional.conv_transpose2d(
+        lib.ones(2, 3, 3, 3), lib.ones(3, 2, 3, 3), lib.ones(2, dtype=lib.float64)),
     "conv_transpose1d_int32": lambda lib: lib.nn.functional.conv_transpose1d(
         lib.ones(1, 1, 3, dtype=lib.int32), lib.ones(1, 2, 2, dtype=lib.int64)),
     "conv_transpose1d_long_with_float_bias": lambda lib: lib.nn.functional.conv_transpose1d(

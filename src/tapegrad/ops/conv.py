@@ -246,7 +246,16 @@ def _batched(function, input, nd, *args):
     return squeeze(function(unsqueeze(input, 0), *args), 0)
 
 
-def _check_transposed_dtypes(input, weight, bias):
+def _uses_mkldnn(input, weight, groups):
+    """Whether torch's CPU convolution picks its MKLDNN path (which checks bias's dtype): a
+    float32 input with groups, a kernel over 3x3, a batch, or many elements (1-d as 2-d)."""
+    kernel = (1,) * (4 - weight.ndim) + tuple(weight.shape[2:])
+    return input.dtype.name == "float32" and (
+        groups > 1 or (kernel[-1] > 3 and kernel[-2] > 3) or input.shape[0] > 1
+        or input.numel() > 20480)
+
+
+def _check_transposed_dtypes(input, weight, bias, groups):
     """torch's CPU transposed kernels: their dtype dispatch, weight's dtype, then bias is added
     to the result, so a bias of any dtype that casts to the result's is taken. (The text of
     torch's weight error depends on whether it picks its MKLDNN path; ours is that path's.)"""
@@ -255,6 +264,10 @@ def _check_transposed_dtypes(input, weight, bias):
         kernel = f"slow_conv_transpose{max(weight.ndim - 2, 2)}d_out_cpu"
         raise NotImplementedError(f'"{kernel}" not implemented for \'{input.dtype.legacy_name}\'')
     _check_conv_dtypes(input, weight, None)
+    if bias is not None and bias.dtype is not input.dtype and _uses_mkldnn(input, weight, groups):
+        raise RuntimeError(f"Input type (torch.{input.dtype.legacy_name}Tensor) and bias type "
+                           f"(torch.{bias.dtype.legacy_name}Tensor) should be the same or input "
+                           "should be a MKLDNN tensor and bias is a dense tensor")
     if bias is not None:
         promoted = _dtype.promote_types(input.dtype, bias.dtype)
         if _dtype._category(promoted) > _dtype._category(input.dtype):
@@ -342,7 +355,7 @@ def _checked_convolution(input, weight, bias, stride, padding, dilation, transpo
     _check_conv_shapes(input, weight, bias, padding, dilation, groups, transposed)
     if transposed:
         _check_transposed_sizes(input, weight, stride, padding, output_padding, dilation)
-        _check_transposed_dtypes(input, weight, bias)
+        _check_transposed_dtypes(input, weight, bias, groups)
         if bias is not None and bias.dtype is not input.dtype:
             bias = bias.to(input.dtype)
     else:

@@ -122,6 +122,8 @@ def bmm(input, mat2):
     _check_batches(input, mat2)
     if input.numel() == 0 or mat2.numel() == 0:  # torch's zeros, of mat2's dtype, unchecked
         return _bmm(input.to(mat2.dtype), mat2)
+    if input.dtype.name == "bool":  # torch's kernel dispatches on input's dtype first
+        raise NotImplementedError("\"bmm\" not implemented for 'Bool'")
     if input.dtype is not mat2.dtype:
         raise RuntimeError(f"expected scalar type {input.dtype.legacy_name} but found "
                            f"{mat2.dtype.legacy_name}")
@@ -353,6 +355,8 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
         raise RuntimeError(f"Incompatible matrix sizes for bmm ({batch1.shape[1]}x"
                            f"{batch1.shape[2]} and {batch2.shape[1]}x{batch2.shape[2]})")
     if batch1.shape[0] == 0:  # torch scales input alone, in its dtype, with no dtype check
+        for batch in (batch1, batch2):
+            reduction.check_grad_dtype(batch, input.dtype)
         batch1, batch2 = batch1.to(input.dtype), batch2.to(input.dtype)
     else:
         _check_addmm_dtypes(input, batch1, batch2)  # torch's addbmm runs addmm
