@@ -329,6 +329,19 @@ REFUSED = {
     "nn_dropout_none_not_training": lambda lib: lib.nn.functional.dropout(None, training=False),
     "nn_alpha_dropout_list": lambda lib: lib.nn.functional.alpha_dropout([1.0], 0.5, False),
     "nn_feature_alpha_dropout_none": lambda lib: lib.nn.functional.feature_alpha_dropout(None),
+    "remainder_list_base": lambda lib: lib.remainder([1.0], lib.ones(2)),
+    "remainder_list_other": lambda lib: lib.remainder(lib.ones(2), [1.0, 2.0]),
+    "remainder_none_other": lambda lib: lib.remainder(lib.ones(2), None),
+    # F's functions that are torch ops (torch's TypeError, not Python's AttributeError)
+    "nn_avg_pool1d_list": lambda lib: lib.nn.functional.avg_pool1d([[[1.0, 2.0]]], 2),
+    "nn_adaptive_avg_pool1d_none": lambda lib: lib.nn.functional.adaptive_avg_pool1d(None, 2),
+    "nn_bilinear_weight_list": lambda lib: lib.nn.functional.bilinear(lib.ones(1, 2),
+                                                                      lib.ones(1, 2), [1.0]),
+    "nn_rrelu_list": lambda lib: lib.nn.functional.rrelu([1.0]),
+    "nn_hardshrink_none": lambda lib: lib.nn.functional.hardshrink(None),
+    "nn_one_hot_list": lambda lib: lib.nn.functional.one_hot([0, 1]),
+    "nn_pairwise_distance_none": lambda lib: lib.nn.functional.pairwise_distance(lib.ones(2, 2),
+                                                                                 None),
 }
 
 

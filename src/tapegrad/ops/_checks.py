@@ -171,10 +171,11 @@ _TORCH_PYTHON_FUNCTIONS = frozenset(
 # are Python in torch and fail on it with an AttributeError, as here), by the name torch's
 # message gives (the op they reach)
 NN_TORCH_NAMES = {name: name for name in (
-    "adaptive_max_pool1d avg_pool2d batch_norm celu conv1d conv2d conv3d conv_transpose1d "
-    "conv_transpose2d conv_transpose3d cosine_embedding_loss cosine_similarity elu embedding "
-    "gelu hardsigmoid hardswish hinge_embedding_loss kl_div layer_norm leaky_relu linear "
-    "max_pool1d max_pool2d mish multi_margin_loss multilabel_margin_loss pad "
+    "adaptive_avg_pool1d adaptive_max_pool1d avg_pool1d avg_pool2d batch_norm bilinear celu "
+    "conv1d conv2d conv3d conv_transpose1d conv_transpose2d conv_transpose3d "
+    "cosine_embedding_loss cosine_similarity elu embedding gelu hardshrink hardsigmoid "
+    "hardswish hinge_embedding_loss kl_div layer_norm leaky_relu linear max_pool1d max_pool2d "
+    "mish multi_margin_loss multilabel_margin_loss one_hot pad pairwise_distance rrelu "
     "scaled_dot_product_attention selu silu soft_margin_loss softplus softshrink "
     "triplet_margin_loss").split()}
 NN_TORCH_NAMES.update(cross_entropy="cross_entropy_loss", logsigmoid="log_sigmoid",

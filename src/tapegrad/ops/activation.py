@@ -899,11 +899,11 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
     return _embedding(weight, indices, padding_idx, scale_grad_by_freq)
 
 
-def one_hot(tensor, num_classes=-1):
+def one_hot(input, num_classes=-1):
     """int64 one-hot encoding along a new last dim."""
-    if tensor.dtype is not _dtype.int64:
+    if input.dtype is not _dtype.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
-    classes = tensor._data
+    classes = input._data
     if classes.size == 0:
         if num_classes <= 0:
             raise RuntimeError("Can not infer total number of classes from empty tensor.")

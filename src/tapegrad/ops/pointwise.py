@@ -40,6 +40,8 @@ _OVERLOADS["xlogy"] = ("Tensor input, Tensor other", "Number self, Tensor other"
 _OVERLOADS["float_power"] = ("Tensor input, Tensor exponent", "Number self, Tensor exponent",
                              "Tensor input, Number exponent")
 _OVERLOADS["pow"] = _OVERLOADS["float_power"]
+_OVERLOADS["remainder"] = ("Tensor input, Tensor other", "Number self, Tensor other",
+                           "Tensor input, Number other")
 
 
 def takes_tensors(function, tensors, others, optional=False):
@@ -292,10 +294,30 @@ not_implemented_in_torch(_remainder_scalar_tensor, "remainder")
 def remainder(input, other):
     """Python's modulus (the sign of the divisor); numbers allowed on either side."""
     if not isinstance(input, Tensor):
+        if not (is_number(input) and isinstance(other, Tensor)):
+            raise _remainder_error(input, other)
         return _remainder_scalar_tensor(input, other)
     if isinstance(other, Tensor):
         return _remainder_tensor(input, other)
+    if not is_number(other):
+        raise _remainder_error(input, other)
     return _remainder_scalar(input, other)
+
+
+def _remainder_error(input, other):
+    """torch's TypeError for remainder: of its overloads, the one without out= (Number self,
+    Tensor other) also says which arguments do not fit it, marked with !."""
+    def shown(value, fits):
+        kind = "Tensor" if isinstance(value, Tensor) else type(value).__name__
+        if isinstance(value, (list, tuple)):
+            kind += f" of [{', '.join(type(v).__name__ for v in value)}]"
+        return kind if fits else f"!{kind}!"
+    error = invalid_combination("remainder", (input, other))
+    scalar_overload = " * (Number self, Tensor other, *, Tensor out = None)\n"
+    reason = (" * (Number self, Tensor other)\n      didn't match because some of the arguments "
+              f"have invalid types: ({shown(input, is_number(input))}, "
+              f"{shown(other, isinstance(other, Tensor))})\n")
+    return TypeError(str(error).replace(scalar_overload, reason))
 
 
 def fmod(input, other):
