@@ -247,7 +247,10 @@ def blame(error, name, function, args, kwargs, method=False):
     n_named = parameters.index("*") if "*" in parameters else len(parameters)
     given = [(p, parameters[p], value) for p, value in enumerate(args[:n_named])]
     if "*" in parameters:
-        given += [(p, "*", value) for p, value in enumerate(args[n_named:])]
+        rest = args[n_named:]
+        if len(rest) == 1 and isinstance(rest[0], (list, tuple)):
+            rest = rest[0]  # the tensors given as one sequence
+        given += [(p, "*", value) for p, value in enumerate(rest)]
     given += [(None, key, value) for key, value in kwargs.items()]
     for position, parameter, value in given[1 if method else 0:]:
         if (isinstance(value, Tensor) or parameter in _NOT_TENSOR_PARAMETERS
