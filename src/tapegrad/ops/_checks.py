@@ -135,6 +135,25 @@ def overload_error(name, overloads, args, kwargs=()):
                      f"({', '.join(got)}), but expected one of:\n{listed}")
 
 
+def fill_value(name, leading, args):
+    """torch's TypeError where a fill's value (the last of args) is neither a tensor nor a
+    number; leading: the parameters before it, as torch's overloads spell them."""
+    value = args[-1]
+    if isinstance(value, Tensor) or is_number(value):
+        return
+    def kind(v):
+        return "Tensor" if isinstance(v, Tensor) else type(v).__name__
+    shown = kind(value)
+    if isinstance(value, (list, tuple)):
+        shown += f" of [{', '.join(map(kind, value))}]"
+    marks = ", ".join([*map(kind, args[:-1]), f"!{shown}!"])
+    reason = f"      didn't match because some of the arguments have invalid types: ({marks})\n"
+    listed = "".join(f" * ({leading}{overload} value)\n{reason}"
+                     for overload in ("Tensor", "Number"))
+    raise TypeError(f"{name}() received an invalid combination of arguments - got "
+                    f"({', '.join(map(kind, args))}), but expected one of:\n{listed}")
+
+
 def scaled(value, alpha, name):
     """value * alpha for the alpha of add/sub/rsub (an array, or a number): the product keeps
     value's dtype, as torch's Number alpha never takes part in promotion."""

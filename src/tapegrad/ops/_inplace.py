@@ -13,7 +13,7 @@ from .. import _dtype
 from .._tensor import Tensor
 from ..autograd import forward_ad, grad_mode
 from ..autograd.graph import Node, SavedTensor
-from ._checks import blame, broadcast_shapes, counts_tensor, in_place_words
+from ._checks import blame, broadcast_shapes, counts_tensor, fill_value, in_place_words
 from ._define import edge_of, defop
 from .shape import zeros_of
 from . import strided  # after shape, which loads it
@@ -463,6 +463,7 @@ def copy_(target, src):
 
 
 def fill_(target, value):
+    fill_value("fill_", "", (value,))
     from .._creation import check_fill_number
     value = check_fill_number(value, target.dtype)
     return inplace(fill_op_for(value, _fill, _fill_with_tensor), target, value)

@@ -1,5 +1,6 @@
 """torch.fill (out of place, differentiable) and torch.zero_: the values are replaced, so no
 gradient reaches the input (a zero tensor, as torch gives); a tensor value gets the sum."""
+from ._checks import fill_value
 from ._inplace import fill_op_for, fill_ops, zero_
 
 
@@ -8,6 +9,7 @@ _filled, _filled_with_tensor = fill_ops("FillBackward0", "FillBackward1", "_fill
 
 def fill(input, value):
     """A tensor like input, every element value."""
+    fill_value("fill", "Tensor input, ", (input, value))
     return fill_op_for(value, _filled, _filled_with_tensor)(input, value)
 
 

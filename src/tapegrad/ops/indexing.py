@@ -5,7 +5,8 @@ import re
 import numpy as np
 
 from .._tensor import Tensor
-from ._checks import broadcast_shapes, is_number, overload_error, type_name, wrap_dim
+from ._checks import (broadcast_shapes, fill_value, is_number, overload_error, type_name,
+                      wrap_dim)
 from ._define import defop
 from .shape import (alias_view, expand, redeclare, select_view, slice_view, unsqueeze_view,
                     zeros_of)
@@ -273,6 +274,7 @@ _CPP_TYPE_NAMES = {"float16": "c10::Half", "float32": "float", "float64": "doubl
 
 def masked_fill(input, mask, value):
     """input with value where mask (broadcast with input) is True."""
+    fill_value("masked_fill", "Tensor input, Tensor mask, ", (input, mask, value))
     if mask.dtype.name != "bool":
         raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
                            f"{_CPP_TYPE_NAMES[mask.dtype.name]}")

@@ -5,7 +5,7 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor
-from ._checks import broadcast_shapes, numel, wrap_dim
+from ._checks import broadcast_shapes, fill_value, numel, wrap_dim
 from ._define import defop
 from .indexing import (_along, _at_least_1d, _check_index_array, _check_scatter, _gather,
                        _index_put, _masked_fill, _region, _scatter_add,
@@ -378,6 +378,7 @@ def _check_copied_slices(shape, source_shape, dim):
 
 def index_fill(input, dim, index, value):
     """input with its slices at index along dim set to value (a number or a 0-d tensor)."""
+    fill_value("index_fill", "Tensor input, int dim, Tensor index, ", (input, dim, index, value))
     if index.dtype.name != "int64":
         raise IndexError("index_fill_(): Expected dtype int64 for index.")
     if isinstance(value, Tensor) and value.ndim:
