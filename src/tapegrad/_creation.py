@@ -450,14 +450,23 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, pin_memory
     return _new(np.eye(n, m, dtype=dtype.numpy), None, requires_grad, out)
 
 
-def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
+_NO_END = object()  # arange(end): an end of None is refused, as torch
+_ARANGE_OVERLOADS = (f"Number end, *, {_FACTORY_KEYWORDS}",  # (its second takes no out=)
+                     "Number start, Number end, *, " + _FACTORY_KEYWORDS.partition(", ")[2],
+                     f"Number start, Number end, Number step = 1, *, {_FACTORY_KEYWORDS}")
+
+
+def arange(start, end=_NO_END, step=1, *, out=None, dtype=None, layout=None, device=None,
            pin_memory=False, requires_grad=False):
     tensor_device(device, pin_memory=pin_memory)
-    if end is None:
+    if end is _NO_END:
         start, end = 0, start
         if not isinstance(end, (Tensor, int, float, np.number)):
             raise TypeError("arange(): argument 'end' (position 1) must be Number, not "
                             f"{type(end).__name__}")
+    elif not all(isinstance(v, Tensor) or is_number(v) for v in (start, end, step)):
+        given = (start, end) if step == 1 else (start, end, step)
+        raise overload_error("arange", _ARANGE_OVERLOADS, given)
     values = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
     if step == 0:
         raise RuntimeError("step must be nonzero")
