@@ -332,6 +332,10 @@ REFUSED = {
     "atleast_1d_list_of_floats": lambda lib: lib.atleast_1d([1.0]),
     "atleast_2d_none_in_list": lambda lib: lib.atleast_2d([lib.ones(1), None]),
     "meshgrid_list_of_floats": lambda lib: lib.meshgrid([1.0], indexing="ij"),
+    "where_none_both": lambda lib: lib.where(lib.ones(2) > 0, None, None),
+    "where_list_input": lambda lib: lib.where(lib.ones(1) > 0, [1.0], lib.ones(1)),
+    "where_list_other": lambda lib: lib.where(lib.ones(1) > 0, lib.ones(1), [1.0]),
+    "where_without_other": lambda lib: lib.where(lib.ones(1) > 0, lib.ones(1)),
     "arange_none_end": lambda lib: lib.arange(0, None),
     "arange_none_start": lambda lib: lib.arange(None, 1),
     "arange_none_step": lambda lib: lib.arange(0, 3, None),
@@ -545,6 +549,22 @@ def test_fills_refuse_a_number_the_dtype_cannot_hold_as_torch(fill, dtype, value
                                           ("int64", 2.7), ("float16", float("-inf"))])
 def test_fills_cast_a_number_the_dtype_holds_as_torch(fill, dtype, value):
     same(lambda lib: FILLS[fill](lib, lib.zeros(2, dtype=getattr(lib, dtype)), value).tolist())
+
+
+@pytest.mark.parametrize("space", ["linspace", "logspace"])
+@pytest.mark.parametrize("start, end, dtype", [(0, 7e4, "float16"), (7e4, 0, "float16"),
+                                               (0, 1e300, "float32"), (0, 300, "int8")])
+def test_spaces_refuse_endpoints_the_dtype_cannot_hold_as_torch(space, start, end, dtype):
+    same_error(lambda lib: getattr(lib, space)(start, end, 3, dtype=getattr(lib, dtype)))
+
+
+def test_spaces_overflowing_or_infinite_are_silent_as_torch():
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # NumPy's overflow and invalid-value warnings leaked
+        same(lambda lib: str([lib.logspace(0, 10, 3, dtype=lib.float16).tolist(),
+                              lib.linspace(0, float("inf"), 3, dtype=lib.float16).tolist(),
+                              lib.logspace(0, float("inf"), 3).tolist()]))
 
 
 def test_format_without_spec_prints_the_tensor():

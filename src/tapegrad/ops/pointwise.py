@@ -789,13 +789,17 @@ def _nonzero_indices(xp, condition: Tensor):
     return xp.nonzero(xp.atleast_1d(condition))
 
 
-def where(condition, input=None, other=None):
+_UNSET = object()  # where(condition) alone (a None given is refused, as torch)
+
+
+def where(condition, input=_UNSET, other=_UNSET):
     """input where condition holds, else other (tensors or numbers); where(condition) alone
     gives the indices of condition's nonzero elements, one tensor per dim."""
-    if input is None and other is None:
+    if input is _UNSET and other is _UNSET:
         return _nonzero_indices(condition)
-    if input is None or other is None:
-        raise TypeError(_where_overloads_text((condition, input, other)))
+    if not all(isinstance(v, Tensor) or is_number(v) for v in (input, other)):
+        given = tuple(v for v in (condition, input, other) if v is not _UNSET)
+        raise TypeError(_where_overloads_text(given))
     if condition.dtype is not _dtype.bool:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor "
                            f"with dtype {condition.dtype.legacy_name}")
@@ -813,7 +817,10 @@ def _where_overloads_text(values):
     marking each argument that does not fit (torch marks a number even in a Number's place)."""
     def shown(value, kind):
         fits = kind == "Tensor" and isinstance(value, Tensor)
-        return type_name(value) if fits else f"!{type_name(value)}!"
+        name = type_name(value)
+        if isinstance(value, (list, tuple)):  # torch names the elements' types
+            name += f" of [{', '.join(map(type_name, value))}]"
+        return name if fits else f"!{name}!"
     text = ("where() received an invalid combination of arguments - got "
             f"({', '.join(map(type_name, values))}), but expected one of:\n"
             " * (Tensor condition)\n"
@@ -821,9 +828,11 @@ def _where_overloads_text(values):
     for kinds, signature in ((("Tensor", "Number", "Tensor"), "Number self, Tensor other"),
                              (("Tensor", "Tensor", "Number"), "Tensor input, Number other"),
                              (("Tensor", "Number", "Number"), "Number self, Number other")):
-        marked = ", ".join(shown(v, k) for v, k in zip(values, kinds))
-        text += (f" * (Tensor condition, {signature})\n      didn't match because some of the "
-                 f"arguments have invalid types: ({marked})\n")
+        text += f" * (Tensor condition, {signature})\n"
+        if len(values) == 3:  # (torch explains only the calls of their length)
+            marked = ", ".join(shown(v, k) for v, k in zip(values, kinds))
+            text += ("      didn't match because some of the arguments have invalid types: "
+                     f"({marked})\n")
     return text
 
 
