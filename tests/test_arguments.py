@@ -567,6 +567,22 @@ def test_spaces_overflowing_or_infinite_are_silent_as_torch():
                               lib.logspace(0, float("inf"), 3).tolist()]))
 
 
+@pytest.mark.parametrize("space", ["linspace", "logspace"])
+@pytest.mark.parametrize("start, end, dtype", [(0, 7e4, "float16"), (7e4, 0, "float16"),
+                                               (0, 1e300, "float32"), (0, 300, "int8")])
+def test_spaces_refuse_endpoints_the_dtype_cannot_hold_as_torch(space, start, end, dtype):
+    same_error(lambda lib: getattr(lib, space)(start, end, 3, dtype=getattr(lib, dtype)))
+
+
+def test_spaces_overflowing_or_infinite_are_silent_as_torch():
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # NumPy's overflow and invalid-value warnings leaked
+        same(lambda lib: str([lib.logspace(0, 10, 3, dtype=lib.float16).tolist(),
+                              lib.linspace(0, float("inf"), 3, dtype=lib.float16).tolist(),
+                              lib.logspace(0, float("inf"), 3).tolist()]))
+
+
 def test_format_without_spec_prints_the_tensor():
     same(lambda lib: (format(lib.ones(2), ""), format(lib.tensor(2.5), ".2f"), f"{lib.ones(2)}"))
 

@@ -514,10 +514,11 @@ def _evenly_spaced(start, end, steps, dtype):
     start, end = narrow.type(start), narrow.type(end)
     if steps == 1:
         return np.full(1, start, wide)
-    step = (end - start) / narrow.type(builtins.max(steps - 1, 1))
     i = np.arange(steps).astype(wide)
-    up = wide(start) + wide(step) * i
-    down = wide(end) - wide(step) * (steps - 1 - i)
+    with np.errstate(all="ignore"):  # an infinite end makes NaN steps, silently as torch
+        step = (end - start) / narrow.type(builtins.max(steps - 1, 1))
+        up = wide(start) + wide(step) * i
+        down = wide(end) - wide(step) * (steps - 1 - i)
     return np.where(i < steps // 2, up, down)
 
 
@@ -528,11 +529,18 @@ def _spaced_dtype(dtype, name):
     return dtype
 
 
+def _check_endpoints_fit(start, end, dtype):
+    """torch converts start and end to dtype first: its overflow error for one it cannot hold."""
+    for value in (start, end):
+        check_fill_number(value, dtype)
+
+
 def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None,
              pin_memory=False, requires_grad=False):
     tensor_device(device, pin_memory=pin_memory)
     start, end, steps = _endpoints("linspace", start, end, steps)
     dtype = _spaced_dtype(dtype, "linspace")
+    _check_endpoints_fit(start, end, dtype)
     values = _evenly_spaced(start, end, steps, dtype)
     return _new(values.astype(dtype.numpy), None, requires_grad, out)
 
@@ -543,9 +551,11 @@ def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None,
     start, end, steps = _endpoints("logspace", start, end, steps)
     base = base.item() if isinstance(base, Tensor) else base
     dtype = _spaced_dtype(dtype, "logspace")
+    _check_endpoints_fit(start, end, dtype)
     exponents = _evenly_spaced(start, end, steps, dtype)
-    values = np.power(exponents.dtype.type(base), exponents)
-    return _new(values.astype(dtype.numpy), None, requires_grad, out)
+    with np.errstate(all="ignore"):  # a power beyond the dtype is inf, as torch's
+        values = np.power(exponents.dtype.type(base), exponents).astype(dtype.numpy)
+    return _new(values, None, requires_grad, out)
 
 
 def _float_dtype(dtype, name):
