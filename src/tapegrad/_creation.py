@@ -552,6 +552,8 @@ def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None,
     base = base.item() if isinstance(base, Tensor) else base
     dtype = _spaced_dtype(dtype, "logspace")
     _check_endpoints_fit(start, end, dtype)
+    if not (dtype.is_floating_point or dtype.is_complex):
+        start, end = int(start), int(end)  # torch casts the exponents' ends to the dtype
     exponents = _evenly_spaced(start, end, steps, dtype)
     with np.errstate(all="ignore"):  # a power beyond the dtype is inf, as torch's
         values = np.power(exponents.dtype.type(base), exponents).astype(dtype.numpy)
