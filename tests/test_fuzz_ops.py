@@ -29,7 +29,7 @@ from hypothesis import given, seed, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 import fuzz_strategies as fs  # noqa: E402
-from compare import same, same_error  # noqa: E402
+from compare import as_lib, same, same_error  # noqa: E402
 import tapegrad  # noqa: E402
 from op_db import BINARY, OP_DB, UNARY  # noqa: E402
 from op_db_pointwise import TERNARY  # noqa: E402
@@ -236,14 +236,6 @@ def input_arrays(row, case):
 
 
 # ---- running one case on one library ---------------------------------------------------------
-
-def as_lib(lib, value):
-    if isinstance(value, np.ndarray):
-        return lib.tensor(value)
-    if isinstance(value, tuple):
-        return tuple(as_lib(lib, item) for item in value)
-    return value
-
 
 def flatten(result):
     if isinstance(result, (tuple, list)):

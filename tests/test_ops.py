@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import tapegrad
+from compare import as_lib
 from op_db import OP_DB
 
 # torch's gradcheck defaults (its eps, 1e-6, is OpRow.eps in op_db).
@@ -71,15 +72,6 @@ def apply_layout(tensor, layout):
     if layout == "step":
         return tensor[::2]
     return tensor
-
-
-def as_lib(lib, value):
-    """Constants: NumPy arrays become lib tensors (also inside tuples); the rest stays."""
-    if isinstance(value, np.ndarray):
-        return lib.tensor(value)
-    if isinstance(value, tuple):
-        return tuple(as_lib(lib, item) for item in value)
-    return value
 
 
 def run_row(lib, row, sample, arrays, dtype="float64", requires_grad=True):
