@@ -577,7 +577,8 @@ def test_format_without_spec_prints_the_tensor():
 
 
 # Calls that warn, through helpers and wrappers at various depths in tapegrad: each warning
-# names the caller's file and line, as torch's do.
+# names the caller's file and line, as torch's do. (Not run on torch: several of these warn
+# once per process there, and other tests compare those texts with torch's.)
 WARNING_CALLS = {
     "var": lambda lib: lib.var(lib.ones(1)),
     "var_method": lambda lib: lib.ones(1).var(),
@@ -606,9 +607,7 @@ def _warnings_of(call, lib):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         call(lib)
-    # (torch's C++ warnings end with where they were raised in its source)
-    return [(w.category.__name__, str(w.message).partition(" (Triggered internally")[0],
-             w.filename, w.lineno) for w in caught]
+    return [(w.category.__name__, str(w.message), w.filename, w.lineno) for w in caught]
 
 
 @pytest.mark.parametrize("name", WARNING_CALLS)
@@ -620,8 +619,3 @@ def test_warnings_point_at_the_callers_line(name):
     assert caught
     for category, text, filename, line in caught:
         assert (filename, min(lines) <= line <= max(lines)) == (__file__, True), caught
-    torch = pytest.importorskip("torch")
-    # torch warns once per process for some (then says nothing), and may add warnings of
-    # its own (its scheduler's about the step order)
-    expected = [(category, text) for category, text, *_ in _warnings_of(call, torch)]
-    assert not expected or all((category, text) in expected for category, text, *_ in caught)
