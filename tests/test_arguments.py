@@ -551,6 +551,27 @@ def test_fills_cast_a_number_the_dtype_holds_as_torch(fill, dtype, value):
     same(lambda lib: FILLS[fill](lib, lib.zeros(2, dtype=getattr(lib, dtype)), value).tolist())
 
 
+CLAMPS = {
+    "clamp_max": lambda lib, x, bound: x.clamp(max=bound),
+    "clamp_min": lambda lib, x, bound: lib.clamp_min(x, -bound),
+    "clamp_": lambda lib, x, bound: x.clamp_(-bound, bound),
+    "clip": lambda lib, x, bound: lib.clip(x, None, bound),
+}
+
+
+@pytest.mark.parametrize("clamp", CLAMPS)
+@pytest.mark.parametrize("dtype, bound", [("float16", 7e4), ("int8", 300)])
+def test_clamp_refuses_a_number_bound_the_dtype_cannot_hold_as_torch(clamp, dtype, bound):
+    same_error(lambda lib: CLAMPS[clamp](lib, lib.ones(2, dtype=getattr(lib, dtype)), bound))
+
+
+@pytest.mark.parametrize("clamp", ["clamp_max", "clamp_min", "clip"])
+@pytest.mark.parametrize("dtype, bound", [("float16", float("inf")), ("int8", 300.5),
+                                          ("uint8", -1), ("float16", 0.1)])
+def test_clamp_takes_a_number_bound_in_the_dtype_as_torch(clamp, dtype, bound):
+    same(lambda lib: CLAMPS[clamp](lib, lib.ones(2, dtype=getattr(lib, dtype)), bound).tolist())
+
+
 @pytest.mark.parametrize("space", ["linspace", "logspace"])
 @pytest.mark.parametrize("start, end, dtype", [(0, 7e4, "float16"), (7e4, 0, "float16"),
                                                (0, 1e300, "float32"), (0, 300, "int8")])

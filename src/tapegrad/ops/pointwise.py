@@ -692,7 +692,18 @@ def _clamp_any(name, input, min, max):
     # two tensor bounds or two number bounds, never one of each
     if takes_tensors(name, (input,), (min, max), optional=True):
         return _clamp_tensor(input, min, max)
-    return _clamp_scalar(input, min, max)
+    return _clamp_scalar(input, *_bounds_in_dtype(input, min, max))
+
+
+def _bounds_in_dtype(input, *bounds):
+    """Number bounds as torch's kernel holds them, in the result's dtype: one that dtype cannot
+    hold (7e4 in float16, 300 in int8) gets torch's overflow error, -1 in uint8 wraps to 255."""
+    from .._creation import _fill_value  # _creation imports ops
+    if not isinstance(input, Tensor):
+        return bounds
+    return tuple(None if bound is None else _fill_value(
+        bound, _dtype.result_type((input.dtype,), (), (bound,)), "clamp").item()
+        for bound in bounds)
 
 
 @defop("ClampMinBackward0", save=("input", "min"), promote="common", scalars=("min",))
@@ -716,7 +727,7 @@ def clamp_min(input, min):
     """Limit input from below by a number or a (broadcast) tensor."""
     if takes_tensors("clamp_min", (input,), (min,)):
         return _clamp_min_tensor(input, min)
-    return _clamp_min_scalar(input, min)
+    return _clamp_min_scalar(input, *_bounds_in_dtype(input, min))
 
 
 @defop("ClampMaxBackward0", save=("input", "max"), promote="common", scalars=("max",))
@@ -740,7 +751,7 @@ def clamp_max(input, max):
     """Limit input from above by a number or a (broadcast) tensor."""
     if takes_tensors("clamp_max", (input,), (max,)):
         return _clamp_max_tensor(input, max)
-    return _clamp_max_scalar(input, max)
+    return _clamp_max_scalar(input, *_bounds_in_dtype(input, max))
 
 
 def _maximum_grad(ctx, mine, theirs):
