@@ -328,21 +328,21 @@ class Softmax(_SoftmaxFamily):
     """exp(x) normalised to sum to 1 along `dim`."""
 
     def forward(self, input):
-        return F.softmax(input, self.dim, _stacklevel=5)
+        return F.softmax(input, self.dim)
 
 
 class Softmin(_SoftmaxFamily):
     """softmax(-x) along `dim`."""
 
     def forward(self, input):
-        return F.softmin(input, self.dim, _stacklevel=5)
+        return F.softmin(input, self.dim)
 
 
 class LogSoftmax(_SoftmaxFamily):
     """log(softmax(x)) along `dim`."""
 
     def forward(self, input):
-        return F.log_softmax(input, self.dim, _stacklevel=5)
+        return F.log_softmax(input, self.dim)
 
 
 class Softmax2d(Module):
@@ -352,4 +352,4 @@ class Softmax2d(Module):
         if input.dim() not in (3, 4):
             raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.dim()}D "
                              "instead")
-        return F.softmax(input, -3, _stacklevel=5)
+        return F.softmax(input, -3)
