@@ -640,3 +640,14 @@ def test_warnings_point_at_the_callers_line(name):
     assert caught
     for category, text, filename, line in caught:
         assert (filename, min(lines) <= line <= max(lines)) == (__file__, True), caught
+
+
+def test_a_warning_from_python_c_code_is_issued_not_an_import_error():
+    """Code run by `python -c` lives in __main__, whose loader linecache must not be sent to."""
+    import subprocess
+    import sys
+    code = "import tapegrad; tapegrad.nn.Softmax()(tapegrad.ones(2, 2))"
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert "<string>:1: UserWarning: Implicit dimension choice for softmax" in run.stderr

@@ -21,6 +21,7 @@ def warn(message, category=UserWarning):
         return
     module_globals = frame.f_globals
     registry = module_globals.setdefault("__warningregistry__", {})
+    # no module_globals: for `python -c` code it sends linecache to __main__'s loader, which
+    # raises ImportError; the source line is found by file name alone
     warnings.warn_explicit(message, category, frame.f_code.co_filename, frame.f_lineno,
-                           module_globals.get("__name__", "<string>"), registry,
-                           module_globals)
+                           module_globals.get("__name__", "<string>"), registry)
