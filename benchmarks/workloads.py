@@ -1,8 +1,10 @@
-"""Benchmark workloads for tapegrad vs torch vs a hand-written NumPy floor.
+"""Benchmark workloads: tapegrad vs torch vs NumPy autograds vs a NumPy floor.
 
 Each workload is written once as ``make(lib)`` for any module with the torch
-API (tapegrad or torch), plus ``floor()``, a hand-written NumPy forward and
-backward of the same computation. Both return ``(step, grads)``:
+API (tapegrad or torch); most also have ``floor()``, a hand-written NumPy
+forward and backward of the same computation, and ``peer()``, the same loss in
+NumPy's vocabulary for the NumPy-style autograds (MyGrad, HIPS autograd; see
+PEERS). make and floor return ``(step, grads)``:
 
 * ``step()`` runs one forward+backward and returns the loss (this is what is
   timed);
@@ -10,16 +12,90 @@ backward of the same computation. Both return ``(step, grads)``:
   or arrays, in the same order for all versions), used to check that every
   version computes the same thing.
 
-All data comes from NumPy with fixed seeds and is shared by all versions.
+All data comes from NumPy with fixed seeds and is shared by all versions. The
+size arguments (batch, seq, ...) default to the benchmarked sizes; ``tiny`` in
+WORKLOADS gives small ones for a quick correctness check (tests, --tiny).
 """
 
 import importlib
+from dataclasses import dataclass, field
+from typing import Callable, Optional
 
 import numpy as np
 
 
 def _lib_grads(params):
     return lambda: [p.grad for p in params]
+
+
+def _uniform_params(shapes, bound, seed):
+    """float32 arrays uniform in [-bound, bound), one per shape."""
+    rng = np.random.default_rng(seed)
+    return [rng.uniform(-bound, bound, shape).astype(np.float32) for shape in shapes]
+
+
+def _load_params(lib, model, values):
+    """Set the model's parameters (in parameters() order) to the arrays; return them."""
+    params = list(model.parameters())
+    with lib.no_grad():
+        for p, value in zip(params, values, strict=True):
+            p.copy_(lib.tensor(value))
+    return params
+
+
+def _square_mean_step(lib, model, params, x):
+    """(step, grads) of the loss mean(out ** 2) of model(x), out its first output."""
+    def step():
+        for p in params:
+            p.grad = None
+        out = model(x)
+        out = out[0] if isinstance(out, tuple) else out
+        loss = (out * out).mean()
+        loss.backward()
+        return loss
+
+    return step, _lib_grads(params)
+
+
+# ------------------------------------------------- peers: NumPy-style autograds
+# A peer workload is loss(xp, params) written with NumPy's names (xp.tanh,
+# xp.matmul, axis=, keepdims=) plus the float32 arrays of its parameters;
+# each peer runs it with its own array module as xp.
+
+def _mygrad_step(loss, params_np):
+    import mygrad
+    params = [mygrad.tensor(p) for p in params_np]
+
+    def step():
+        value = loss(mygrad, params)
+        value.backward()                    # a new graph's backward replaces old grads
+        return value
+
+    return step, _lib_grads(params)
+
+
+def _autograd_step(loss, params_np):
+    import autograd
+    import autograd.numpy as anp
+    value_and_grad = autograd.value_and_grad(lambda params: loss(anp, params))
+    last = {}
+
+    def step():
+        value, last["grads"] = value_and_grad(params_np)
+        return value
+
+    return step, lambda: last["grads"]
+
+
+# import name -> make_step(loss, params_np) -> (step, grads)
+PEERS = {"mygrad": _mygrad_step, "autograd": _autograd_step}
+
+
+def _cross_entropy_xp(xp, logits, rows, labels):
+    """_cross_entropy in NumPy's vocabulary."""
+    z = logits - xp.max(logits, axis=1, keepdims=True)
+    logp = z - xp.log(xp.sum(xp.exp(z), axis=1, keepdims=True))
+    return -xp.mean(logp[rows, labels])
 
 
 def _cross_entropy_floor(logits, rows, labels):
@@ -132,6 +208,35 @@ def scalar_mlp_floor():
     return step, lambda: last["grads"]
 
 
+def scalar_mlp_peer():
+    layers_np, x_np, y_np = _scalar_mlp_data()
+    params = [p for W, B in layers_np for row, b in zip(W, B) for p in (*row, b)]
+    # positions in params of each neuron's weights and bias, in scalar_mlp's order
+    layout, i = [], 0
+    for n_in, n_out in zip(SIZES, SIZES[1:]):
+        layout.append([(range(i + j * (n_in + 1), i + j * (n_in + 1) + n_in),
+                        i + j * (n_in + 1) + n_in) for j in range(n_out)])
+        i += n_out * (n_in + 1)
+    xs, ys = [list(row) for row in x_np], [float(v) for v in y_np]
+
+    def loss(xp, params):
+        errs = []
+        for x, y in zip(xs, ys):
+            a = x
+            for layer in layout:
+                out = []
+                for ws, b in layer:
+                    act = params[b]
+                    for w, v in zip(ws, a):
+                        act = act + params[w] * v
+                    out.append(xp.tanh(act))
+                a = out
+            errs.append((a[0] - y) ** 2)
+        return sum(errs[1:], errs[0])
+
+    return loss, params
+
+
 # --------------------------------------------------------- elementwise_chain
 # ~200 elementwise ops on 16-element tensors: per-op overhead on small arrays.
 N_OPS, WIDTH = 200, 16
@@ -215,16 +320,29 @@ def elementwise_chain_floor():
     return step, lambda: last["grads"]
 
 
+def elementwise_chain_peer():
+    def loss(xp, params):
+        x, a, b, c = params
+        ops = [lambda h: h * a, lambda h: h + b, xp.sin,
+               lambda h: h - c, xp.tanh, xp.exp]
+        h = x
+        for i in range(N_OPS):
+            h = ops[i % len(ops)](h)
+        return xp.sum(h)
+
+    return loss, _chain_data()
+
+
 # ---------------------------------------------------------------- mlp_batch
 # Dense 784 -> 128 -> 10 MLP, batch 64, float32, cross entropy from basic ops:
 # dominated by the matmuls, so it measures how close to NumPy/BLAS we get.
 BATCH, N_IN, N_HIDDEN, N_CLASSES = 64, 784, 128, 10
 
 
-def _mlp_data():
+def _mlp_data(batch):
     rng = np.random.default_rng(2)
-    x = rng.standard_normal((BATCH, N_IN)).astype(np.float32)
-    labels = rng.integers(0, N_CLASSES, BATCH).astype(np.int64)
+    x = rng.standard_normal((batch, N_IN)).astype(np.float32)
+    labels = rng.integers(0, N_CLASSES, batch).astype(np.int64)
     w1 = (rng.standard_normal((N_IN, N_HIDDEN)) / np.sqrt(N_IN)).astype(np.float32)
     b1 = np.zeros(N_HIDDEN, dtype=np.float32)
     w2 = (rng.standard_normal((N_HIDDEN, N_CLASSES)) / np.sqrt(N_HIDDEN)).astype(np.float32)
@@ -232,10 +350,10 @@ def _mlp_data():
     return x, labels, [w1, b1, w2, b2]
 
 
-def mlp_batch(lib):
-    x_np, labels_np, params_np = _mlp_data()
+def mlp_batch(lib, batch=BATCH):
+    x_np, labels_np, params_np = _mlp_data(batch)
     x, labels = lib.tensor(x_np), lib.tensor(labels_np)
-    rows = lib.tensor(np.arange(BATCH))
+    rows = lib.tensor(np.arange(batch))
     params = [lib.tensor(p, requires_grad=True) for p in params_np]
     w1, b1, w2, b2 = params
 
@@ -251,11 +369,11 @@ def mlp_batch(lib):
     return step, _lib_grads(params)
 
 
-def mlp_batch_floor():
+def mlp_batch_floor(batch=BATCH):
     # Hand-written forward and backward; the backward uses the closed form
     # softmax - onehot (the gradient through the max is zero and skipped).
-    x, labels, (w1, b1, w2, b2) = _mlp_data()
-    rows = np.arange(BATCH)
+    x, labels, (w1, b1, w2, b2) = _mlp_data(batch)
+    rows = np.arange(batch)
     last = {}
 
     def step():
@@ -270,6 +388,18 @@ def mlp_batch_floor():
     return step, lambda: last["grads"]
 
 
+def mlp_batch_peer(batch=BATCH):
+    x, labels, params = _mlp_data(batch)
+    rows = np.arange(batch)
+
+    def loss(xp, params):
+        w1, b1, w2, b2 = params
+        h = xp.maximum(xp.matmul(x, w1) + b1, 0)
+        return _cross_entropy_xp(xp, xp.matmul(h, w2) + b2, rows, labels)
+
+    return loss, params
+
+
 # ----------------------------------------------------------------- conv_net
 # Two conv3x3+relu+maxpool2 layers (3 -> 16 -> 32 channels) on 32x32 images,
 # batch 32, float32, a linear head and cross entropy from basic ops: measures
@@ -278,10 +408,10 @@ CONV_BATCH, CONV_SIZE, CONV_CLASSES = 32, 32, 10
 CONV_CHANNELS = [3, 16, 32]
 
 
-def _conv_data():
+def _conv_data(batch):
     rng = np.random.default_rng(3)
-    x = rng.standard_normal((CONV_BATCH, 3, CONV_SIZE, CONV_SIZE)).astype(np.float32)
-    labels = rng.integers(0, CONV_CLASSES, CONV_BATCH).astype(np.int64)
+    x = rng.standard_normal((batch, 3, CONV_SIZE, CONV_SIZE)).astype(np.float32)
+    labels = rng.integers(0, CONV_CLASSES, batch).astype(np.int64)
     params = []
     for c_in, c_out in zip(CONV_CHANNELS, CONV_CHANNELS[1:]):
         params.append((rng.standard_normal((c_out, c_in, 3, 3))
@@ -294,11 +424,11 @@ def _conv_data():
     return x, labels, params
 
 
-def conv_net(lib):
-    x_np, labels_np, params_np = _conv_data()
+def conv_net(lib, batch=CONV_BATCH):
+    x_np, labels_np, params_np = _conv_data(batch)
     F = lib.nn.functional
     x, labels = lib.tensor(x_np), lib.tensor(labels_np)
-    rows = lib.tensor(np.arange(CONV_BATCH))
+    rows = lib.tensor(np.arange(batch))
     params = [lib.tensor(p, requires_grad=True) for p in params_np]
     w1, b1, w2, b2, w3, b3 = params
 
@@ -307,7 +437,7 @@ def conv_net(lib):
             p.grad = None
         h = F.max_pool2d(F.conv2d(x, w1, b1, padding=1).relu(), 2)
         h = F.max_pool2d(F.conv2d(h, w2, b2, padding=1).relu(), 2)
-        logits = h.reshape(CONV_BATCH, -1) @ w3.t() + b3
+        logits = h.reshape(batch, -1) @ w3.t() + b3
         loss = _cross_entropy(logits, rows, labels)
         loss.backward()
         return loss
@@ -369,12 +499,12 @@ def _conv3x3_backward(g, cols, w):
     return gw, g.sum(axis=(0, 2))
 
 
-def conv_net_floor():
+def conv_net_floor(batch=CONV_BATCH):
     # im2col + one matmul per convolution, reshape-based 2x2 pooling, and the
     # closed-form softmax - onehot backward; col2im only for the second
     # layer's input gradient (the images need none).
-    x, labels, (w1, b1, w2, b2, w3, b3) = _conv_data()
-    rows = np.arange(CONV_BATCH)
+    x, labels, (w1, b1, w2, b2, w3, b3) = _conv_data(batch)
+    rows = np.arange(batch)
     last = {}
 
     def step():
@@ -382,13 +512,13 @@ def conv_net_floor():
         h1, arg1 = _pool2x2(np.maximum(pre1, 0))
         cols2, pre2 = _conv3x3_forward(h1, w2, b2)
         h2, arg2 = _pool2x2(np.maximum(pre2, 0))
-        flat = h2.reshape(CONV_BATCH, -1)
+        flat = h2.reshape(batch, -1)
         logits = flat @ w3.T + b3
         loss, g = _cross_entropy_floor(logits, rows, labels)
         gw3, gb3 = g.T @ flat, g.sum(axis=0)
         g2 = _unpool2x2((g @ w3).reshape(h2.shape), arg2) * (pre2 > 0)
         gw2, gb2 = _conv3x3_backward(g2, cols2, w2)
-        g2 = g2.reshape(CONV_BATCH, w2.shape[0], -1)
+        g2 = g2.reshape(batch, w2.shape[0], -1)
         gh1 = _col2im3x3(np.matmul(w2.reshape(w2.shape[0], -1).T, g2), *h1.shape[1:])
         g1 = _unpool2x2(gh1, arg1) * (pre1 > 0)
         gw1, gb1 = _conv3x3_backward(g1, cols1, w1)
@@ -409,10 +539,10 @@ def conv_net_floor():
 DIGITS_TRAIN, DIGITS_BATCH, DIGITS_LR = 1437, 64, 1e-3
 
 
-def _digits_data():
+def _digits_data(n_train):
     rng = np.random.default_rng(4)
-    x = rng.standard_normal((DIGITS_TRAIN, 1, 8, 8)).astype(np.float32)
-    labels = rng.integers(0, 10, DIGITS_TRAIN).astype(np.int64)
+    x = rng.standard_normal((n_train, 1, 8, 8)).astype(np.float32)
+    labels = rng.integers(0, 10, n_train).astype(np.int64)
     params = []
     for shape, fan_in in [((16, 1, 3, 3), 9), ((32, 16, 3, 3), 144), ((64, 512), 512),
                           ((10, 64), 64)]:
@@ -422,18 +552,15 @@ def _digits_data():
     return x, labels, params
 
 
-def digits_cnn_epoch(lib):
-    x_np, labels_np, params_np = _digits_data()
+def digits_cnn_epoch(lib, n_train=DIGITS_TRAIN):
+    x_np, labels_np, params_np = _digits_data(n_train)
     nn, data = lib.nn, importlib.import_module(f"{lib.__name__}.utils.data")
     model = nn.Sequential(
         nn.Conv2d(1, 16, kernel_size=3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
         nn.Conv2d(16, 32, kernel_size=3, padding=1), nn.ReLU(), nn.Flatten(),
         nn.Linear(32 * 4 * 4, 64), nn.ReLU(),
         nn.Linear(64, 10))
-    params = list(model.parameters())
-    with lib.no_grad():
-        for p, value in zip(params, params_np):
-            p.copy_(lib.tensor(value))
+    params = _load_params(lib, model, params_np)
     loader = data.DataLoader(data.TensorDataset(lib.tensor(x_np), lib.tensor(labels_np)),
                              batch_size=DIGITS_BATCH)
     optimizer = lib.optim.Adam(params, lr=DIGITS_LR)
@@ -491,13 +618,13 @@ def _digits_cnn_floor_grads(x, labels, params):
     return loss, [gw1, gb1, gw2, gb2, g3.T @ flat, g3.sum(axis=0), g.T @ h3, g.sum(axis=0)]
 
 
-def digits_cnn_epoch_floor():
+def digits_cnn_epoch_floor(n_train=DIGITS_TRAIN):
     # The same epoch by hand: the conv_net floor's kernels, the closed-form
     # cross-entropy backward and Adam's update, on slices of the arrays (no
     # per-sample indexing and collation as a DataLoader does).
-    x, labels, params = _digits_data()
+    x, labels, params = _digits_data(n_train)
     update = _adam_floor(params, DIGITS_LR)
-    starts = range(0, DIGITS_TRAIN, DIGITS_BATCH)
+    starts = range(0, n_train, DIGITS_BATCH)
     last = {}
 
     def step():
@@ -513,11 +640,193 @@ def digits_cnn_epoch_floor():
     return step, lambda: last["grads"]
 
 
-# name -> (make(lib), floor())
+# --------------------------------------------------------- broadcast_reduce
+# t = (x + y) * w with x a column, y a row and w a row vector: two broadcasts
+# into a 1024 x 2048 float32 temporary (8 MB), then squared, summed over rows,
+# averaged. Backward sums 8 MB gradients back to each input's shape: measures
+# the memory traffic of broadcasting and of reducing gradients (unbroadcast).
+BR_ROWS, BR_COLS = 1024, 2048
+
+
+def _broadcast_data(rows):
+    rng = np.random.default_rng(5)
+    x = rng.uniform(-1, 1, (rows, 1))
+    y = rng.uniform(-1, 1, (1, BR_COLS))
+    w = rng.uniform(-1, 1, BR_COLS)
+    return [v.astype(np.float32) for v in (x, y, w)]
+
+
+def broadcast_reduce(lib, rows=BR_ROWS):
+    params = [lib.tensor(v, requires_grad=True) for v in _broadcast_data(rows)]
+    x, y, w = params
+
+    def step():
+        for p in params:
+            p.grad = None
+        t = (x + y) * w
+        loss = (t * t).sum(dim=1).mean()
+        loss.backward()
+        return loss
+
+    return step, _lib_grads(params)
+
+
+def broadcast_reduce_floor(rows=BR_ROWS):
+    x, y, w = _broadcast_data(rows)
+    last = {}
+
+    def step():
+        s = x + y
+        t = s * w
+        loss = (t * t).sum(axis=1).mean()
+        gt = t * np.float32(2 / rows)
+        gs = gt * w
+        last["grads"] = [gs.sum(axis=1, keepdims=True), gs.sum(axis=0, keepdims=True),
+                         (gt * s).sum(axis=0)]
+        return loss
+
+    return step, lambda: last["grads"]
+
+
+def broadcast_reduce_peer(rows=BR_ROWS):
+    def loss(xp, params):
+        x, y, w = params
+        t = (x + y) * w
+        return xp.mean(xp.sum(t * t, axis=1))
+
+    return loss, _broadcast_data(rows)
+
+
+# --------------------------------------------------------------------- lstm
+# nn.LSTM 32 -> 64, one layer, sequence 32, batch 16, float32, loss mean(out**2):
+# torch runs it as one fused node per layer; an engine of small ops records
+# about ten nodes per time step. Peers and floor write the cell by hand.
+LSTM_IN, LSTM_HIDDEN, LSTM_SEQ, LSTM_BATCH = 32, 64, 32, 16
+LSTM_SHAPES = [(4 * LSTM_HIDDEN, LSTM_IN), (4 * LSTM_HIDDEN, LSTM_HIDDEN),
+               (4 * LSTM_HIDDEN,), (4 * LSTM_HIDDEN,)]    # nn.LSTM's parameter order
+
+
+def _lstm_data(seq):
+    x = np.random.default_rng(6).standard_normal((seq, LSTM_BATCH, LSTM_IN))
+    return x.astype(np.float32), _uniform_params(LSTM_SHAPES, LSTM_HIDDEN ** -0.5, 7)
+
+
+def lstm(lib, seq=LSTM_SEQ):
+    x, params_np = _lstm_data(seq)
+    model = lib.nn.LSTM(LSTM_IN, LSTM_HIDDEN)
+    return _square_mean_step(lib, model, _load_params(lib, model, params_np),
+                             lib.tensor(x))
+
+
+def _sigmoid(xp, z):
+    return 1 / (1 + xp.exp(-z))
+
+
+def lstm_peer(seq=LSTM_SEQ):
+    x, params = _lstm_data(seq)
+    H = LSTM_HIDDEN
+
+    def loss(xp, params):
+        w_ih, w_hh, b_ih, b_hh = params
+        xw = xp.matmul(x, xp.transpose(w_ih)) + (b_ih + b_hh)  # all steps at once
+        h = c = np.zeros((LSTM_BATCH, H), np.float32)
+        outs = []
+        for t in range(seq):
+            gates = xw[t] + xp.matmul(h, xp.transpose(w_hh))
+            i, f, o = (_sigmoid(xp, gates[:, k * H:(k + 1) * H]) for k in (0, 1, 3))
+            c = f * c + i * xp.tanh(gates[:, 2 * H:3 * H])
+            h = o * xp.tanh(c)
+            outs.append(h)
+        out = xp.stack(outs)
+        return xp.mean(out * out)
+
+    return loss, params
+
+
+def lstm_floor(seq=LSTM_SEQ):
+    # Forward saving the gate activations, backward through time by hand; the
+    # input projections of all steps (and their weight gradient) are one matmul.
+    x, (w_ih, w_hh, b_ih, b_hh) = _lstm_data(seq)
+    H = LSTM_HIDDEN
+    last = {}
+
+    def step():
+        xw = x @ w_ih.T + (b_ih + b_hh)
+        h = c = np.zeros((LSTM_BATCH, H), np.float32)
+        acts, cs, hs, tcs = [], [c], [h], []
+        for t in range(seq):
+            z = xw[t] + h @ w_hh.T
+            a = _sigmoid(np, z)             # gates i, f, o; g is a tanh
+            a[:, 2 * H:3 * H] = np.tanh(z[:, 2 * H:3 * H])
+            i, f, g, o = (a[:, k * H:(k + 1) * H] for k in range(4))
+            c = f * c + i * g
+            tc = np.tanh(c)
+            h = o * tc
+            for saved, value in zip((acts, cs, hs, tcs), (a, c, h, tc)):
+                saved.append(value)
+        out = np.stack(hs[1:])
+        loss = (out * out).mean()
+        g_out = out * np.float32(2 / out.size)
+        g_gates = np.empty_like(xw)
+        g_w_hh = np.zeros_like(w_hh)
+        dh, dc = np.zeros_like(h), np.zeros_like(c)
+        for t in reversed(range(seq)):
+            a, tc = acts[t], tcs[t]
+            i, f, g, o = (a[:, k * H:(k + 1) * H] for k in range(4))
+            dh = dh + g_out[t]
+            dc = dc + dh * o * (1 - tc * tc)
+            da = g_gates[t]
+            da[:, :H] = dc * g * i * (1 - i)
+            da[:, H:2 * H] = dc * cs[t] * f * (1 - f)
+            da[:, 2 * H:3 * H] = dc * i * (1 - g * g)
+            da[:, 3 * H:] = dh * tc * o * (1 - o)
+            dc = dc * f
+            dh = da @ w_hh
+            g_w_hh += da.T @ hs[t]
+        flat = g_gates.reshape(-1, 4 * H)
+        g_b = flat.sum(axis=0)
+        last["grads"] = [flat.T @ x.reshape(-1, LSTM_IN), g_w_hh, g_b, g_b]
+        return loss
+
+    return step, lambda: last["grads"]
+
+
+# -------------------------------------------------------- transformer_layer
+# nn.TransformerEncoderLayer(d_model=64, nhead=4, dim_feedforward=128,
+# dropout=0, batch_first=True) on a batch of 16 sequences of 32, float32, loss
+# mean(out**2): attention (in-projection, scaled dot product, softmax), layer
+# norms and the feed-forward block, forward and backward. No floor and no
+# peers: by hand it would be a transformer implementation of its own.
+TF_D, TF_HEADS, TF_FF, TF_SEQ, TF_BATCH = 64, 4, 128, 32, 16
+
+
+def transformer_layer(lib, seq=TF_SEQ):
+    model = lib.nn.TransformerEncoderLayer(TF_D, TF_HEADS, dim_feedforward=TF_FF,
+                                           dropout=0.0, batch_first=True)
+    shapes = [tuple(p.shape) for p in model.parameters()]
+    params = _load_params(lib, model, _uniform_params(shapes, TF_D ** -0.5, 8))
+    x = np.random.default_rng(9).standard_normal((TF_BATCH, seq, TF_D))
+    return _square_mean_step(lib, model, params, lib.tensor(x.astype(np.float32)))
+
+
+@dataclass(frozen=True)
+class Workload:
+    make: Callable                       # make(lib, **size) -> (step, grads), torch API
+    floor: Optional[Callable] = None     # floor(**size) -> (step, grads), NumPy by hand
+    peer: Optional[Callable] = None      # peer(**size) -> (loss(xp, params), params)
+    tiny: dict = field(default_factory=dict)    # small sizes for a correctness check
+
+
 WORKLOADS = {
-    "scalar_mlp": (scalar_mlp, scalar_mlp_floor),
-    "elementwise_chain": (elementwise_chain, elementwise_chain_floor),
-    "mlp_batch": (mlp_batch, mlp_batch_floor),
-    "conv_net": (conv_net, conv_net_floor),
-    "digits_cnn_epoch": (digits_cnn_epoch, digits_cnn_epoch_floor),
+    "scalar_mlp": Workload(scalar_mlp, scalar_mlp_floor, scalar_mlp_peer),
+    "elementwise_chain": Workload(elementwise_chain, elementwise_chain_floor,
+                                  elementwise_chain_peer),
+    "mlp_batch": Workload(mlp_batch, mlp_batch_floor, mlp_batch_peer, {"batch": 8}),
+    "broadcast_reduce": Workload(broadcast_reduce, broadcast_reduce_floor,
+                                 broadcast_reduce_peer, {"rows": 8}),
+    "conv_net": Workload(conv_net, conv_net_floor, tiny={"batch": 2}),
+    "lstm": Workload(lstm, lstm_floor, lstm_peer, {"seq": 3}),
+    "transformer_layer": Workload(transformer_layer, tiny={"seq": 4}),
+    "digits_cnn_epoch": Workload(digits_cnn_epoch, digits_cnn_epoch_floor,
+                                 tiny={"n_train": 100}),
 }
