@@ -310,19 +310,20 @@ def draw_chart(results, labels, path, title):
         print(f"note: no chart: {ref} was not timed", file=sys.stderr)
         return
     height = 0.8 / len(versions)
-    fig, ax = plt.subplots(figsize=(9, 0.9 + 0.32 * len(shown) * len(versions)))
-    for k, version in enumerate(versions):
-        ys, stats = [], []
-        for i, r in enumerate(shown):
-            if version in r["times_s"]:
-                ys.append(i + (k - (len(versions) - 1) / 2) * height)
-                stats.append(paired(r["times_s"], version, ref))
-        med = [s["median"] for s in stats]
-        err = [[m - s["min"] for m, s in zip(med, stats)],
-               [s["max"] - m for m, s in zip(med, stats)]]
-        ax.barh(ys, med, height, xerr=err, label=version, capsize=2)
-        for y, m in zip(ys, med):
-            ax.text(m * 1.08, y, f"{m:.2g}x", va="center", fontsize=7)
+    fig, ax = plt.subplots(figsize=(9, 1.2 + 0.22 * len(shown) * len(versions)))
+    colors = dict(zip(versions, plt.rcParams["axes.prop_cycle"].by_key()["color"]))
+    for i, r in enumerate(shown):           # each workload's bars centred on its row
+        present = [v for v in versions if v in r["times_s"]]
+        for k, version in enumerate(present):
+            y = i + (k - (len(present) - 1) / 2) * height
+            stats = paired(r["times_s"], version, ref)
+            m = stats["median"]
+            ax.barh(y, m, height, xerr=[[m - stats["min"]], [stats["max"] - m]],
+                    color=colors[version], capsize=2,
+                    label=FLOOR + " (by hand, no autograd)" if version == FLOOR else version)
+            ax.text(stats["max"] * 1.08, y, f"{m:.2g}x", va="center", fontsize=7)
+    handles, names = ax.get_legend_handles_labels()
+    by_name = dict(zip(names, handles))     # one legend entry per version
     ax.axvline(1, color="black", linewidth=0.8)
     ax.set_xscale("log")
     ax.set_yticks(range(len(shown)), [r["workload"] for r in shown])
@@ -330,7 +331,7 @@ def draw_chart(results, labels, path, title):
     ax.set_xlabel(f"time relative to {ref} (median of per-round ratios; "
                   "bars: min-max; < 1 is faster)")
     ax.set_title(title, fontsize=9)
-    ax.legend(fontsize=8, loc="lower right")
+    ax.legend(by_name.values(), by_name.keys(), fontsize=8, loc="best")
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)

@@ -794,19 +794,59 @@ def lstm_floor(seq=LSTM_SEQ):
 # -------------------------------------------------------- transformer_layer
 # nn.TransformerEncoderLayer(d_model=64, nhead=4, dim_feedforward=128,
 # dropout=0, batch_first=True) on a batch of 16 sequences of 32, float32, loss
-# mean(out**2): attention (in-projection, scaled dot product, softmax), layer
-# norms and the feed-forward block, forward and backward. No floor and no
-# peers: by hand it would be a transformer implementation of its own.
+# mean(out**2): attention (in-projection, scaled dot product, softmax), the
+# post-norm layer norms and the relu feed-forward block, forward and backward.
+# Peers write the layer from basic ops; no floor (a hand-written backward of
+# attention and layer norm would be a transformer implementation of its own).
 TF_D, TF_HEADS, TF_FF, TF_SEQ, TF_BATCH = 64, 4, 128, 32, 16
+TF_SHAPES = [(3 * TF_D, TF_D), (3 * TF_D,), (TF_D, TF_D), (TF_D,),    # self_attn
+             (TF_FF, TF_D), (TF_FF,), (TF_D, TF_FF), (TF_D,),         # linear1, linear2
+             (TF_D,), (TF_D,), (TF_D,), (TF_D,)]                      # norm1, norm2
+
+
+def _transformer_data(seq):
+    x = np.random.default_rng(9).standard_normal((TF_BATCH, seq, TF_D))
+    return x.astype(np.float32), _uniform_params(TF_SHAPES, TF_D ** -0.5, 8)
 
 
 def transformer_layer(lib, seq=TF_SEQ):
+    x, params_np = _transformer_data(seq)
     model = lib.nn.TransformerEncoderLayer(TF_D, TF_HEADS, dim_feedforward=TF_FF,
                                            dropout=0.0, batch_first=True)
-    shapes = [tuple(p.shape) for p in model.parameters()]
-    params = _load_params(lib, model, _uniform_params(shapes, TF_D ** -0.5, 8))
-    x = np.random.default_rng(9).standard_normal((TF_BATCH, seq, TF_D))
-    return _square_mean_step(lib, model, params, lib.tensor(x.astype(np.float32)))
+    return _square_mean_step(lib, model, _load_params(lib, model, params_np),
+                             lib.tensor(x))
+
+
+def _layer_norm_xp(xp, x, weight, bias, eps=1e-5):
+    centred = x - xp.mean(x, axis=-1, keepdims=True)
+    var = xp.mean(centred * centred, axis=-1, keepdims=True)
+    return centred / xp.sqrt(var + eps) * weight + bias
+
+
+def transformer_layer_peer(seq=TF_SEQ):
+    x, params = _transformer_data(seq)
+    batch, d_head = TF_BATCH, TF_D // TF_HEADS
+
+    def linear(xp, a, weight, bias):
+        return xp.matmul(a, xp.transpose(weight)) + bias
+
+    def heads(xp, a):                       # (batch, seq, D) -> (batch, heads, seq, d_head)
+        return xp.transpose(xp.reshape(a, (batch, seq, TF_HEADS, d_head)), (0, 2, 1, 3))
+
+    def loss(xp, params):
+        w_in, b_in, w_out, b_out, w1, b1, w2, b2, n1_w, n1_b, n2_w, n2_b = params
+        qkv = linear(xp, x, w_in, b_in)
+        q, k, v = (heads(xp, qkv[:, :, i * TF_D:(i + 1) * TF_D]) for i in range(3))
+        scores = xp.matmul(q, xp.transpose(k, (0, 1, 3, 2))) / np.float32(d_head ** 0.5)
+        e = xp.exp(scores - xp.max(scores, axis=-1, keepdims=True))
+        attn = xp.matmul(e / xp.sum(e, axis=-1, keepdims=True), v)
+        attn = xp.reshape(xp.transpose(attn, (0, 2, 1, 3)), (batch, seq, TF_D))
+        h = _layer_norm_xp(xp, x + linear(xp, attn, w_out, b_out), n1_w, n1_b)
+        ff = linear(xp, xp.maximum(linear(xp, h, w1, b1), 0), w2, b2)
+        out = _layer_norm_xp(xp, h + ff, n2_w, n2_b)
+        return xp.mean(out * out)
+
+    return loss, params
 
 
 @dataclass(frozen=True)
@@ -826,7 +866,8 @@ WORKLOADS = {
                                  broadcast_reduce_peer, {"rows": 8}),
     "conv_net": Workload(conv_net, conv_net_floor, tiny={"batch": 2}),
     "lstm": Workload(lstm, lstm_floor, lstm_peer, {"seq": 3}),
-    "transformer_layer": Workload(transformer_layer, tiny={"seq": 4}),
+    "transformer_layer": Workload(transformer_layer, peer=transformer_layer_peer,
+                                  tiny={"seq": 4}),
     "digits_cnn_epoch": Workload(digits_cnn_epoch, digits_cnn_epoch_floor,
                                  tiny={"n_train": 100}),
 }
