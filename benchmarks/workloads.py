@@ -445,6 +445,35 @@ def conv_net(lib, batch=CONV_BATCH):
     return step, _lib_grads(params)
 
 
+def _conv_relu_pool_xp(xp, a, w, b):
+    """conv3x3 (padding 1) + relu + 2x2 max pool for a peer: with its own conv and
+    pooling ops where it has them (MyGrad), else im2col from nine shifted slices."""
+    if xp.__name__ == "mygrad":
+        from mygrad.nnet.layers import conv_nd, max_pool
+        return max_pool(xp.maximum(conv_nd(a, w, stride=1, padding=1) + b[:, None, None], 0),
+                        (2, 2), 2)
+    n, c, h, wd = a.shape
+    padded = xp.pad(a, ((0, 0), (0, 0), (1, 1), (1, 1)), "constant")
+    cols = xp.stack([padded[:, :, i:i + h, j:j + wd] for i in range(3) for j in range(3)],
+                    axis=2)
+    out = xp.matmul(xp.reshape(w, (w.shape[0], c * 9)), xp.reshape(cols, (n, c * 9, h * wd)))
+    out = xp.maximum(xp.reshape(out + b[:, None], (n, -1, h // 2, 2, wd // 2, 2)), 0)
+    return xp.max(out, axis=(3, 5))
+
+
+def conv_net_peer(batch=CONV_BATCH):
+    x, labels, params = _conv_data(batch)
+    rows = np.arange(batch)
+
+    def loss(xp, params):
+        w1, b1, w2, b2, w3, b3 = params
+        h = _conv_relu_pool_xp(xp, _conv_relu_pool_xp(xp, x, w1, b1), w2, b2)
+        logits = xp.matmul(xp.reshape(h, (batch, -1)), xp.transpose(w3)) + b3
+        return _cross_entropy_xp(xp, logits, rows, labels)
+
+    return loss, params
+
+
 def _im2col3x3(x):
     """Columns (N, C*9, H*W) of the 3x3 windows of x padded by 1."""
     n, c, h, w = x.shape
@@ -864,7 +893,7 @@ WORKLOADS = {
     "mlp_batch": Workload(mlp_batch, mlp_batch_floor, mlp_batch_peer, {"batch": 8}),
     "broadcast_reduce": Workload(broadcast_reduce, broadcast_reduce_floor,
                                  broadcast_reduce_peer, {"rows": 8}),
-    "conv_net": Workload(conv_net, conv_net_floor, tiny={"batch": 2}),
+    "conv_net": Workload(conv_net, conv_net_floor, conv_net_peer, {"batch": 2}),
     "lstm": Workload(lstm, lstm_floor, lstm_peer, {"seq": 3}),
     "transformer_layer": Workload(transformer_layer, peer=transformer_layer_peer,
                                   tiny={"seq": 4}),
