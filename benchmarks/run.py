@@ -23,6 +23,7 @@ import json
 import os
 import platform
 import statistics
+import subprocess
 import sys
 import time
 import tracemalloc
@@ -118,6 +119,18 @@ def import_libs(names):
         notes.append("NumPy BLAS may use several threads: on a busy machine "
                      "matmul times jump; OPENBLAS_NUM_THREADS=1 steadies them")
     return libs, notes
+
+
+def source_commit():
+    """The checkout's commit, '+' if src/ has uncommitted changes; None outside git."""
+    def git(*cmd):
+        return subprocess.run(["git", "-C", str(REPO), *cmd], capture_output=True,
+                              text=True, check=True).stdout.strip()
+    try:
+        dirty = git("status", "--porcelain", "src")
+        return git("rev-parse", "--short", "HEAD") + ("+" if dirty else "")
+    except (OSError, subprocess.CalledProcessError):
+        return None
 
 
 def version_of(module):
@@ -354,6 +367,8 @@ def main(argv=None):
     labels = [label for label, _ in libs]
     versions = {label: version_of(mod) for label, mod in libs}
     versions.update(numpy=np.__version__, python=platform.python_version())
+    if commit := source_commit():
+        versions["commit"] = commit
     print("versions: " + ", ".join(f"{k} {v}" for k, v in versions.items()))
     for note in notes:
         print("note: " + note)
