@@ -2,8 +2,10 @@
 
 `import tapegrad as torch` runs ordinary PyTorch autograd code and prints what torch prints.
 """
-from . import (accelerator, autograd, backends, cuda, explain, interop, linalg, nn, optim,
-               random, return_types, serialization, utils, viz)
+import importlib
+
+from . import (accelerator, autograd, backends, cuda, interop, linalg, nn, optim, random,
+               return_types, utils)
 from ._creation import (arange, as_tensor, empty, empty_like, empty_permuted, empty_strided, eye,
                         from_numpy, full, full_like, linspace, logspace, ones, ones_like, rand,
                         rand_like, randint, randint_like, randn, randn_like, randperm,
@@ -23,7 +25,6 @@ from ._random import (Generator, default_generator, get_rng_state, initial_seed,
                       seed, set_rng_state)
 from ._tensor import Size, Tensor, device, is_tensor
 from .interop import from_dlpack, from_torch
-from .serialization import load, save
 from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled
 from .autograd import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
                        no_grad, set_grad_enabled)
@@ -32,6 +33,24 @@ from .ops import TORCH_FUNCTIONS
 globals().update(TORCH_FUNCTIONS)  # torch.add, torch.matmul, ...: each declared with its op
 globals().update(CPU_TYPES)  # torch.FloatTensor, torch.LongTensor, ...
 __version__ = "0.1.0"
+
+# Imported on first access, as attributes like any other: serialization needs zipfile, json and
+# pathlib (a tenth of `import tapegrad` when loaded eagerly); explain and viz are tapegrad's own
+# extras, which no torch program reaches for.
+_LAZY = {"explain": "explain", "viz": "viz", "serialization": "serialization",
+         "load": "serialization", "save": "serialization"}
+
+
+def __getattr__(name):
+    if name not in _LAZY:
+        raise AttributeError(f"module 'tapegrad' has no attribute '{name}'")
+    module = importlib.import_module(f"{__name__}.{_LAZY[name]}")  # sets tapegrad.<module>
+    globals()[name] = module if name == _LAZY[name] else getattr(module, name)
+    return globals()[name]
+
+
+def __dir__():
+    return sorted({*globals(), *_LAZY})
 
 
 def is_floating_point(input):

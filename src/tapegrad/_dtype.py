@@ -3,11 +3,6 @@ import builtins
 
 import numpy as np
 
-try:  # NumPy has no bfloat16; the ml_dtypes package adds one, and tapegrad uses it if present
-    import ml_dtypes
-except ImportError:
-    ml_dtypes = None
-
 
 class dtype:
     __slots__ = ("name", "numpy", "is_floating_point", "is_complex", "is_signed", "itemsize",
@@ -54,37 +49,67 @@ int64 = dtype("int64", np.int64, "Long")
 bool = dtype("bool", np.bool_, "Bool")
 
 
-class _WithoutArrays(dtype):
-    """A torch dtype that NumPy cannot store here: the object exists (comparisons, reprs,
-    type(x) checks work), and anything that would make an array of it raises."""
+class _BFloat16(dtype):
+    """torch.bfloat16. NumPy has no bfloat16; the ml_dtypes package adds one, but importing it
+    takes several times as long as the rest of tapegrad, so it is imported on the first use of
+    bfloat16's NumPy type. Without ml_dtypes the dtype still exists (comparisons, reprs,
+    promotion, type(x) checks) and anything that would make an array of it raises."""
     __slots__ = ()
 
-    def __init__(self, name, legacy_name, kind, itemsize, reason):
-        self.name, self.legacy_name = name, legacy_name
-        self._set_kind(kind, itemsize)
-        _MISSING_REASONS[name] = reason
+    def __init__(self):
+        self.name, self.legacy_name = "bfloat16", "BFloat16"
+        self._set_kind("f", 2)  # ml_dtypes' bfloat16 has NumPy's kind "V"
 
     @property
     def numpy(self):
-        raise RuntimeError(_MISSING_REASONS[self.name])
+        numpy_dtype = _numpy_bfloat16()
+        if numpy_dtype is None:
+            raise RuntimeError(BFLOAT16_NEEDS_ML_DTYPES)
+        return numpy_dtype
 
 
-_MISSING_REASONS = {}
 BFLOAT16_NEEDS_ML_DTYPES = ("tapegrad.bfloat16 needs the ml_dtypes package (pip install "
                             "ml_dtypes): NumPy has no bfloat16 type of its own")
-if ml_dtypes is not None:
-    bfloat16 = dtype("bfloat16", ml_dtypes.bfloat16, "BFloat16", kind="f")
-else:
-    bfloat16 = _WithoutArrays("bfloat16", "BFloat16", "f", 2, BFLOAT16_NEEDS_ML_DTYPES)
+bfloat16 = _BFloat16()
+_ML_DTYPES = {}  # "bfloat16": its NumPy dtype, or None without ml_dtypes, once looked for
+
+
+def _numpy_bfloat16():
+    """ml_dtypes' bfloat16 as a NumPy dtype (registered in _BY_NUMPY), None if not installed."""
+    if "bfloat16" not in _ML_DTYPES:
+        try:
+            from ml_dtypes import bfloat16 as numpy_type
+        except ImportError:
+            _ML_DTYPES["bfloat16"] = None
+        else:
+            _ML_DTYPES["bfloat16"] = np.dtype(numpy_type)
+            _BY_NUMPY[_ML_DTYPES["bfloat16"]] = bfloat16
+    return _ML_DTYPES["bfloat16"]
+
 
 half, float, double = float16, float32, float64
 short, int, long = int16, int32, int64
 cfloat, cdouble = complex64, complex128
 
-_BY_NUMPY = {d.numpy: d for d in (float16, float32, float64, complex64, complex128,
-                                  uint8, int8, int16, int32, int64, bool, uint64)}
-if ml_dtypes is not None:
-    _BY_NUMPY[bfloat16.numpy] = bfloat16
+
+class _ByNumpy(dict):
+    """NumPy dtype -> tapegrad dtype. bfloat16 joins when ml_dtypes is first imported; an array
+    of ml_dtypes' bfloat16 made before that (by the user) still finds it."""
+
+    def __missing__(self, numpy_dtype):
+        if getattr(numpy_dtype, "name", None) == "bfloat16":
+            _numpy_bfloat16()  # registers it if ml_dtypes, which makes such dtypes, is there
+            if numpy_dtype in self:
+                return dict.__getitem__(self, numpy_dtype)
+        raise KeyError(numpy_dtype)
+
+    def values(self):
+        _numpy_bfloat16()  # whoever looks through all dtypes sees bfloat16 where it can exist
+        return super().values()
+
+
+_BY_NUMPY = _ByNumpy({d.numpy: d for d in (float16, float32, float64, complex64, complex128,
+                                           uint8, int8, int16, int32, int64, bool, uint64)})
 
 
 def from_numpy_dtype(numpy_dtype):

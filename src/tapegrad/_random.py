@@ -23,9 +23,17 @@ class Generator:
 
     def manual_seed(self, seed):
         self._seed = int(seed) % 2**64
-        self.engine = _mt.engine(self._seed)
+        self._engine = None  # built on the first draw (see engine)
         self.next_normal = None  # the second Box-Muller value of the scalar path
         return self
+
+    @property
+    def engine(self):
+        """The mt19937 state after manual_seed, made on first use: it needs numpy.random, whose
+        import alone would cost `import tapegrad` a tenth of its time."""
+        if self._engine is None:
+            self._engine = _mt.engine(self._seed)
+        return self._engine
 
     def initial_seed(self):
         return self._seed
