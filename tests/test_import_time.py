@@ -48,6 +48,13 @@ def test_lazy_modules_are_attributes_as_before():
     assert reached == [[], [True, True, "tapegrad.explain", "tapegrad.viz", True, False]]
 
 
+def test_star_import_still_gives_the_lazy_names():
+    given = _run("import json\nnames = {}\nexec('from tapegrad import *', names)\n"
+                 "print(json.dumps([names['save'].__module__, names['viz'].__name__, "
+                 "'tensor' in names, 'importlib' in names]))")
+    assert given == ["tapegrad.serialization", "tapegrad.viz", True, False]
+
+
 def test_no_such_attribute_says_so_as_a_module_does():
     import tapegrad
     with pytest.raises(AttributeError, match="^module 'tapegrad' has no attribute 'nope'$"):

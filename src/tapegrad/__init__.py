@@ -2,8 +2,6 @@
 
 `import tapegrad as torch` runs ordinary PyTorch autograd code and prints what torch prints.
 """
-import importlib
-
 from . import (accelerator, autograd, backends, cuda, interop, linalg, nn, optim, random,
                return_types, utils)
 from ._creation import (arange, as_tensor, empty, empty_like, empty_permuted, empty_strided, eye,
@@ -34,9 +32,9 @@ globals().update(TORCH_FUNCTIONS)  # torch.add, torch.matmul, ...: each declared
 globals().update(CPU_TYPES)  # torch.FloatTensor, torch.LongTensor, ...
 __version__ = "0.1.0"
 
-# Imported on first access, as attributes like any other: serialization needs zipfile, json and
-# pathlib (a tenth of `import tapegrad` when loaded eagerly); explain and viz are tapegrad's own
-# extras, which no torch program reaches for.
+# Imported on first access, and attributes like any other: serialization imports zipfile, json
+# and pathlib (about 7 ms, more than its share of `import tapegrad`); explain and viz are
+# tapegrad's own extras, which torch programs do not reach for.
 _LAZY = {"explain": "explain", "viz": "viz", "serialization": "serialization",
          "load": "serialization", "save": "serialization"}
 
@@ -44,6 +42,7 @@ _LAZY = {"explain": "explain", "viz": "viz", "serialization": "serialization",
 def __getattr__(name):
     if name not in _LAZY:
         raise AttributeError(f"module 'tapegrad' has no attribute '{name}'")
+    import importlib
     module = importlib.import_module(f"{__name__}.{_LAZY[name]}")  # sets tapegrad.<module>
     globals()[name] = module if name == _LAZY[name] else getattr(module, name)
     return globals()[name]
@@ -68,3 +67,7 @@ def result_type(tensor1, tensor2):
     tensors = [v for v in values if isinstance(v, Tensor)]
     return promote([t.dtype for t in tensors if t.ndim], [t.dtype for t in tensors if not t.ndim],
                    [v for v in values if not isinstance(v, Tensor)])
+
+
+# without __all__, `from tapegrad import *` would leave out the names not loaded yet
+__all__ = [name for name in globals() if not name.startswith("_")] + list(_LAZY)
