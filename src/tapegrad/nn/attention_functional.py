@@ -64,22 +64,26 @@ def _is_batched(query, key, value, key_padding_mask, attn_mask, num_heads):
     return rank == 3
 
 
-def _split_last(projected, parts):
-    """Split the last dim into contiguous equal parts (the heads' views need contiguity)."""
-    return tuple(part.contiguous() for part in projected.chunk(parts, -1))
+def _part_major(projected, parts):
+    """(seq, batch, parts * E) as `parts` tensors of (seq, batch, E), selected from one
+    contiguous copy with the part dim first (torch's layout, and its graph)."""
+    stacked = (projected.unflatten(-1, (parts, projected.size(-1) // parts)).unsqueeze(0)
+               .transpose(0, -2).squeeze(-2).contiguous())
+    return tuple(stacked[part] for part in range(parts))
 
 
 def _in_projection_packed(query, key, value, weight, bias):
-    """Project query, key and value with the three row blocks of one packed weight."""
+    """Project query, key and value with the three row blocks of one packed weight: one
+    product for all three in self-attention, one for key and value when they are the same."""
     embed_dim = query.size(-1)
     if key is value and query is key:
-        return _split_last(F.linear(query, weight, bias), 3)
+        return _part_major(F.linear(query, weight, bias), 3)
     if key is value:
         weight_q, weight_kv = weight.split([embed_dim, 2 * embed_dim])
         bias_q, bias_kv = (None, None) if bias is None else bias.split(
             [embed_dim, 2 * embed_dim])
         return (F.linear(query, weight_q, bias_q),
-                *_split_last(F.linear(key, weight_kv, bias_kv), 2))
+                *_part_major(F.linear(key, weight_kv, bias_kv), 2))
     biases = (None,) * 3 if bias is None else bias.chunk(3)
     return tuple(F.linear(x, w, b) for x, w, b in zip((query, key, value), weight.chunk(3),
                                                        biases))

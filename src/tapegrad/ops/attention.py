@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor
-from ..autograd import forward_ad
+from ..autograd import forward_ad, grad_mode
 from . import reduction
 from ._define import defop
 from .dropout import dropout
@@ -60,6 +60,9 @@ _safe_softmax.derivatives(input=lambda ctx: ctx.result * (
 
 
 # ---- the fused CPU kernel ------------------------------------------------------------------
+# Note [Key-major scores]: the kernel keeps the scores transposed, (..., source, target), so
+# that each query's softmax runs down a column: NumPy reduces over a middle axis several times
+# faster than over a short last one, and the row sums become one batched product with ones.
 
 def _additive_mask(xp, attn_mask, is_causal, shape):
     """What the scores get added: the float mask, and -inf where causality forbids (shape:
@@ -70,25 +73,75 @@ def _additive_mask(xp, attn_mask, is_causal, shape):
     return causal if attn_mask is None else attn_mask + causal
 
 
+def _key_major_scores(xp, query, key, attn_mask, is_causal, scale):
+    """key @ query^T * scale plus the mask, transposed (Note [Key-major scores])."""
+    scores = xp.matmul(key, xp.swapaxes(query, -1, -2))
+    scores *= scale
+    mask = _additive_mask(xp, attn_mask, is_causal, (query.shape[-2], key.shape[-2]))
+    if mask is not None:
+        scores += xp.swapaxes(mask, -1, -2)
+    return scores
+
+
+def _repeat_heads(xp, query, key, value):
+    """key and value with each head repeated for the query heads of its group."""
+    groups = query.shape[1] // key.shape[1]
+    if groups == 1:
+        return key, value
+    return xp.repeat(key, groups, axis=1), xp.repeat(value, groups, axis=1)
+
+
 @defop("ScaledDotProductFlashAttentionForCpuBackward0",
-       save=("query", "key", "value", "result0", "attn_mask", "is_causal", "scale"))
+       save=("query", "key", "value", "result0", "result1", "attn_mask", "is_causal", "scale"))
 def _flash_attention(xp, query: Tensor, key: Tensor, value: Tensor, attn_mask, is_causal,
                      scale):
     """(output, logsumexp of each row of scores), as torch's kernel: softmax's normaliser is
-    applied after the product with value; a row with nothing to attend to gives zeros. Key
-    and value may have fewer heads (a divisor of the query's): each serves a group."""
-    groups = query.shape[1] // key.shape[1]
-    key, value = xp.repeat(key, groups, axis=1), xp.repeat(value, groups, axis=1)
-    scores = xp.matmul(query, xp.swapaxes(key, -1, -2)) * scale
-    mask = _additive_mask(xp, attn_mask, is_causal, scores.shape[-2:])
-    if mask is not None:
-        scores = scores + mask
-    row_max = scores.max(axis=-1, keepdims=True)
-    row_max = xp.where(row_max == -xp.inf, 0, row_max)
-    weights = xp.exp(scores - row_max)
-    total = weights.sum(axis=-1, keepdims=True)
-    output = xp.matmul(weights, value) * xp.where(total == 0, 0, 1 / total)
-    return output.astype(query.dtype, copy=False), (xp.log(total) + row_max)[..., 0]
+    applied after the product with value; a row with nothing to attend to gives zeros. The
+    output is laid out as the query is (torch's too). Key and value may have fewer heads (a
+    divisor of the query's): each serves a group."""
+    key, value = _repeat_heads(xp, query, key, value)
+    weights = _key_major_scores(xp, query, key, attn_mask, is_causal, scale)
+    row_max = weights.max(axis=-2, keepdims=True)
+    row_max[row_max == -xp.inf] = 0
+    weights -= row_max
+    xp.exp(weights, out=weights)
+    total = xp.matmul(xp.ones(weights.shape[-2], weights.dtype), weights)
+    output = xp.matmul(xp.swapaxes(weights, -1, -2), value, out=xp.empty_like(query))
+    dead = total == 0  # as torch's, such a row's logsumexp is 0
+    output /= xp.where(dead, xp.inf, total)[..., None]
+    return output, xp.log(xp.where(dead, 1, total)) + row_max[..., 0, :]
+
+
+def _flash_attention_grads(ctx):
+    """(query, key, value) gradients in NumPy, for a backward that records nothing: the
+    probabilities come back from the saved logsumexp, key-major (Note [Key-major scores])."""
+    if "array_grads" in vars(ctx):
+        return ctx.array_grads
+    query, key, value = ctx.query._data, ctx.key._data, ctx.value._data
+    grad, output, logsumexp = ctx.grad._data, ctx.result0._data, ctx.result1._data
+    key, value = _repeat_heads(np, query, key, value)
+    needs_query, needs_key, needs_value = ctx._node._needs_input_grad
+    probabilities = _key_major_scores(np, query, key, ctx.attn_mask, ctx.is_causal, ctx.scale)
+    probabilities -= logsumexp[..., None, :]
+    np.exp(probabilities, out=probabilities)
+    grads = [None, None, None]
+    if needs_value:
+        grads[2] = np.matmul(probabilities, grad)
+    if needs_query or needs_key:
+        scores_grad = np.matmul(value, np.swapaxes(grad, -1, -2))
+        scores_grad -= np.einsum("...ld,...ld->...l", grad, output)[..., None, :]
+        scores_grad *= probabilities
+        scores_grad *= ctx.scale
+        if needs_query:
+            grads[0] = np.matmul(np.swapaxes(scores_grad, -1, -2), key,
+                                 out=np.empty_like(query))
+        if needs_key:
+            grads[1] = np.matmul(scores_grad, query)
+    groups = query.shape[1] // ctx.key.shape[1]
+    ctx.array_grads = [None if g is None else Tensor._make(
+        g if i == 0 or groups == 1 else g.reshape(g.shape[0], -1, groups, *g.shape[2:]).sum(2))
+        for i, g in enumerate(grads)]
+    return ctx.array_grads
 
 
 def _grouped(ctx, tensor):
@@ -127,12 +180,26 @@ def _scores_grad(ctx):
     return ctx.scores_grad
 
 
-_flash_attention.derivatives(
-    query=lambda ctx: mul_scalar(matmul(_scores_grad(ctx), _grouped(ctx, ctx.key)), ctx.scale),
-    key=lambda ctx: _per_head_group(ctx, mul_scalar(
-        matmul(transpose(_scores_grad(ctx), -1, -2), ctx.query), ctx.scale)),
-    value=lambda ctx: _per_head_group(ctx, matmul(transpose(_probabilities(ctx), -1, -2),
-                                                  ctx.grad)))
+def _query_grad(ctx):
+    if not grad_mode.is_recording():
+        return _flash_attention_grads(ctx)[0]
+    return mul_scalar(matmul(_scores_grad(ctx), _grouped(ctx, ctx.key)), ctx.scale)
+
+
+def _key_grad(ctx):
+    if not grad_mode.is_recording():
+        return _flash_attention_grads(ctx)[1]
+    return _per_head_group(ctx, mul_scalar(matmul(transpose(_scores_grad(ctx), -1, -2),
+                                                  ctx.query), ctx.scale))
+
+
+def _value_grad(ctx):
+    if not grad_mode.is_recording():
+        return _flash_attention_grads(ctx)[2]
+    return _per_head_group(ctx, matmul(transpose(_probabilities(ctx), -1, -2), ctx.grad))
+
+
+_flash_attention.derivatives(query=_query_grad, key=_key_grad, value=_value_grad)
 
 
 # ---- scaled_dot_product_attention ----------------------------------------------------------
