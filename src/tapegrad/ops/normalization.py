@@ -42,6 +42,49 @@ def _affine(array, weight, bias, shape):
     return array
 
 
+# Note [Row kernels]: layer and group norm normalise the rows of a 2-d view of their input.
+# Row sums are products with a vector (NumPy reduces a short last axis several times slower
+# than BLAS does), each pass writes into an array the kernel owns, and half precision is
+# computed in float32, as torch's kernels accumulate.
+
+def _in_compute_dtype(array):
+    return array.astype(np.float32) if array.dtype.itemsize < 4 else array
+
+
+def _row_mean(xp, rows, values=None):
+    """Each row's mean, or the mean of its products with `values` (a (0, 0) view means 0)."""
+    if values is None:
+        return rows @ xp.full(rows.shape[1], 1 / max(rows.shape[1], 1), rows.dtype)
+    return xp.einsum("ij,ij->i", rows, values) / rows.shape[1]
+
+
+def _standardized_rows(xp, rows, eps):
+    """(x_hat, mean, 1/std) of each row, with the biased variance; x_hat is a new array."""
+    mean = _row_mean(xp, rows)
+    x_hat = rows - mean[:, None]
+    rstd = 1 / xp.sqrt(_row_mean(xp, x_hat, x_hat) + eps)
+    x_hat *= rstd[:, None]
+    return x_hat, mean, rstd
+
+
+def _standardized_rows_grad(xp, grad, x_hat, rstd):
+    """rstd * (grad - mean(grad) - x_hat * mean(grad * x_hat)) row by row: the gradient
+    through x_hat = (x - mean) * rstd given x_hat's."""
+    result = x_hat * _row_mean(xp, grad, x_hat)[:, None]
+    xp.subtract(grad, result, out=result)
+    result -= _row_mean(xp, grad)[:, None]
+    result *= rstd[:, None]
+    return result
+
+
+def _column_sum(xp, rows):
+    return xp.ones(rows.shape[0], rows.dtype) @ rows
+
+
+def _arrays_of(*tensors):
+    return [None if t is None else t._data for t in tensors]
+
+
 def _standardized(input, dims, eps):
     """(x_hat, 1/std) of a tensor over dims, in tapegrad ops."""
     centered = input - reduction.mean(input, dims, keepdim=True)
@@ -77,10 +120,18 @@ def _check_parameter_dtypes(input, *parameters):
 @defop("NativeLayerNormBackward0", save=("input", "weight", "bias", "normalized_shape", "eps",
                                          "result1", "result2"))
 def _native_layer_norm(xp, input: Tensor, normalized_shape, weight: Tensor, bias: Tensor, eps):
-    """(result, mean, 1/std), the statistics kept over the normalised dims."""
-    axes = tuple(range(input.ndim - len(normalized_shape), input.ndim))
-    result, mean, var = _normalize(xp, input, axes, eps)
-    return _affine(result, weight, bias, normalized_shape), mean, 1 / xp.sqrt(var + eps)
+    """(result, mean, 1/std), the statistics kept over the normalised dims (Note [Row
+    kernels])."""
+    lead = input.shape[:input.ndim - len(normalized_shape)]
+    rows = _in_compute_dtype(input).reshape(numel(lead), numel(normalized_shape))
+    result, mean, rstd = _standardized_rows(xp, rows, eps)
+    if weight is not None:
+        result *= weight.reshape(-1)
+    if bias is not None:
+        result += bias.reshape(-1)
+    stats_shape = lead + (1,) * len(normalized_shape)
+    return tuple(a.reshape(shape).astype(input.dtype, copy=False) for a, shape in
+                 ((result, input.shape), (mean, stats_shape), (rstd, stats_shape)))
 
 
 def _layer_norm_dims(ndim, normalized_shape):
@@ -90,13 +141,21 @@ def _layer_norm_dims(ndim, normalized_shape):
 
 
 def _layer_norm_grads(ctx):
-    """(input, weight, bias) gradients from one native_layer_norm_backward call per node run
-    (the statistics are no inputs that take gradients: detached, as torch's are)."""
+    """(input, weight, bias) gradients from one native_layer_norm_backward per node run (the
+    statistics are no inputs that take gradients: detached, as torch's are); its kernel
+    straight on the arrays when the backward records nothing."""
     if "grads_of_inputs" not in vars(ctx):
-        ctx.grads_of_inputs = _native_layer_norm_backward(
-            ctx.grad, ctx.input, ctx.normalized_shape, ctx.result1.detach(),
-            ctx.result2.detach(), ctx.weight, ctx.bias, tuple(ctx._node._needs_input_grad),
-            ctx.eps)
+        mask = tuple(ctx._node._needs_input_grad)
+        if grad_mode.is_recording():
+            ctx.grads_of_inputs = _native_layer_norm_backward(
+                ctx.grad, ctx.input, ctx.normalized_shape, ctx.result1.detach(),
+                ctx.result2.detach(), ctx.weight, ctx.bias, mask, ctx.eps)
+        else:
+            grad, input, mean, rstd, weight = _arrays_of(ctx.grad, ctx.input, ctx.result1,
+                                                         ctx.result2, ctx.weight)
+            ctx.grads_of_inputs = tuple(map(Tensor._make, _native_layer_norm_backward.forward(
+                np, grad, input, ctx.normalized_shape, mean, rstd, weight, None, mask,
+                ctx.eps)))
     return ctx.grads_of_inputs
 
 
@@ -117,17 +176,22 @@ def _native_layer_norm_backward(xp, grad_out: Tensor, input: Tensor, normalized_
                                 output_mask, eps):
     """torch's native_layer_norm_backward (eps added: its own derivatives recompute the
     statistics); an output output_mask leaves out is an empty placeholder."""
-    axes, lead = _layer_norm_dims(input.ndim, normalized_shape)
-    x_hat = (input - mean) * rstd
+    size = numel(normalized_shape)
+    count = numel(input.shape[:input.ndim - len(normalized_shape)])
+    rows = _in_compute_dtype(input).reshape(count, size)
+    grad_rows = _in_compute_dtype(grad_out).reshape(count, size)
+    rstd = _in_compute_dtype(rstd).reshape(count)
+    x_hat = rows - _in_compute_dtype(mean).reshape(count)[:, None]
+    x_hat *= rstd[:, None]
     grads = [xp.empty(0, grad_out.dtype)] * 3
     if output_mask[0]:
-        scaled = grad_out if weight is None else grad_out * weight
-        grads[0] = _standardized_grad_array(scaled, x_hat, rstd, axes)
+        scaled = grad_rows if weight is None else grad_rows * weight.reshape(-1)
+        grads[0] = _standardized_rows_grad(xp, scaled, x_hat, rstd).reshape(input.shape)
     if output_mask[1]:
-        grads[1] = (grad_out * x_hat).sum(axis=lead)
+        grads[1] = _column_sum(xp, grad_rows * x_hat).reshape(normalized_shape)
     if output_mask[2]:
-        grads[2] = grad_out.sum(axis=lead)
-    return tuple(grads)
+        grads[2] = _column_sum(xp, grad_rows).reshape(normalized_shape)
+    return tuple(grad.astype(grad_out.dtype, copy=False) for grad in grads)
 
 
 def _layer_norm_double_backward(ctx):
