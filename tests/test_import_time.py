@@ -66,13 +66,15 @@ def test_bfloat16_loads_ml_dtypes_on_first_use():
     seen = _run(
         "import sys, json, tapegrad as torch\n"
         "before = 'ml_dtypes' in sys.modules\n"
-        "exists = [repr(torch.bfloat16), torch.bfloat16.is_floating_point,\n"
+        "exists = [repr(torch.bfloat16), isinstance(torch.bfloat16, torch.dtype),\n"
+        "          torch.bfloat16.is_floating_point, torch.bfloat16.itemsize,\n"
         "          repr(torch.promote_types(torch.bfloat16, torch.float16))]\n"
         "still = 'ml_dtypes' in sys.modules\n"
         "x = torch.tensor([1.5, 1 / 3], dtype=torch.bfloat16)\n"
-        "print(json.dumps([before, exists, still, repr(x), 'ml_dtypes' in sys.modules]))")
-    assert seen == [False, ["torch.bfloat16", True, "torch.float32"], False,
-                    "tensor([1.5000, 0.3340], dtype=torch.bfloat16)", True]
+        "print(json.dumps([before, exists, still, repr(x), 'ml_dtypes' in sys.modules,\n"
+        "                  type(torch.bfloat16) is torch.dtype, x.dtype is torch.bfloat16]))")
+    assert seen == [False, ["torch.bfloat16", True, True, 2, "torch.float32"], False,
+                    "tensor([1.5000, 0.3340], dtype=torch.bfloat16)", True, True, True]
 
 
 @pytest.mark.skipif(not HAS_ML_DTYPES, reason="needs ml_dtypes for NumPy's bfloat16")
@@ -96,8 +98,8 @@ def test_bfloat16_without_ml_dtypes_exists_and_says_what_is_missing():
         "    torch.ones(2, dtype=torch.bfloat16)\n"
         "except RuntimeError as error:\n"
         "    said = str(error)\n"
-        "print(json.dumps([repr(torch.bfloat16), torch.bfloat16.itemsize, said,\n"
-        "                  repr(torch.ones(2).dtype)]))")
-    assert said == ["torch.bfloat16", 2, "tapegrad.bfloat16 needs the ml_dtypes package (pip "
-                    "install ml_dtypes): NumPy has no bfloat16 type of its own",
+        "print(json.dumps([repr(torch.bfloat16), isinstance(torch.bfloat16, torch.dtype),\n"
+        "                  torch.bfloat16.itemsize, said, repr(torch.ones(2).dtype)]))")
+    assert said == ["torch.bfloat16", True, 2, "tapegrad.bfloat16 needs the ml_dtypes package "
+                    "(pip install ml_dtypes): NumPy has no bfloat16 type of its own",
                     "torch.float32"]

@@ -50,10 +50,10 @@ bool = dtype("bool", np.bool_, "Bool")
 
 
 class _BFloat16(dtype):
-    """torch.bfloat16. NumPy has no bfloat16; the ml_dtypes package adds one, but importing it
-    takes several times as long as the rest of tapegrad, so it is imported on the first use of
-    bfloat16's NumPy type. Without ml_dtypes the dtype still exists (comparisons, reprs,
-    promotion, type(x) checks) and anything that would make an array of it raises."""
+    """torch.bfloat16 until its NumPy type is first needed. NumPy has no bfloat16; the ml_dtypes
+    package adds one, but importing it takes several times as long as the rest of tapegrad.
+    Once imported, bfloat16 becomes a plain dtype (see _numpy_bfloat16). Without ml_dtypes the
+    dtype still exists (comparisons, reprs, promotion) and making an array of it raises."""
     __slots__ = ()
 
     def __init__(self):
@@ -75,7 +75,9 @@ _ML_DTYPES = {}  # "bfloat16": its NumPy dtype, or None without ml_dtypes, once 
 
 
 def _numpy_bfloat16():
-    """ml_dtypes' bfloat16 as a NumPy dtype (registered in _BY_NUMPY), None if not installed."""
+    """ml_dtypes' bfloat16 as a NumPy dtype, None if not installed. Found, it is registered in
+    _BY_NUMPY and held in bfloat16's own slot: bfloat16 becomes a plain dtype, read as fast as
+    the others, and type(torch.bfloat16) is torch.dtype as in torch."""
     if "bfloat16" not in _ML_DTYPES:
         try:
             from ml_dtypes import bfloat16 as numpy_type
@@ -84,6 +86,8 @@ def _numpy_bfloat16():
         else:
             _ML_DTYPES["bfloat16"] = np.dtype(numpy_type)
             _BY_NUMPY[_ML_DTYPES["bfloat16"]] = bfloat16
+            bfloat16.__class__ = dtype  # same layout: _BFloat16 adds no slots
+            bfloat16.numpy = _ML_DTYPES["bfloat16"]
     return _ML_DTYPES["bfloat16"]
 
 
