@@ -1,7 +1,9 @@
 """Recurrent layers (RNN, LSTM, GRU) and their single-step cells, as torch.nn's.
 
 A layer projects the whole input sequence through weight_ih in one matmul, then runs the
-recurrence step by step; the backward pass is the recorded graph of those steps.
+recurrence step by step; the backward pass is the recorded graph of those steps, node for
+node torch's. Where torch's CPU LSTM runs oneDNN (float32, no projections), each layer and
+direction is one fused op instead (mkldnn_rnn_layer, one MkldnnRnnLayerBackward0 node).
 """
 import math
 import numbers
@@ -13,27 +15,29 @@ from .. import init
 from ..parameter import Parameter
 from .module import Module
 from ..._warnings import warn
+from ...ops.rnn import mkldnn_rnn_layer
 
 __all__ = ["GRU", "GRUCell", "LSTM", "LSTMCell", "RNN", "RNNBase", "RNNCell", "RNNCellBase"]
 
 
 # ---- one time step: (input gates, state, recurrent weights) -> (output, new state) --------------
-# A state is a tuple: (h,) for RNN and GRU, (h, c) for LSTM.
+# A state is a tuple: (h,) for RNN and GRU, (h, c) for LSTM. Each op in torch's order, so the
+# graph has torch's nodes with torch's edges: W_hh h + b_hh first, then the input's part.
 def _rnn_tanh_step(input_gates, state, weight_hh, bias_hh, weight_hr=None):
-    hidden = tapegrad.tanh(input_gates + F.linear(state[0], weight_hh, bias_hh))
+    hidden = tapegrad.tanh(F.linear(state[0], weight_hh, bias_hh) + input_gates)
     return hidden, (hidden,)
 
 
 def _rnn_relu_step(input_gates, state, weight_hh, bias_hh, weight_hr=None):
-    hidden = tapegrad.relu(input_gates + F.linear(state[0], weight_hh, bias_hh))
+    hidden = tapegrad.relu(F.linear(state[0], weight_hh, bias_hh) + input_gates)
     return hidden, (hidden,)
 
 
 def _lstm_step(input_gates, state, weight_hh, bias_hh, weight_hr=None):
     """Gates in torch's order: input, forget, cell candidate, output."""
     hidden, cell = state
-    gates = input_gates + F.linear(hidden, weight_hh, bias_hh)
-    in_gate, forget_gate, candidate, out_gate = gates.chunk(4, -1)
+    gates = F.linear(hidden, weight_hh, bias_hh) + input_gates
+    in_gate, forget_gate, candidate, out_gate = gates.unsafe_chunk(4, 1)
     cell = (tapegrad.sigmoid(forget_gate) * cell
             + tapegrad.sigmoid(in_gate) * tapegrad.tanh(candidate))
     hidden = tapegrad.sigmoid(out_gate) * tapegrad.tanh(cell)
@@ -45,11 +49,11 @@ def _lstm_step(input_gates, state, weight_hh, bias_hh, weight_hr=None):
 def _gru_step(input_gates, state, weight_hh, bias_hh, weight_hr=None):
     """Gates in torch's order: reset, update, new; the reset gate scales W_hn h + b_hn."""
     hidden = state[0]
-    in_reset, in_update, in_new = input_gates.chunk(3, -1)
-    hid_reset, hid_update, hid_new = F.linear(hidden, weight_hh, bias_hh).chunk(3, -1)
-    reset_gate = tapegrad.sigmoid(in_reset + hid_reset)
-    update_gate = tapegrad.sigmoid(in_update + hid_update)
-    new_gate = tapegrad.tanh(in_new + reset_gate * hid_new)
+    in_reset, in_update, in_new = input_gates.unsafe_chunk(3, 1)
+    hid_reset, hid_update, hid_new = F.linear(hidden, weight_hh, bias_hh).unsafe_chunk(3, 1)
+    reset_gate = tapegrad.sigmoid(hid_reset + in_reset)
+    update_gate = tapegrad.sigmoid(hid_update + in_update)
+    new_gate = tapegrad.tanh(in_new + hid_new * reset_gate)
     hidden = (hidden - new_gate) * update_gate + new_gate
     return hidden, (hidden,)
 
@@ -218,19 +222,38 @@ class RNNBase(Module):
         return ((by_kind["weight_hh"], by_kind.get("bias_hh"), by_kind.get("weight_hr")),
                 (by_kind["weight_ih"], by_kind.get("bias_ih")))
 
-    def _run(self, input, states):
+    def _composite_direction(self, index, input, state):
+        """One layer-direction as recorded steps: (output, final state)."""
+        recurrent, (weight_ih, bias_ih) = self._direction_weights(index)
+        return _run_direction(_STEPS[self.mode], F.linear(input, weight_ih, bias_ih), state,
+                              recurrent, self.bidirectional and index % 2 == 1)
+
+    def _fused_direction(self, index, input, state):
+        """One LSTM layer-direction as one fused op, with torch's arguments."""
+        (weight_hh, bias_hh, _), (weight_ih, bias_ih) = self._direction_weights(index)
+        output, hidden, cell, _ = mkldnn_rnn_layer(
+            input, weight_ih, weight_hh, bias_ih, bias_hh, *state,
+            self.bidirectional and index % 2 == 1, [], 2, self.hidden_size, self.num_layers,
+            self.bias, self.bidirectional, False, self.training)
+        return output, (hidden, cell)
+
+    def _uses_fused_layers(self, input):
+        """torch's CPU LSTM takes its oneDNN path for non-empty float32 input unless it has
+        projections."""
+        return (self.mode == "LSTM" and not self.proj_size and input.dtype is tapegrad.float32
+                and input.device.type == "cpu" and input.numel() > 0)
+
+    def _run(self, input, states, run_direction):
         """All layers over time-major input; states: one initial state tuple per
-        layer-direction. Returns the last layer's output and the final states, stacked."""
-        step = _STEPS[self.mode]
+        layer-direction; run_direction(index, input, state) -> (output, final state).
+        Returns the last layer's output and the final states, stacked."""
         directions = 2 if self.bidirectional else 1
         final_states = []
         for layer in range(self.num_layers):
             outputs = []
             for direction in range(directions):
                 index = layer * directions + direction
-                recurrent, (weight_ih, bias_ih) = self._direction_weights(index)
-                output, state = _run_direction(step, F.linear(input, weight_ih, bias_ih),
-                                               states[index], recurrent, direction == 1)
+                output, state = run_direction(index, input, states[index])
                 outputs.append(output)
                 final_states.append(state)
             input = outputs[0] if directions == 1 else tapegrad.cat(outputs, -1)
@@ -247,8 +270,15 @@ class RNNBase(Module):
         """Run on batched input from the checked initial states hx (a tuple)."""
         self.check_forward_args(input, hx if self.mode == "LSTM" else hx[0])
         time_major = input.transpose(0, 1) if self.batch_first else input
-        output, final = self._run(time_major, list(zip(*(part.unbind(0) for part in hx))))
-        output = output.transpose(0, 1) if self.batch_first else output
+        if self._uses_fused_layers(time_major):
+            # as torch: a contiguous input, and each layer's initial state selected from hx
+            states = [tuple(part[index] for part in hx) for index in range(len(hx[0]))]
+            output, final = self._run(time_major.contiguous(), states, self._fused_direction)
+        else:
+            output, final = self._run(time_major, list(zip(*(part.unbind(0) for part in hx))),
+                                      self._composite_direction)
+        if self.batch_first:  # torch transposes RNN's and GRU's output in place, LSTM's not
+            output = output.transpose(0, 1) if self.mode == "LSTM" else output.transpose_(0, 1)
         if not is_batched:
             output = output.squeeze(0 if self.batch_first else 1)
             final = tuple(part.squeeze(1) for part in final)
