@@ -35,6 +35,11 @@ def check_float(name, input):
 
 
 # ---- im2col and col2im on arrays -----------------------------------------------------------
+#
+# Columns are (N, G, K * Cg, L): per batch element and group, row (k, c) holds channel c at
+# kernel position k for every block (window) l, kernel-major so that the rows of one kernel
+# position are a whole group of input planes (Note [Shifted columns]). A kernel matrix is
+# (G, Og, K * Cg) in the same order; torch's unfold layout (N, C * K, L) is channel-major.
 
 def sliding_windows(xp, padded, kernel, stride, dilation):
     """A view (N, C, *blocks, *kernel) of every window of `padded` (N, C, *spatial)."""
@@ -46,62 +51,154 @@ def sliding_windows(xp, padded, kernel, stride, dilation):
     return view[(Ellipsis,) + steps]
 
 
-def _im2col(xp, padded, kernel, stride, dilation, blocks=None):
-    """(columns (N, C * prod(kernel), prod(blocks)), blocks): the one copy im2col makes.
+def _im2col(xp, input, kernel, stride, padding, dilation, groups=1, blocks=None):
+    """(columns (N, G, K * Cg, prod(blocks)), blocks): the one copy im2col makes.
     blocks limits the windows taken along each dim (all by default)."""
-    nd = len(kernel)
-    windows = sliding_windows(xp, padded, kernel, stride, dilation)
+    nd, (n, channels), size = len(kernel), input.shape[:2], input.shape[2:]
+    if _keeps_size(size, kernel, stride, padding, dilation, blocks):
+        return _shifted_columns(xp, input, kernel, dilation, padding, groups), size
+    windows = sliding_windows(xp, _zero_pad(xp, input, padding), kernel, stride, dilation)
     if blocks is not None:
         windows = windows[(Ellipsis,) + tuple(slice(0, b) for b in blocks) + (slice(None),) * nd]
     blocks = windows.shape[2:2 + nd]
-    order = (0, 1, *range(2 + nd, 2 + 2 * nd), *range(2, 2 + nd))
-    shape = (padded.shape[0], padded.shape[1] * numel(kernel), numel(blocks))
+    windows = windows.reshape((n, groups, channels // groups) + windows.shape[2:])
+    order = (0, 1, *range(3 + nd, 3 + 2 * nd), 2, *range(3, 3 + nd))
+    shape = (n, groups, channels // groups * numel(kernel), numel(blocks))
     return windows.transpose(order).reshape(shape), blocks
 
 
-def _col2im(xp, columns, size, stride, dilation, padding):
-    """The adjoint of im2col: columns (N, C, *kernel, *blocks) summed into (N, C, *size)."""
+def _keeps_size(size, kernel, stride, padding, dilation, blocks=None):
+    """Whether the windows are stride 1 and padded to give one block per input position
+    ('same' padding), so each kernel position is a shift of the flattened input."""
+    return (all(s == 1 for s in stride) and (blocks is None or tuple(blocks) == tuple(size))
+            and all(2 * p == d * (k - 1) for k, p, d in zip(kernel, padding, dilation)))
+
+
+# Note [Shifted columns]
+# When the windows keep the size, the rows of kernel position k are the group's input planes,
+# flattened together and shifted by one offset: columns_k[q] = input[q + shift_k]. Copying
+# (and, for col2im, adding) whole shifted groups of planes runs over long contiguous rows
+# instead of rows of one image width, and needs no padded copy. The shift is wrong only where
+# a window crosses an edge of its plane (it would read the neighbouring row or plane): those
+# elements are zero.
+
+def _shifts(size, kernel, dilation, padding, length):
+    """For each kernel position of size-keeping windows over groups of planes flattened to
+    `length`: (flat shift, valid range of q, the index of each edge slab to zero in a
+    (..., *size) view)."""
     nd = len(size)
-    kernel, blocks = columns.shape[2:2 + nd], columns.shape[2 + nd:]
-    padded = tuple(s + 2 * p for s, p in zip(size, padding))
-    result = xp.zeros(columns.shape[:2] + padded, columns.dtype)
     for position in itertools.product(*map(range, kernel)):
-        target = tuple(slice(k * d, k * d + s * (b - 1) + 1, s)
-                       for k, d, s, b in zip(position, dilation, stride, blocks))
-        result[(Ellipsis,) + target] += columns[(slice(None), slice(None)) + position]
-    if any(padding):
-        inside = tuple(slice(p, p + s) for p, s in zip(padding, size))
-        result = xp.ascontiguousarray(result[(Ellipsis,) + inside])
-    return result
+        offsets = [k * d - p for k, d, p in zip(position, dilation, padding)]
+        shift = sum(o * numel(size[dim + 1:]) for dim, o in enumerate(offsets))
+        start = min(length, max(0, -shift))
+        stop = max(start, min(length, length - shift))
+        edges = [(Ellipsis, slice(0, -o) if o < 0 else slice(max(0, size[dim] - o), None))
+                 + (slice(None),) * (nd - 1 - dim) for dim, o in enumerate(offsets) if o]
+        yield shift, start, stop, edges
+
+
+def _shifted_columns(xp, input, kernel, dilation, padding, groups):
+    """im2col of size-keeping windows by shifted copies (Note [Shifted columns])."""
+    (n, channels), size = input.shape[:2], input.shape[2:]
+    length = channels // groups * numel(size)
+    planes = input.reshape(n, groups, length)
+    columns = xp.empty((n, groups, numel(kernel), length), input.dtype)
+    for k, (shift, start, stop, edges) in enumerate(_shifts(size, kernel, dilation, padding,
+                                                            length)):
+        column = columns[:, :, k]
+        column[..., start:stop] = planes[..., start + shift:stop + shift]
+        column[..., :start] = 0
+        column[..., stop:] = 0
+        for edge in edges:
+            column.reshape((n, groups, channels // groups) + size)[edge] = 0
+    return columns.reshape(n, groups, numel(kernel) * channels // groups, numel(size))
+
+
+def _col2im(xp, columns, size, stride, dilation, padding, scratch=False):
+    """The adjoint of im2col: columns (N, G, *kernel, Cg, *blocks) summed into
+    (N, G * Cg, *size). scratch: the columns are ours to overwrite (size-keeping windows then
+    add shifted groups of planes, Note [Shifted columns])."""
+    nd, (n, groups) = len(size), columns.shape[:2]
+    kernel, blocks = columns.shape[2:2 + nd], columns.shape[3 + nd:]
+    if scratch and _keeps_size(size, kernel, stride, padding, dilation, blocks):
+        return _add_shifted_columns(xp, columns, size, dilation, padding)
+    result = xp.zeros(columns.shape[:2] + columns.shape[2 + nd:3 + nd] + tuple(size),
+                      columns.dtype)
+    for position in itertools.product(*map(range, kernel)):
+        # the blocks whose element at this kernel position lands inside the input
+        target, source = [], []
+        for k, d, s, p, b, extent in zip(position, dilation, stride, padding, blocks, size):
+            first = k * d - p
+            low, high = max(0, -(first // s)), min(b, (extent - 1 - first) // s + 1)
+            target.append(slice(first + s * low, first + s * (high - 1) + 1, s))
+            source.append(slice(low, max(low, high)))
+        if all(t.start < t.stop for t in target):
+            result[(Ellipsis,) + tuple(target)] += columns[(slice(None), slice(None)) + position
+                                                           + (Ellipsis,) + tuple(source)]
+    return result.reshape((n, groups * result.shape[2]) + tuple(size))
+
+
+def _add_shifted_columns(xp, columns, size, dilation, padding):
+    (n, groups), nd = columns.shape[:2], len(size)
+    kernel, planes = columns.shape[2:2 + nd], columns.shape[2 + nd:3 + nd]
+    length = numel(columns.shape[2 + nd:])
+    flat = columns.reshape(n, groups, numel(kernel), length)
+    positions = list(_shifts(size, kernel, dilation, padding, length))
+    # a position with no offset (the centre of an odd kernel) covers every element: a copy
+    centre = next((k for k, (_, _, _, edges) in enumerate(positions) if not edges), None)
+    if centre is None:
+        result = xp.zeros((n, groups, length), columns.dtype)
+    else:
+        result = flat[:, :, centre].copy()
+    for k, (shift, start, stop, edges) in enumerate(positions):
+        if k == centre:
+            continue
+        column = flat[:, :, k]
+        for edge in edges:
+            column.reshape((n, groups) + planes + tuple(size))[edge] = 0
+        result[..., start + shift:stop + shift] += column[..., start:stop]
+    return result.reshape((n, groups * planes[0]) + tuple(size))
 
 
 def _zero_pad(xp, array, padding):
     if not any(padding):
         return array
-    return xp.pad(array, ((0, 0), (0, 0)) + tuple((p, p) for p in padding))
+    # zeros and one assignment: a fraction of xp.pad's cost
+    result = xp.zeros(array.shape[:2] + tuple(s + 2 * p for s, p in zip(array.shape[2:],
+                                                                       padding)), array.dtype)
+    result[(Ellipsis,) + tuple(slice(p, p + s) for p, s in zip(padding, array.shape[2:]))] = array
+    return result
 
 
 # ---- convolution ---------------------------------------------------------------------------
 
+def _kernel_matrices(weight, groups):
+    """A convolution's weight (O, Cg, *kernel) as (G, Og, K * Cg), kernel-major rows."""
+    out_channels, group_channels = weight.shape[:2]
+    size = numel(weight.shape[2:])
+    kernels = weight.reshape(groups, out_channels // groups, group_channels, size)
+    return kernels.transpose(0, 1, 3, 2).reshape(groups, out_channels // groups,
+                                                 size * group_channels)
+
+
 def _conv_forward(xp, input, weight, stride, padding, dilation, groups):
-    columns, blocks = _im2col(xp, _zero_pad(xp, input, padding), weight.shape[2:], stride,
-                              dilation)
-    n, out_channels, size = input.shape[0], weight.shape[0], numel(weight.shape[1:])
-    columns = columns.reshape(n, groups, size, numel(blocks))
-    kernels = weight.reshape(groups, out_channels // groups, size)
-    return xp.matmul(kernels, columns).reshape((n, out_channels) + blocks)
+    columns, blocks = _im2col(xp, input, weight.shape[2:], stride, padding, dilation, groups)
+    result = xp.matmul(_kernel_matrices(weight, groups), columns)
+    return result.reshape((input.shape[0], weight.shape[0]) + tuple(blocks))
 
 
 def _conv_transpose_forward(xp, input, weight, stride, padding, output_padding, dilation,
                             groups):
-    n, channels, spatial = input.shape[0], input.shape[1], input.shape[2:]
+    (n, channels), spatial = input.shape[:2], input.shape[2:]
     kernel, group_out = weight.shape[2:], weight.shape[1]
     group_in = channels // groups
-    kernels = weight.reshape(groups, group_in, numel(weight.shape[1:])).transpose(0, 2, 1)
+    # weight (C_in, Og, *kernel) as (G, K * Og, Cg_in): each kernel position's rows together
+    kernels = weight.reshape(groups, group_in, group_out, numel(kernel)).transpose(0, 3, 2, 1)
+    kernels = kernels.reshape(groups, numel(kernel) * group_out, group_in)
     columns = xp.matmul(kernels, input.reshape(n, groups, group_in, numel(spatial)))
-    columns = columns.reshape((n, groups * group_out) + kernel + spatial)
+    columns = columns.reshape((n, groups) + kernel + (group_out,) + spatial)
     size = _transposed_size(spatial, kernel, stride, padding, output_padding, dilation)
-    return _col2im(xp, columns, size, stride, dilation, padding)
+    return _col2im(xp, columns, size, stride, dilation, padding, scratch=True)
 
 
 def _transposed_size(spatial, kernel, stride, padding, output_padding, dilation):
@@ -155,15 +252,16 @@ def _input_grad_array(xp, grad, weight, input_shape, stride, padding, dilation, 
 
 def _weight_grad_array(xp, input, grad, kernel_size, stride, padding, dilation, groups):
     """A convolution's weight gradient: per group, grad (Og, L) times the input's columns
-    (L, Cg*K), summed over the batch (a transposed one's: the same, input and grad swapped)."""
-    blocks = grad.shape[2:]
-    columns, _ = _im2col(xp, _zero_pad(xp, input, padding), kernel_size, stride, dilation,
-                         blocks)
-    n, out_channels, size = input.shape[0], grad.shape[1], columns.shape[1] // groups
-    columns = columns.reshape(n, groups, size, numel(blocks))
-    grads = grad.reshape(n, groups, out_channels // groups, numel(blocks))
+    (L, K*Cg), summed over the batch (a transposed one's: the same, input and grad swapped)."""
+    columns, _ = _im2col(xp, input, kernel_size, stride, padding, dilation, groups,
+                         grad.shape[2:])
+    n, out_channels = input.shape[0], grad.shape[1]
+    grads = grad.reshape(n, groups, out_channels // groups, columns.shape[-1])
     result = xp.matmul(grads, columns.transpose(0, 1, 3, 2)).sum(0)
-    return result.reshape((out_channels, size // numel(kernel_size)) + tuple(kernel_size))
+    group_channels = input.shape[1] // groups
+    result = result.reshape(groups, out_channels // groups, numel(kernel_size), group_channels)
+    return result.transpose(0, 1, 3, 2).reshape((out_channels, group_channels)
+                                                + tuple(kernel_size))
 
 
 @defop("ConvolutionBackwardBackward0", save=(
@@ -467,7 +565,11 @@ def _sliding_blocks(size, kernel_size, dilation, padding, stride):
 @defop("Im2ColBackward0", save=("kernel_size", "dilation", "padding", "stride"))
 def _unfold(xp, input: Tensor, kernel_size, dilation, padding, stride):
     batch = input if input.ndim == 4 else input[None]
-    columns, _ = _im2col(xp, _zero_pad(xp, batch, padding), kernel_size, stride, dilation)
+    columns, _ = _im2col(xp, batch, kernel_size, stride, padding, dilation)
+    # kernel-major rows as torch's channel-major ones (N, C * K, L)
+    n, channels, length = batch.shape[0], batch.shape[1], columns.shape[-1]
+    columns = columns.reshape(n, numel(kernel_size), channels, length).transpose(0, 2, 1, 3)
+    columns = columns.reshape(n, channels * numel(kernel_size), length)
     return columns if input.ndim == 4 else columns[0]
 
 
@@ -476,7 +578,8 @@ def _fold(xp, input: Tensor, output_size, kernel_size, dilation, padding, stride
     batch = input if input.ndim == 3 else input[None]
     blocks = _sliding_blocks(output_size, kernel_size, dilation, padding, stride)
     channels = batch.shape[1] // numel(kernel_size)
-    columns = batch.reshape(batch.shape[:1] + (channels,) + kernel_size + blocks)
+    columns = batch.reshape(batch.shape[:1] + (1, channels) + kernel_size + blocks)
+    columns = columns.transpose(0, 1, *range(3, 5), 2, 5, 6)
     result = _col2im(xp, columns, output_size, stride, dilation, padding)
     return result if input.ndim == 3 else result[0]
 

@@ -103,18 +103,46 @@ def _max_pool2d(xp, input: Tensor, kernel_size, stride, padding, dilation, ceil_
                 zip(input.shape[-2:], kernel_size, padding, stride, dilation))
     lowest = -xp.inf if input.dtype.kind == "f" else xp.iinfo(input.dtype).min
     padded = _pad_for_windows(xp, input, out, kernel_size, stride, dilation, padding, lowest)
-    starts = [xp.arange(o) * s - p for o, s, p in zip(out, stride, padding)]
-    # torch starts each window at its first element inside the input (which keeps the index
-    # there when every value is -inf)
-    first_inside = [xp.maximum(-start + d - 1, 0) // d for start, d in zip(starts, dilation)]
-    values, position = _window_max(xp, sliding_windows(xp, padded, kernel_size, stride, dilation),
-                                   first_inside[0][:, None] * kernel_size[1] + first_inside[1],
-                                   lowest)
-    # flat index = the window's first element + the offset of the position in the window
+    windows = sliding_windows(xp, padded, kernel_size, stride, dilation)
+    # each window position's offset from the window's first element in the flat input
     width = input.shape[-1]
     row, column = xp.divmod(xp.arange(numel(kernel_size)), kernel_size[1])
     offsets = row * dilation[0] * width + column * dilation[1]
-    return values, starts[0][:, None] * width + starts[1] + xp.take(offsets, position)
+    starts = [xp.arange(o) * s - p for o, s, p in zip(out, stride, padding)]
+    found = None if any(padding) else _first_max(xp, windows, offsets)
+    if found is None:
+        # torch starts each window at its first element inside the input (which keeps the
+        # index there when every value is -inf)
+        first_inside = [xp.maximum(-start + d - 1, 0) // d for start, d in zip(starts, dilation)]
+        values, position = _window_max(xp, windows, first_inside[0][:, None] * kernel_size[1]
+                                       + first_inside[1], lowest)
+        found = values, xp.take(offsets, position)
+    values, offset = found
+    # flat index = the window's first element + the offset of the position in the window
+    return values, starts[0][:, None] * width + starts[1] + offset
+
+
+def _first_max(xp, windows, offsets):
+    """(maximum, offset of its position) of each window (..., kH, kW) that starts inside the
+    input, or None where a NaN is among the values. The maximum first, then the first position
+    holding it: torch's row-major scan, in which only a larger value takes over, ends there.
+    (A NaN takes over in torch's scan, so the last NaN would win: _window_max finds it.)"""
+    views = [windows[..., i, j] for i, j in itertools.product(*map(range, windows.shape[-2:]))]
+    if len(views) == 1:
+        return views[0].copy(), xp.zeros(views[0].shape, xp.int32)
+    best = xp.maximum(views[0], views[1])
+    for value in views[2:]:
+        xp.maximum(best, value, out=best)
+    if best.dtype.kind == "f" and xp.isnan(best).any():
+        return None
+    # the offset grows by the step to position k wherever the maximum is not before k
+    offset = not_yet = None
+    for k in range(1, len(views)):
+        differs = views[k - 1] != best
+        not_yet = differs if not_yet is None else xp.logical_and(not_yet, differs, out=not_yet)
+        step = not_yet * xp.int32(offsets[k] - offsets[k - 1])
+        offset = step if offset is None else xp.add(offset, step, out=offset)
+    return best, offset
 
 
 def _window_max(xp, windows, first, lowest):
