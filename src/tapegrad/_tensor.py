@@ -51,9 +51,13 @@ class Size(tuple):
 class Tensor:
     # _view_version is set on views only (ops/_define.py _mark_view): the version their
     # _grad_fn was made at (Note [View regeneration] in ops/_inplace.py).
-    __slots__ = ("_data", "dtype", "_requires_grad", "_grad", "_grad_fn", "_output_nr",
-                 "_version_counter", "_base", "_view_fn", "_view_version", "_accumulator",
-                 "_retains_grad", "_is_inference", "__weakref__", "__dict__")
+    # Slots for what every op reads; the rest are class-level defaults that a tensor
+    # overrides in its __dict__ only when it differs, so _make sets six attributes.
+    __slots__ = ("_data", "dtype", "_requires_grad", "_grad_fn", "_version_counter", "_base",
+                 "_view_version", "__weakref__", "__dict__")
+    _grad = _view_fn = _accumulator = None
+    _output_nr = 0
+    _retains_grad = _is_inference = False
 
     __hash__ = object.__hash__
     # Every tensor is on the cpu unless its own __dict__ says otherwise: a class-level default
@@ -74,12 +78,10 @@ class Tensor:
         tensor._data = array
         tensor.dtype = dtype or _dtype._BY_NUMPY[array.dtype]
         tensor._requires_grad = False
-        tensor._grad = tensor._grad_fn = tensor._base = tensor._view_fn = None
-        tensor._accumulator = None
-        tensor._output_nr = 0
+        tensor._grad_fn = tensor._base = None
         tensor._version_counter = [0]
-        tensor._retains_grad = False
-        tensor._is_inference = grad_mode._state.inference
+        if grad_mode._state.inference:
+            tensor._is_inference = True
         return tensor
 
     @staticmethod
@@ -275,7 +277,8 @@ class Tensor:
         """A tensor sharing this one's data and version counter, outside any graph."""
         result = Tensor._make(self._data, self.dtype)
         result._version_counter = self._version_counter
-        result._is_inference = self._is_inference  # a view: inference only if its base is
+        if result._is_inference is not self._is_inference:  # a view: inference only if its base is
+            result._is_inference = self._is_inference
         return result
 
     def is_inference(self):

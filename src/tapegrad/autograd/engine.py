@@ -9,6 +9,7 @@
 import heapq
 import itertools
 import threading
+from functools import partial
 
 import numpy as np
 
@@ -262,9 +263,9 @@ def run(roots, seeds, retain_graph, create_graph, targets=None, accumulate=True)
     """
     dependencies = _dependencies(roots)
     needed = None if targets is None else _needed(roots, targets, dependencies)
-    pending = {}
+    pending, owned = {}, set()  # owned: see _add_pending
     for (node, output_nr), seed in zip(roots, seeds):
-        _add_pending(pending, node, output_nr, seed)
+        _add_pending(pending, node, output_nr, seed, False, owned)
     ready = []
     for node in dict.fromkeys(node for node, _ in roots):
         if dependencies.get(node, 0) == 0:
@@ -275,19 +276,25 @@ def run(roots, seeds, retain_graph, create_graph, targets=None, accumulate=True)
         # torch sums NaN and inf gradients silently; one error state for the whole run
         # keeps NumPy quiet in the accumulations between nodes (ops quiet their own)
         with np.errstate(all="ignore"):
-            _drain(ready, pending, dependencies, needed, targets, captured, retain_graph,
-                   create_graph, accumulate)
+            _drain(ready, pending, owned, dependencies, needed, targets, captured,
+                   retain_graph, create_graph, accumulate)
     finally:
         _run_state.restricted = restricted
     return captured
 
 
-def _drain(ready, pending, dependencies, needed, targets, captured, retain_graph, create_graph,
-           accumulate):
-    """Run ready nodes, newest first, until none is left."""
+def _drain(ready, pending, owned, dependencies, needed, targets, captured, retain_graph,
+           create_graph, accumulate):
+    """Run ready nodes, newest first, until none is left. A node that is the only one ready
+    runs next without a trip through the heap (the common chain x -> f -> g)."""
+    pop, push = heapq.heappop, heapq.heappush
+    following = None  # the one node made ready by the last node, while the heap is empty
     with grad_mode.set_grad_enabled(create_graph):
-        while ready:
-            node = heapq.heappop(ready)[2]
+        while following is not None or ready:
+            if following is not None:
+                node, following = following, None
+            else:
+                node = pop(ready)[2]
             grads = pending.pop(node, None) or [None]
             if node._pre_hooks or node._retained or node._node_hooks:
                 grads = _call_pre_hooks(node, grads)
@@ -295,10 +302,19 @@ def _drain(ready, pending, dependencies, needed, targets, captured, retain_graph
                 for output_nr, grad in enumerate(grads):
                     if (node, output_nr) in targets and grad is not None:
                         captured[(node, output_nr)] = grad
-            runs = needed is None or (node in needed and (
-                not isinstance(node, AccumulateGrad) or accumulate and (node, 0) in targets))
-            if runs:
-                outputs = _apply(node, grads, retain_graph)
+            if needed is None or (node in needed and (
+                    not isinstance(node, AccumulateGrad) or accumulate and (node, 0) in targets)):
+                if grads[0] is None and all(grad is None for grad in grads):
+                    outputs = (None,) * len(node.next_functions)
+                else:
+                    outputs = (anomaly_mode.checked_apply(node, partial(node.apply, grads))
+                               if anomaly_mode._enabled else node.apply(grads))
+                    if len(outputs) != len(node.next_functions):
+                        raise RuntimeError(
+                            f"function {node.name()} returned an incorrect number of gradients "
+                            f"(expected {len(node.next_functions)}, got {len(outputs)})")
+                if not retain_graph:
+                    node.release_saved()
                 if node._node_hooks and node._node_hooks[1]:
                     outputs = _call_post_hooks(node, _validated(node, outputs), grads)
             else:
@@ -310,26 +326,17 @@ def _drain(ready, pending, dependencies, needed, targets, captured, retain_graph
                 if grad is not None:
                     if grad._data.shape != metadata[0] or grad.dtype is not metadata[1]:
                         grad = _validate(grad, metadata)
-                    _add_pending(pending, next_node, output_nr, grad, create_graph)
+                    _add_pending(pending, next_node, output_nr, grad, create_graph, owned)
                 count = dependencies[next_node] - 1
                 dependencies[next_node] = count
                 if count == 0:
-                    heapq.heappush(ready, (-next_node._sequence_nr, next(_arrivals), next_node))
-
-
-def _apply(node, grads, retain_graph):
-    if grads[0] is None and all(grad is None for grad in grads):
-        outputs = (None,) * len(node.next_functions)
-    else:
-        outputs = (anomaly_mode.checked_apply(node, lambda: node.apply(grads))
-                   if anomaly_mode._enabled else node.apply(grads))
-        if len(outputs) != len(node.next_functions):
-            raise RuntimeError(f"function {node.name()} returned an incorrect number of "
-                               f"gradients (expected {len(node.next_functions)}, got "
-                               f"{len(outputs)})")
-    if not retain_graph:
-        node.release_saved()
-    return outputs
+                    if following is None and not ready:
+                        following = next_node
+                    else:
+                        if following is not None:
+                            push(ready, (-following._sequence_nr, next(_arrivals), following))
+                            following = None
+                        push(ready, (-next_node._sequence_nr, next(_arrivals), next_node))
 
 
 def recorded_first_grad(tensor, grad):
@@ -348,8 +355,11 @@ def recorded_first_grad(tensor, grad):
     return copied
 
 
-def _add_pending(pending, node, output_nr, grad, create_graph=False):
-    """Sum a gradient into the node's input buffer (shapes and dtypes already match)."""
+def _add_pending(pending, node, output_nr, grad, create_graph, owned):
+    """Sum a gradient into the node's input buffer (shapes and dtypes already match).
+    owned: the (node, output_nr) slots holding a sum this pass allocated, which later
+    gradients are added into in place; any other gradient may be shared (add's backward hands
+    one gradient to both inputs), so the first sum goes to a new array."""
     slots = pending.get(node)
     if slots is None:
         slots = pending[node] = [None] * (output_nr + 1)
@@ -360,9 +370,12 @@ def _add_pending(pending, node, output_nr, grad, create_graph=False):
         slots[output_nr] = grad
     elif create_graph:
         slots[output_nr] = current + grad
+    elif (node, output_nr) in owned:
+        np.add(current._data, grad._data, out=current._data)
     else:
-        # asarray: NumPy turns a 0-d result into a scalar
-        slots[output_nr] = type(grad)._make(np.asarray(current._data + grad._data), grad.dtype)
+        total = np.add(current._data, grad._data, out=np.empty_like(current._data))
+        slots[output_nr] = type(grad)._make(total, grad.dtype)
+        owned.add((node, output_nr))
 
 
 def _call_pre_hooks(node, grads):

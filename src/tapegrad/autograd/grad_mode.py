@@ -7,6 +7,7 @@ class _State(threading.local):
     grad_mode = True  # what is_grad_enabled() reports
     inference = False  # inside inference_mode: nothing records, whatever the grad mode
     recording = True  # ops record graph nodes: grad mode on and not in inference mode
+    raw = False  # a derivative formula runs on arrays (ops/_define.py, Note [Formulas on arrays])
 
 
 _state = _State()

@@ -27,14 +27,14 @@ class Node:
     needs no gradient.
     """
 
-    __slots__ = ("next_functions", "_sequence_nr", "_input_metadata", "_pre_hooks",
-                 "_retained", "_node_hooks", "_metadata", "__weakref__")
+    # Hooks are rare: class-level None until a node's own __dict__ gets some.
+    __slots__ = ("next_functions", "_sequence_nr", "_input_metadata", "__weakref__", "__dict__")
+    _pre_hooks = _retained = _node_hooks = None
 
     def __init__(self, next_functions=(), input_metadata=()):
         self.next_functions = next_functions
         self._input_metadata = input_metadata
         self._sequence_nr = next(sequence_numbers)
-        self._pre_hooks = self._retained = self._node_hooks = None
         if anomaly_mode._enabled:
             anomaly_mode.record_forward_trace(self)
 
@@ -51,11 +51,7 @@ class Node:
     @property
     def metadata(self):
         """A dict for the user's own notes about this node."""
-        try:
-            return self._metadata
-        except AttributeError:
-            self._metadata = {}
-            return self._metadata
+        return self.__dict__.setdefault("_metadata", {})
 
     def register_prehook(self, fn):
         """Call fn(grad_outputs) before this node runs; it may return new grad_outputs."""
@@ -202,6 +198,14 @@ class SavedTensor:
         result._version_counter = self.version_counter
         return self._as_output_of(node, result)
 
+    def unpack_array(self):
+        """The saved array, for a formula running on arrays; None when a hook must run."""
+        if self.unpack_hook is not None:
+            return None
+        if self.version_counter[0] != self.version:
+            raise RuntimeError(self._modified_message())
+        return self.array if self.tensor is None else self.tensor._data
+
     def _unpack_with_hook(self, node, tensor_type):
         result = self.unpack_hook(self.packed)
         if not isinstance(result, tensor_type):
@@ -234,6 +238,18 @@ class SavedTensor:
             f"{self.version} instead. Hint: enable anomaly detection to find the operation that "
             "failed to compute its gradient, with "
             "torch.autograd.set_detect_anomaly(True, check_nan=False).")
+
+
+def saved_input(tensor):
+    """SavedTensor(tensor) for an op's input, with the common case (no hooks, not an inference
+    tensor) built without __init__'s branches: every op that records saves through here."""
+    if tensor._is_inference or saved_tensors_hooks.entered:
+        return SavedTensor(tensor)
+    saved = object.__new__(SavedTensor)
+    saved.tensor, saved.producer, saved.unpack_hook = tensor, None, None
+    saved.version_counter = counter = tensor._version_counter
+    saved.version = counter[0]
+    return saved
 
 
 class _HooksState(threading.local):

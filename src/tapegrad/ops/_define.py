@@ -17,6 +17,7 @@ They return the gradient in the output's shape: the engine sums it back over bro
 (Note [Broadcast reduction] in engine.py).
 """
 import inspect
+import os
 import types
 
 import numpy as np
@@ -24,7 +25,7 @@ import numpy as np
 from .. import _dtype
 from .._tensor import Tensor
 from ..autograd import anomaly_mode, forward_ad, grad_mode
-from ..autograd.graph import FREED_GRAPH, Node, SavedTensor, sequence_numbers
+from ..autograd.graph import FREED_GRAPH, Node, SavedTensor, saved_input, sequence_numbers
 from ._checks import broadcast_shapes, counting_tensor, type_name
 
 REGISTRY = {}
@@ -44,6 +45,7 @@ except ImportError:  # NumPy 1.x
     _QUIET = {"all": "ignore"}
 
 _REQUIRED = object()
+_OUTPUT, _ARG = "output", "arg"  # where a saved value comes from (Op.save_plan)
 
 # torch's hand-written C++ nodes (not generated from derivatives.yaml): their name() carries
 # the namespace, though their class prints bare (<NotImplemented object at ...>).
@@ -61,6 +63,35 @@ class Context:
         raise AttributeError(name)
 
 
+# Note [Formulas on arrays]
+# Derivative formulas are written once, in tapegrad ops, so a recorded backward
+# (create_graph=True) differentiates them. In the usual backward nothing records, and the same
+# formula runs on raw arrays instead: `ctx.grad * ctx.other` is then one NumPy multiply, and
+# the ops a formula calls (cos, where, mul_scalar, ...) run their forward on arrays directly
+# (Op._on_arrays). This holds while every array is of the gradient's floating dtype, so NumPy's
+# promotion cannot differ from torch's; a formula that meets anything else (a method only
+# Tensors have, an index tensor, a Tensor made by a factory) raises, and its op goes back to
+# Tensors for good. TAPEGRAD_CHECK_ARRAYS=1 runs both and compares them (tests/conftest.py).
+CHECK_ARRAYS = os.environ.get("TAPEGRAD_CHECK_ARRAYS") == "1"
+
+
+class OnTensorsOnly(Exception):
+    """A formula running on arrays met something that only a Tensor can do."""
+
+
+def _compare_with_tensors(node, array_grads, tensor_grads):
+    for i, (got, expected) in enumerate(zip(array_grads, tensor_grads)):
+        if got is None or expected is None:
+            same = got is expected
+        else:
+            got, expected = got._data, expected._data
+            same = (got.dtype == expected.dtype and got.shape == expected.shape
+                    and np.allclose(got, expected, rtol=1e-6, atol=0, equal_nan=True))
+        if not same:
+            raise AssertionError(f"{node.name()}: the formula for input {i} gives {got!r} on "
+                                 f"arrays but {expected!r} on Tensors")
+
+
 class OpNode(Node):
     """The grad_fn of a declared op; each op gets a subclass named after torch's node."""
 
@@ -68,20 +99,79 @@ class OpNode(Node):
     op = None
 
     def apply(self, grad_outputs):
-        op = self.op
         if self._saved is None:
             raise RuntimeError(FREED_GRAPH)
-        owner = self if grad_mode._state.recording else None
         if len(grad_outputs) < self._n_outputs:  # outputs no gradient reached
             grad_outputs = list(grad_outputs) + [None] * (self._n_outputs - len(grad_outputs))
+        state = grad_mode._state
+        if state.recording:
+            return self._apply_tensors(grad_outputs, self)
+        if self.op.on_arrays:
+            grads = self._apply_arrays(grad_outputs, state)
+            if grads is not None:
+                if CHECK_ARRAYS:
+                    _compare_with_tensors(self, grads, self._apply_tensors(grad_outputs, None))
+                return grads
+        return self._apply_tensors(grad_outputs, None)
+
+    def _apply_tensors(self, grad_outputs, owner):
+        """The formulas on Tensors: owner is the node when the backward is being recorded."""
         values = {"_node": self, "grad": grad_outputs[0], "grads": grad_outputs}
         for name, value in self._saved.items():
             values[name] = value.unpack(owner, Tensor) if type(value) is SavedTensor else value
         ctx = object.__new__(Context)
         ctx.__dict__ = values
+        return [formula(ctx) if needed else None
+                for formula, needed in zip(self.op.formulas, self._needs_input_grad)]
+
+    def _apply_arrays(self, grad_outputs, state):
+        """Note [Formulas on arrays]: the formulas on the gradients' and saved tensors' arrays,
+        all of one floating dtype; None (the op then stays on Tensors) if they are not, or if a
+        formula needs what only Tensors have."""
+        if len(grad_outputs) == 1 and grad_outputs[0] is not None:
+            arrays = [grad_outputs[0]._data]
+            dtype = arrays[0].dtype
+        else:
+            dtype, arrays = None, []
+            for grad in grad_outputs:
+                if grad is not None:
+                    grad = grad._data
+                    if dtype is None:
+                        dtype = grad.dtype
+                    elif grad.dtype != dtype:
+                        return None
+                arrays.append(grad)
+        if dtype is None or dtype.kind != "f":
+            return None
+        values = {"_node": self, "grad": arrays[0], "grads": arrays}
+        for name, value in self._saved.items():
+            if type(value) is SavedTensor:
+                value = value.unpack_array()
+                if value is None or value.dtype != dtype:
+                    return None
+            elif isinstance(value, (Tensor, list, tuple)):
+                return None
+            values[name] = value
+        ctx = object.__new__(Context)
+        ctx.__dict__ = values
         grads = []
-        for formula, needed in zip(op.formulas, self._needs_input_grad):
-            grads.append(formula(ctx) if needed else None)
+        state.raw = True
+        try:
+            for formula, needed in zip(self.op.formulas, self._needs_input_grad):
+                if needed:
+                    grad = formula(ctx)
+                    if type(grad) is not np.ndarray:
+                        if not isinstance(grad, np.generic):
+                            raise OnTensorsOnly(type(grad).__name__)
+                        grad = np.asarray(grad)
+                    grads.append(Tensor._make(grad))
+                else:
+                    grads.append(None)
+        except Exception:  # noqa: BLE001 - any failure: the formula runs again on Tensors
+            self.op.on_arrays = False
+            return None
+        finally:
+            state.raw = False
         return grads
 
     def release_saved(self):
@@ -103,7 +193,7 @@ class OpNode(Node):
         return [*super().__dir__(), *names]
 
     def _kept_names(self):
-        return [name for name, _, _ in self.op.save_plan]
+        return [plan[0] for plan in self.op.save_plan]
 
 
 class Op:
@@ -121,20 +211,23 @@ class Op:
         self.n_inputs = len(self.input_names)
         self.inputs_lead = self.input_positions == tuple(range(self.n_inputs))
         self.defaults = tuple(_REQUIRED if p.default is p.empty else p.default for p in params)
+        self.n_params = len(params)
+        self.has_attributes = self.n_params > self.n_inputs
         names = [p.name for p in params]
         self.scalar_positions = tuple(names.index(name) for name in scalars)
-        # (name, where it comes from: ("output", k) or ("arg", position), the formulas reading it)
-        self.save_plan = tuple((name, ("output", int(name[6:] or 0)) if name.startswith("result")
-                                else ("arg", names.index(name)), ()) for name in save)
+        # (name, where it comes from: _OUTPUT k or _ARG position, the formulas reading it)
+        self.save_plan = tuple((name, _OUTPUT, int(name[6:] or 0), 0) if name.startswith("result")
+                               else (name, _ARG, names.index(name), 0) for name in save)
         self.saves_tensors = any(name.startswith("result") or name in self.input_names
                                  for name in save)
         self.promote = promote
         self.is_view = view
         self.formulas = (None,) * self.n_inputs
         self.differentiable = False  # until .derivatives(): comparisons, argmax stay so
+        self.on_arrays = True  # Note [Formulas on arrays]
         # Ops that are never differentiable (comparisons) declare no node name.
         self.node_class = node_name and type(node_name, (OpNode,),
-                                             {"__slots__": (), "op": self})
+                                             {"__slots__": (), "op": staticmethod(self)})
         if node_name in CPP_NODES:
             self.node_class.name = lambda node: f"torch::autograd::{node_name}"
         REGISTRY[self.__name__] = self
@@ -150,8 +243,8 @@ class Op:
         reads = [_names_read(formula) for formula in self.formulas]
         # readers as a bit mask over the inputs: cheap to test against needs_input_grad
         self.save_plan = tuple(
-            (name, source, sum(1 << i for i, names in enumerate(reads) if name in names))
-            for name, source, _ in self.save_plan)
+            (name, kind, index, sum(1 << i for i, names in enumerate(reads) if name in names))
+            for name, kind, index, _ in self.save_plan)
 
     def __get__(self, tensor, owner=None):
         # Bound as a Tensor method: x.sum(0) is sum(x, 0).
@@ -176,12 +269,15 @@ class Op:
         return args
 
     def __call__(self, *args, **kwargs):
-        if kwargs or len(args) != len(self.defaults):
+        if kwargs or len(args) != self.n_params:
             args = self._bind(args, kwargs)
+        if args and type(args[0]) is not Tensor and grad_mode._state.raw:
+            return self._on_arrays(args)
+        n_inputs = self.n_inputs
         if self.inputs_lead:
-            inputs = args[:self.n_inputs]
+            inputs = args[:n_inputs] if self.has_attributes else args
             arrays = _same_dtype_arrays(inputs) or self._arrays(inputs, args)
-            forward_args = (*arrays, *args[self.n_inputs:])
+            forward_args = (*arrays, *args[n_inputs:]) if self.has_attributes else arrays
         else:
             inputs = tuple(args[i] for i in self.input_positions)
             forward_args = list(args)
@@ -212,15 +308,35 @@ class Op:
                 # torch: a view made without recording requires grad if its base does
                 result._requires_grad = (result._base._requires_grad
                                          and result.dtype.is_differentiable)
-        if self.differentiable and grad_mode._state.recording:
-            for value in inputs:
-                if isinstance(value, Tensor) and (value._requires_grad or value._base is not None
-                                                  and view_requires_grad(value)):
-                    self._record(args, inputs, outputs)
-                    break
-        if forward_ad._level is not None and self.differentiable:
-            forward_ad.propagate(self, args, self.input_positions, outputs)
+        if self.differentiable:
+            if grad_mode._state.recording:
+                for value in inputs:
+                    if isinstance(value, Tensor) and (value._requires_grad or value._base is not None
+                                                      and view_requires_grad(value)):
+                        self._record(args, inputs, outputs)
+                        break
+            if forward_ad._level is not None:
+                forward_ad.propagate(self, args, self.input_positions, outputs)
         return outputs if type(out) is tuple else outputs[0]
+
+    def _on_arrays(self, args):
+        """Inside a formula running on arrays (Note [Formulas on arrays]): the forward on
+        arrays and numbers, floating arrays all of one dtype (and masks), as NumPy computes it."""
+        dtype = None
+        for i in self.input_positions:
+            value = args[i]
+            if isinstance(value, (np.ndarray, np.generic)):
+                kind = value.dtype.kind
+                if kind == "f" and (dtype is None or value.dtype == dtype):
+                    dtype = value.dtype
+                elif kind != "b":
+                    raise OnTensorsOnly(self.__name__)
+            elif type(value) is not float and type(value) is not int and value is not None:
+                raise OnTensorsOnly(self.__name__)
+        out = self.forward(np, *args)
+        if type(out) is tuple:
+            return tuple(o if type(o) is np.ndarray else np.asarray(o) for o in out)
+        return out if type(out) is np.ndarray else np.asarray(out)
 
     def _arrays(self, inputs, args):
         """The general path of argument conversion: type checks, then promotion."""
@@ -244,11 +360,10 @@ class Op:
     def _record(self, args, inputs, outputs):
         node = object.__new__(self.node_class)  # every slot is set below: skip Node.__init__
         node._sequence_nr = next(sequence_numbers)
-        node._pre_hooks = node._retained = node._node_hooks = None
         if anomaly_mode._enabled:
             anomaly_mode.record_forward_trace(node)
-        edges, metadata, needs, needed_mask = [], [], [], 0
-        for i, (value, formula) in enumerate(zip(inputs, self.formulas)):
+        edges, metadata, needs, needed_mask, bit = [], [], [], 0, 1
+        for value, formula in zip(inputs, self.formulas):
             if isinstance(value, Tensor):
                 edge = edge_of(value)
                 metadata.append((value._data.shape, value.dtype))
@@ -256,25 +371,31 @@ class Op:
                 edge = _NO_EDGE
                 metadata.append(None)
             edges.append(edge)
-            needed = edge[0] is not None and formula is not None
-            needs.append(needed)
-            needed_mask |= needed << i
+            if edge[0] is None or formula is None:
+                needs.append(False)
+            else:
+                needs.append(True)
+                needed_mask |= bit
+            bit <<= 1
         node.next_functions, node._input_metadata = tuple(edges), tuple(metadata)
         node._needs_input_grad, node._n_outputs = needs, len(outputs)
-        for output_nr, result in enumerate(outputs):
+        output_nr = 0
+        for result in outputs:
             if result.dtype.is_differentiable:
                 result._requires_grad = True
                 result._grad_fn = node
-                result._output_nr = output_nr
+                if output_nr:
+                    result._output_nr = output_nr
+            output_nr += 1
         saved = {}
-        for name, (kind, index), readers in self.save_plan:
+        for name, kind, index, readers in self.save_plan:
             if readers and not readers & needed_mask:
                 continue
-            if kind == "output":
+            if kind is _OUTPUT:
                 saved[name] = SavedTensor(outputs[index], node)
             else:
                 value = args[index]
-                saved[name] = SavedTensor(value) if isinstance(value, Tensor) else value
+                saved[name] = saved_input(value) if isinstance(value, Tensor) else value
         node._saved = saved
 
 
@@ -363,6 +484,11 @@ def _promoted_arrays(inputs, promote, scalars=()):
 def _same_dtype_arrays(inputs):
     """The common case in one pass: float tensors of one dtype, with int/float numbers;
     None (to take the general path) for anything else."""
+    if len(inputs) == 1:  # unary ops: no promotion unless an integer becomes float
+        first = inputs[0]
+        if isinstance(first, Tensor) and first.dtype.is_floating_point:
+            return (first._data,)
+        return None
     arrays, dtype = [], None
     for value in inputs:
         if type(value) is float or type(value) is int:
@@ -382,7 +508,8 @@ def _mark_view(result, input, forward, attrs, output_nr=None):
         forward = _one_output(forward, output_nr)
     result._version_counter = input._version_counter
     result._view_version = input._version_counter[0]
-    result._is_inference = input._is_inference  # a view made in inference mode is not one
+    if result._is_inference is not input._is_inference:  # a view made in inference mode is
+        result._is_inference = input._is_inference     # not an inference tensor
     # How the view was made, when torch refuses in-place writes to it (ops/_inplace.py):
     # torch's CreationMeta, the view's own unless that is the default or the input's is
     # inference mode.
@@ -425,7 +552,7 @@ class _OpWithScalars(Op):
     the forward sees or saves them (x ** np.float64(2) stays float32, as in torch)."""
 
     def __call__(self, *args, **kwargs):
-        if kwargs or len(args) != len(self.defaults):
+        if kwargs or len(args) != self.n_params:
             args = self._bind(args, kwargs)
         for position in self.scalar_positions:
             if isinstance(args[position], np.generic):

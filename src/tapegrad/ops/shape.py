@@ -313,7 +313,7 @@ def squeeze(input, dim=None):
 def redeclare(op, node_name, name, view=True, forward=None):
     """op declared again, under another node name (its in-place or copying variant), with the
     same derivatives; `forward` replaces its forward (same parameters)."""
-    twin = defop(node_name, save=tuple(saved for saved, _, _ in op.save_plan), view=view,
+    twin = defop(node_name, save=tuple(plan[0] for plan in op.save_plan), view=view,
                  name=name)(forward or op.forward)
     twin.derivatives(**dict(zip(op.input_names, op.formulas)))
     return twin
