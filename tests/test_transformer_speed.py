@@ -1,7 +1,7 @@
 """The transformer layer's fast paths against torch: the array kernels of the fused nodes
-(scaled dot product attention's flash node, layer norm's native node) give torch's values,
-gradients, node names and layouts, and TransformerEncoderLayer / MultiheadAttention record
-torch's graph node for node (walking next_functions)."""
+(scaled dot product attention's flash node, the native layer, batch and group norm nodes)
+give torch's values, gradients, node names and layouts, and TransformerEncoderLayer /
+MultiheadAttention record torch's graph node for node (walking next_functions)."""
 import numpy as np
 import pytest
 
@@ -241,6 +241,70 @@ def test_layer_norm_passes_gradcheck_and_gradgradcheck():
 
     assert tapegrad.autograd.gradcheck(layer_norm, inputs)
     assert tapegrad.autograd.gradgradcheck(layer_norm, inputs)
+
+
+# ---- batch norm and group norm: their native nodes' kernels --------------------------------
+
+def _running(lib, dtype):
+    return lib.linspace(-1, 1, 6, dtype=dtype), lib.linspace(0.5, 2, 6, dtype=dtype)
+
+
+NORM_CASES = {
+    "batch_norm_train": (lambda lib, x, w, b: lib.nn.functional.batch_norm(
+        x, *_running(lib, x.dtype), w, b, training=True), [(4, 6, 5, 3), (6,), (6,)]),
+    "batch_norm_eval": (lambda lib, x, w, b: lib.nn.functional.batch_norm(
+        x, *_running(lib, x.dtype), w, b), [(4, 6, 5), (6,), (6,)]),
+    "batch_norm_no_affine_2d": (lambda lib, x: lib.nn.functional.batch_norm(
+        x, None, None, training=True), [(4, 6)]),
+    "group_norm": (lambda lib, x, w, b: lib.nn.functional.group_norm(x, 3, w, b),
+                   [(4, 6, 5, 3), (6,), (6,)]),
+    "group_norm_no_affine": (lambda lib, x: lib.nn.functional.group_norm(x, 2), [(2, 6, 7)]),
+    "native_group_norm_statistics": (lambda lib, x, w, b: sum(
+        (part * scale).sum() for part, scale in zip(
+            lib.native_group_norm(x, w, b, 4, 6, 5, 2, 1e-5), (1.0, 0.3, 0.7))),
+        [(4, 6, 5), (6,), (6,)]),
+}
+NORM_NODES = {"batch_norm": "NativeBatchNormBackward0", "group_norm": "NativeGroupNormBackward0"}
+
+
+def _norm(lib, case, arrays):
+    inputs = as_tensors(lib, arrays)
+    output = NORM_CASES[case][0](lib, *inputs)
+    output.backward(lib.tensor(np.cos(np.arange(output.numel())).reshape(output.shape)
+                               .astype(arrays[0].dtype)))
+    return output, [t.grad for t in inputs]
+
+
+@pytest.mark.parametrize("case", NORM_CASES)
+@pytest.mark.parametrize("dtype, tolerance", [(np.float32, 1e-5), (np.float64, 1e-12)])
+def test_batch_and_group_norm_kernels_match_torch(torch, case, dtype, tolerance):
+    arrays = [RNG.standard_normal(shape).astype(dtype) for shape in NORM_CASES[case][1]]
+    ours, our_grads = _norm(tapegrad, case, arrays)
+    theirs, their_grads = _norm(torch, case, arrays)
+    assert ours.grad_fn.name() == theirs.grad_fn.name()
+    for family, node in NORM_NODES.items():
+        if case.startswith(family):
+            assert ours.grad_fn.name() == node
+    for mine, reference in zip([ours.detach(), *our_grads], [theirs.detach(), *their_grads]):
+        assert str(mine.dtype) == str(reference.dtype)
+        scale = max(np.abs(reference.numpy()).max(), 1.0)
+        np.testing.assert_allclose(mine.numpy(), reference.numpy(), rtol=tolerance,
+                                   atol=tolerance * scale)
+
+
+@pytest.mark.parametrize("case", NORM_CASES)
+def test_batch_and_group_norm_pass_gradcheck_and_gradgradcheck(case):
+    fn, shapes = NORM_CASES[case]
+    shapes = [(2,) + shape[1:] if len(shape) > 1 else shape for shape in shapes]
+    if case == "native_group_norm_statistics":
+        shapes = [(4, 6, 5), (6,), (6,)]
+    inputs = as_tensors(tapegrad, [RNG.standard_normal(shape) for shape in shapes])
+
+    def norm(*tensors):
+        return fn(tapegrad, *tensors)
+
+    assert tapegrad.autograd.gradcheck(norm, inputs)
+    assert tapegrad.autograd.gradgradcheck(norm, inputs)
 
 
 # ---- the whole layer: torch's graph, node for node -----------------------------------------

@@ -25,21 +25,12 @@ from .reordering import repeat
 from .shape import expand, reshape, squeeze, unsqueeze, view
 
 
-def _normalize(xp, array, axes, eps):
-    """(array - mean) / sqrt(var + eps) over axes, with the biased variance; mean; var."""
+def _moments(array, axes):
+    """(mean, biased variance) over axes, kept as size-1 dims."""
     mean = array.mean(axis=axes, keepdims=True)
     centered = array - mean
-    var = (centered * centered).mean(axis=axes, keepdims=True)
-    return centered * (1 / xp.sqrt(var + eps)), mean, var
-
-
-def _affine(array, weight, bias, shape):
-    """array * weight + bias, the parameters viewed with `shape` (None: absent)."""
-    if weight is not None:
-        array = array * weight.reshape(shape)
-    if bias is not None:
-        array = array + bias.reshape(shape)
-    return array
+    centered *= centered
+    return mean, centered.mean(axis=axes, keepdims=True)
 
 
 # Note [Row kernels]: layer and group norm normalise the rows of a 2-d view of their input.
@@ -162,11 +153,6 @@ def _layer_norm_grads(ctx):
 _native_layer_norm.derivatives(input=lambda ctx: _layer_norm_grads(ctx)[0],
                                weight=lambda ctx: _layer_norm_grads(ctx)[1],
                                bias=lambda ctx: _layer_norm_grads(ctx)[2])
-
-
-def _standardized_grad_array(grad, x_hat, rstd, axes):
-    return rstd * (grad - grad.mean(axis=axes, keepdims=True)
-                   - x_hat * (grad * x_hat).mean(axis=axes, keepdims=True))
 
 
 @defop("NativeLayerNormBackwardBackward0", save=("grad_out", "input", "normalized_shape",
@@ -309,7 +295,7 @@ def _native_batch_norm(xp, input: Tensor, weight: Tensor, bias: Tensor, running_
         return (_scale_and_shift(input, running_mean.reshape(shape), rstd, weight, bias, shape),
                 empty, empty)
     axes = (0,) + tuple(range(2, input.ndim))
-    _, mean, var = _normalize(xp, input, axes, eps)
+    mean, var = _moments(input, axes)
     if running_mean is not None:
         count = input.size // input.shape[1]
         unbiased = var * (count / (count - 1)) if count > 1 else xp.full_like(var, xp.nan)
@@ -337,16 +323,26 @@ def _scale_and_shift(input, mean, rstd, weight, bias, shape):
     bias - mean * alpha (so an infinite weight gives NaN, not +-inf)."""
     alpha = rstd if weight is None else rstd * weight.reshape(shape)
     beta = -(mean * alpha) if bias is None else bias.reshape(shape) - mean * alpha
-    return (input * alpha + beta).astype(input.dtype, copy=False)
+    result = input * alpha
+    result += beta
+    return result.astype(input.dtype, copy=False)
 
 
 def _batch_norm_grads(ctx):
-    """(input, weight, bias) gradients from one native_batch_norm_backward call per run."""
+    """(input, weight, bias) gradients from one native_batch_norm_backward per run; its
+    kernel straight on the arrays when the backward records nothing."""
     if "grads_of_inputs" not in vars(ctx):
-        ctx.grads_of_inputs = _native_batch_norm_backward(
-            ctx.grad, ctx.input, ctx.weight, ctx.running_mean, ctx.running_var,
-            ctx.result1.detach(), ctx.result2.detach(), ctx.training, ctx.eps,
-            tuple(ctx._node._needs_input_grad))
+        mask = tuple(ctx._node._needs_input_grad)
+        if grad_mode.is_recording():
+            ctx.grads_of_inputs = _native_batch_norm_backward(
+                ctx.grad, ctx.input, ctx.weight, ctx.running_mean, ctx.running_var,
+                ctx.result1.detach(), ctx.result2.detach(), ctx.training, ctx.eps, mask)
+        else:
+            grad, input, weight, mean, rstd = _arrays_of(ctx.grad, ctx.input, ctx.weight,
+                                                         ctx.result1, ctx.result2)
+            ctx.grads_of_inputs = tuple(map(Tensor._make, _native_batch_norm_backward.forward(
+                np, grad, input, weight, ctx.running_mean, ctx.running_var, mean, rstd,
+                ctx.training, ctx.eps, mask)))
     return ctx.grads_of_inputs
 
 
@@ -375,16 +371,26 @@ def _native_batch_norm_backward(xp, grad_out: Tensor, input: Tensor, weight: Ten
         mean, rstd = save_mean.reshape(shape), save_invstd.reshape(shape)
     else:
         mean, rstd = _running_statistics(xp, running_mean, running_var, eps, shape)
-    x_hat = (input - mean) * rstd
+    x_hat = input - mean
+    x_hat *= rstd
     grads = [xp.empty(0, grad_out.dtype)] * 3
+    # the weight and bias gradients are the sums the input gradient needs in training
+    through_statistics = output_mask[0] and train
+    if output_mask[1] or through_statistics:
+        along = (grad_out * x_hat).sum(axis=axes, keepdims=True)
+        if output_mask[1]:
+            grads[1] = along.reshape(-1)
+    if output_mask[2] or through_statistics:
+        total = grad_out.sum(axis=axes, keepdims=True)
+        if output_mask[2]:
+            grads[2] = total.reshape(-1)
     if output_mask[0]:
-        scaled = grad_out if weight is None else grad_out * weight.reshape(shape)
-        grads[0] = (_standardized_grad_array(scaled, x_hat, rstd, axes) if train
-                    else scaled * rstd)
-    if output_mask[1]:
-        grads[1] = (grad_out * x_hat).sum(axis=axes)
-    if output_mask[2]:
-        grads[2] = grad_out.sum(axis=axes)
+        gain = rstd if weight is None else rstd * weight.reshape(shape)
+        grads[0] = grad_out * gain
+        if train:  # gain * (grad - mean(grad) - x_hat * mean(grad * x_hat))
+            count = input.size // input.shape[1]
+            grads[0] -= x_hat * (gain * along / count)
+            grads[0] -= gain * total / count
     return tuple(grads)
 
 
@@ -512,12 +518,17 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
 
 @defop("NativeGroupNormBackward0", save=("input", "weight", "N", "C", "HxW", "group", "eps"))
 def _native_group_norm(xp, input: Tensor, weight: Tensor, bias: Tensor, N, C, HxW, group, eps):
-    """(result, mean, 1/std), the statistics of shape (N, group); all three differentiable."""
-    grouped = input.reshape(N, group, C // group * HxW)
-    result, mean, var = _normalize(xp, grouped, (2,), eps)
-    result = _affine(result.reshape(N, C, HxW), weight, bias, (1, -1, 1))
-    rstd = 1 / xp.sqrt(var + eps)
-    return result.reshape(input.shape), mean.reshape(N, group), rstd.reshape(N, group)
+    """(result, mean, 1/std), the statistics of shape (N, group); all three differentiable
+    (Note [Row kernels]: a row is one group of one sample)."""
+    rows = _in_compute_dtype(input).reshape(N * group, C // group * HxW)
+    result, mean, rstd = _standardized_rows(xp, rows, eps)
+    per_channel = result.reshape(N, C, HxW)
+    if weight is not None:
+        per_channel *= weight[:, None]
+    if bias is not None:
+        per_channel += bias[:, None]
+    return tuple(a.reshape(shape).astype(input.dtype, copy=False) for a, shape in
+                 ((result, input.shape), (mean, (N, group)), (rstd, (N, group))))
 
 
 def _group_norm_statistics(ctx):
@@ -533,8 +544,45 @@ def _grouped_shape(ctx):
     return (ctx.N, ctx.group, ctx.C // ctx.group * ctx.HxW)
 
 
+def _group_norm_array_grads(ctx):
+    """(input, weight, bias) gradients in NumPy, for a backward that records nothing; the
+    statistics come again from the input, as in the formulas below."""
+    if "array_grads" in vars(ctx):
+        return ctx.array_grads
+    rows = _in_compute_dtype(ctx.input._data).reshape(ctx.N * ctx.group, _grouped_shape(ctx)[2])
+    x_hat, _, rstd = _standardized_rows(np, rows, ctx.eps)
+    grad_result, grad_mean, grad_rstd = (None if grad is None else _in_compute_dtype(grad._data)
+                                         for grad in ctx.grads)
+    needs_input, needs_weight, needs_bias = ctx._node._needs_input_grad
+    grads = [None, None, None]
+    if grad_result is not None:
+        per_channel = grad_result.reshape(ctx.N, ctx.C, ctx.HxW)
+        if needs_weight:
+            grads[1] = np.einsum("nch,nch->c", per_channel, x_hat.reshape(per_channel.shape))
+        if needs_bias:
+            grads[2] = np.einsum("nch->c", per_channel)
+    if needs_input:
+        if grad_result is None:
+            grad = np.zeros_like(rows)
+        else:
+            if ctx.weight is not None:
+                per_channel = per_channel * ctx.weight._data[:, None]
+            grad = _standardized_rows_grad(np, per_channel.reshape(rows.shape), x_hat, rstd)
+        if grad_mean is not None:
+            grad += grad_mean.reshape(-1, 1) / rows.shape[1]
+        if grad_rstd is not None:  # d rstd / dx = -rstd^2 x_hat / count
+            grad -= (grad_rstd.reshape(-1) * rstd * rstd / rows.shape[1])[:, None] * x_hat
+        grads[0] = grad.reshape(ctx.input_shape)
+    dtype = ctx.input.dtype.numpy
+    ctx.array_grads = [None if g is None else Tensor._make(g.astype(dtype, copy=False))
+                       for g in grads]
+    return ctx.array_grads
+
+
 def _group_norm_input_grad(ctx):
     """Through the result, and through the mean and 1/std outputs when they got gradients."""
+    if not grad_mode.is_recording():
+        return _group_norm_array_grads(ctx)[0]
     x_hat, rstd = _group_norm_statistics(ctx)
     grouped = _grouped_shape(ctx)
     x_hat = reshape(x_hat, grouped)
@@ -555,6 +603,8 @@ def _group_norm_input_grad(ctx):
 def _group_norm_weight_grad(ctx):
     if ctx.grad is None:
         return None
+    if not grad_mode.is_recording():
+        return _group_norm_array_grads(ctx)[1]
     x_hat = _group_norm_statistics(ctx)[0]
     return reduction.sum(reshape(ctx.grad, (ctx.N, ctx.C, ctx.HxW)) * x_hat, (0, 2))
 
@@ -562,6 +612,8 @@ def _group_norm_weight_grad(ctx):
 def _group_norm_bias_grad(ctx):
     if ctx.grad is None:
         return None
+    if not grad_mode.is_recording():
+        return _group_norm_array_grads(ctx)[2]
     return reduction.sum(reshape(ctx.grad, (ctx.N, ctx.C, ctx.HxW)), (0, 2))
 
 
