@@ -117,8 +117,10 @@ def _flash_attention_grads(ctx):
     probabilities come back from the saved logsumexp, key-major (Note [Key-major scores])."""
     if "array_grads" in vars(ctx):
         return ctx.array_grads
-    query, key, value = ctx.query._data, ctx.key._data, ctx.value._data
-    grad, output, logsumexp = ctx.grad._data, ctx.result0._data, ctx.result1._data
+    on_tensors = isinstance(ctx.grad, Tensor)  # or arrays (Note [Formulas on arrays])
+    query, key, value, grad, output, logsumexp = (
+        t._data if on_tensors else t for t in (ctx.query, ctx.key, ctx.value, ctx.grad,
+                                                ctx.result0, ctx.result1))
     key, value = _repeat_heads(np, query, key, value)
     needs_query, needs_key, needs_value = ctx._node._needs_input_grad
     probabilities = _key_major_scores(np, query, key, ctx.attn_mask, ctx.is_causal, ctx.scale)
@@ -138,9 +140,10 @@ def _flash_attention_grads(ctx):
         if needs_key:
             grads[1] = np.matmul(scores_grad, query)
     groups = query.shape[1] // ctx.key.shape[1]
-    ctx.array_grads = [None if g is None else Tensor._make(
-        g if i == 0 or groups == 1 else g.reshape(g.shape[0], -1, groups, *g.shape[2:]).sum(2))
-        for i, g in enumerate(grads)]
+    for i in (1, 2):
+        if groups > 1 and grads[i] is not None:
+            grads[i] = grads[i].reshape(grads[i].shape[0], -1, groups, *grads[i].shape[2:]).sum(2)
+    ctx.array_grads = [Tensor._make(g) if on_tensors and g is not None else g for g in grads]
     return ctx.array_grads
 
 

@@ -72,8 +72,18 @@ def _column_sum(xp, rows):
     return xp.ones(rows.shape[0], rows.dtype) @ rows
 
 
-def _arrays_of(*tensors):
-    return [None if t is None else t._data for t in tensors]
+# The array paths below serve a backward that records nothing, whether its formulas get
+# Tensors or already arrays (Note [Formulas on arrays] in _define.py); they answer in kind.
+
+def _arrays_of(*values):
+    return [value._data if isinstance(value, Tensor) else value for value in values]
+
+
+def _in_kind(ctx, grads):
+    """Array gradients as the formula was given its gradients: Tensors or arrays."""
+    if not any(isinstance(grad, Tensor) for grad in ctx.grads):
+        return tuple(grads)
+    return tuple(None if grad is None else Tensor._make(grad) for grad in grads)
 
 
 def _standardized(input, dims, eps):
@@ -144,9 +154,8 @@ def _layer_norm_grads(ctx):
         else:
             grad, input, mean, rstd, weight = _arrays_of(ctx.grad, ctx.input, ctx.result1,
                                                          ctx.result2, ctx.weight)
-            ctx.grads_of_inputs = tuple(map(Tensor._make, _native_layer_norm_backward.forward(
-                np, grad, input, ctx.normalized_shape, mean, rstd, weight, None, mask,
-                ctx.eps)))
+            ctx.grads_of_inputs = _in_kind(ctx, _native_layer_norm_backward.forward(
+                np, grad, input, ctx.normalized_shape, mean, rstd, weight, None, mask, ctx.eps))
     return ctx.grads_of_inputs
 
 
@@ -340,9 +349,9 @@ def _batch_norm_grads(ctx):
         else:
             grad, input, weight, mean, rstd = _arrays_of(ctx.grad, ctx.input, ctx.weight,
                                                          ctx.result1, ctx.result2)
-            ctx.grads_of_inputs = tuple(map(Tensor._make, _native_batch_norm_backward.forward(
+            ctx.grads_of_inputs = _in_kind(ctx, _native_batch_norm_backward.forward(
                 np, grad, input, weight, ctx.running_mean, ctx.running_var, mean, rstd,
-                ctx.training, ctx.eps, mask)))
+                ctx.training, ctx.eps, mask))
     return ctx.grads_of_inputs
 
 
@@ -549,10 +558,11 @@ def _group_norm_array_grads(ctx):
     statistics come again from the input, as in the formulas below."""
     if "array_grads" in vars(ctx):
         return ctx.array_grads
-    rows = _in_compute_dtype(ctx.input._data).reshape(ctx.N * ctx.group, _grouped_shape(ctx)[2])
+    input, weight = _arrays_of(ctx.input, ctx.weight)
+    rows = _in_compute_dtype(input).reshape(ctx.N * ctx.group, _grouped_shape(ctx)[2])
     x_hat, _, rstd = _standardized_rows(np, rows, ctx.eps)
-    grad_result, grad_mean, grad_rstd = (None if grad is None else _in_compute_dtype(grad._data)
-                                         for grad in ctx.grads)
+    grad_result, grad_mean, grad_rstd = (None if grad is None else _in_compute_dtype(grad)
+                                         for grad in _arrays_of(*ctx.grads))
     needs_input, needs_weight, needs_bias = ctx._node._needs_input_grad
     grads = [None, None, None]
     if grad_result is not None:
@@ -565,17 +575,17 @@ def _group_norm_array_grads(ctx):
         if grad_result is None:
             grad = np.zeros_like(rows)
         else:
-            if ctx.weight is not None:
-                per_channel = per_channel * ctx.weight._data[:, None]
+            if weight is not None:
+                per_channel = per_channel * weight[:, None]
             grad = _standardized_rows_grad(np, per_channel.reshape(rows.shape), x_hat, rstd)
         if grad_mean is not None:
             grad += grad_mean.reshape(-1, 1) / rows.shape[1]
         if grad_rstd is not None:  # d rstd / dx = -rstd^2 x_hat / count
             grad -= (grad_rstd.reshape(-1) * rstd * rstd / rows.shape[1])[:, None] * x_hat
         grads[0] = grad.reshape(ctx.input_shape)
-    dtype = ctx.input.dtype.numpy
-    ctx.array_grads = [None if g is None else Tensor._make(g.astype(dtype, copy=False))
-                       for g in grads]
+    ctx.array_grads = _in_kind(ctx, [None if grad is None else grad.astype(input.dtype,
+                                                                          copy=False)
+                                     for grad in grads])
     return ctx.array_grads
 
 
