@@ -89,17 +89,27 @@ def test_bfloat16_found_before_tapegrad_loaded_ml_dtypes(first_use):
     assert shown == "tensor([2.5000], dtype=torch.bfloat16)"
 
 
+def test_legacy_type_names_need_no_ml_dtypes():
+    loaded = _run("import sys, json, tapegrad as torch\n"
+                  "x = torch.ones(2).type('torch.DoubleTensor').type(torch.LongTensor)\n"
+                  "print(json.dumps([repr(x.dtype), 'ml_dtypes' in sys.modules]))")
+    assert loaded == ["torch.int64", False]
+
+
 def test_bfloat16_without_ml_dtypes_exists_and_says_what_is_missing():
     said = _run(
         "import sys, json\n"
         "sys.modules['ml_dtypes'] = None  # makes `import ml_dtypes` fail\n"
         "import tapegrad as torch\n"
-        "try:\n"
-        "    torch.ones(2, dtype=torch.bfloat16)\n"
-        "except RuntimeError as error:\n"
-        "    said = str(error)\n"
+        "said = []\n"
+        "for make in (lambda: torch.ones(2, dtype=torch.bfloat16),\n"
+        "             lambda: torch.ones(2).type('torch.BFloat16Tensor')):\n"
+        "    try:\n"
+        "        make()\n"
+        "    except RuntimeError as error:\n"
+        "        said.append(str(error))\n"
         "print(json.dumps([repr(torch.bfloat16), isinstance(torch.bfloat16, torch.dtype),\n"
         "                  torch.bfloat16.itemsize, said, repr(torch.ones(2).dtype)]))")
-    assert said == ["torch.bfloat16", True, 2, "tapegrad.bfloat16 needs the ml_dtypes package "
-                    "(pip install ml_dtypes): NumPy has no bfloat16 type of its own",
-                    "torch.float32"]
+    needs = ("tapegrad.bfloat16 needs the ml_dtypes package (pip install ml_dtypes): NumPy has "
+             "no bfloat16 type of its own")
+    assert said == ["torch.bfloat16", True, 2, [needs, needs], "torch.float32"]

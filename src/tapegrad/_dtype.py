@@ -108,8 +108,10 @@ class _ByNumpy(dict):
         raise KeyError(numpy_dtype)
 
     def values(self):
-        _numpy_bfloat16()  # whoever looks through all dtypes sees bfloat16 where it can exist
-        return super().values()
+        """Every dtype, bfloat16 too before ml_dtypes is imported (Tensor.type finds names here:
+        x.type('torch.FloatTensor') need not import it)."""
+        dtypes = super().values()
+        return dtypes if bfloat16 in dtypes else [*dtypes, bfloat16]
 
 
 _BY_NUMPY = _ByNumpy({d.numpy: d for d in (float16, float32, float64, complex64, complex128,
