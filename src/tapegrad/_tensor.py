@@ -58,6 +58,7 @@ class Tensor:
     _grad = _view_fn = _accumulator = None
     _output_nr = 0
     _retains_grad = _is_inference = False
+    _unshared = False  # a gradient only the engine holds (Note [Unshared gradients], engine.py)
 
     __hash__ = object.__hash__
     # Every tensor is on the cpu unless its own __dict__ says otherwise: a class-level default
@@ -266,6 +267,9 @@ class Tensor:
             if grad_mode.is_recording():
                 from .autograd.engine import recorded_first_grad
                 self._grad = recorded_first_grad(self, grad)
+            elif grad._unshared and grad._data.flags.c_contiguous:
+                grad._unshared = False  # taken: whoever else gets it copies
+                self._grad = Tensor._make(grad._data, grad.dtype)
             else:
                 self._grad = Tensor._make(grad._data.copy())
         elif grad_mode.is_recording():

@@ -263,9 +263,9 @@ def run(roots, seeds, retain_graph, create_graph, targets=None, accumulate=True)
     """
     dependencies = _dependencies(roots)
     needed = None if targets is None else _needed(roots, targets, dependencies)
-    pending, owned = {}, set()  # owned: see _add_pending
+    pending = {}
     for (node, output_nr), seed in zip(roots, seeds):
-        _add_pending(pending, node, output_nr, seed, False, owned)
+        _add_pending(pending, node, output_nr, seed, False)
     ready = []
     for node in dict.fromkeys(node for node, _ in roots):
         if dependencies.get(node, 0) == 0:
@@ -276,15 +276,15 @@ def run(roots, seeds, retain_graph, create_graph, targets=None, accumulate=True)
         # torch sums NaN and inf gradients silently; one error state for the whole run
         # keeps NumPy quiet in the accumulations between nodes (ops quiet their own)
         with np.errstate(all="ignore"):
-            _drain(ready, pending, owned, dependencies, needed, targets, captured,
-                   retain_graph, create_graph, accumulate)
+            _drain(ready, pending, dependencies, needed, targets, captured, retain_graph,
+                   create_graph, accumulate)
     finally:
         _run_state.restricted = restricted
     return captured
 
 
-def _drain(ready, pending, owned, dependencies, needed, targets, captured, retain_graph,
-           create_graph, accumulate):
+def _drain(ready, pending, dependencies, needed, targets, captured, retain_graph, create_graph,
+           accumulate):
     """Run ready nodes, newest first, until none is left. A node that is the only one ready
     runs next without a trip through the heap (the common chain x -> f -> g)."""
     pop, push = heapq.heappop, heapq.heappush
@@ -297,10 +297,12 @@ def _drain(ready, pending, owned, dependencies, needed, targets, captured, retai
                 node = pop(ready)[2]
             grads = pending.pop(node, None) or [None]
             if node._pre_hooks or node._retained or node._node_hooks:
+                unmark(grads)
                 grads = _call_pre_hooks(node, grads)
             if targets is not None:
                 for output_nr, grad in enumerate(grads):
                     if (node, output_nr) in targets and grad is not None:
+                        unmark((grad,))
                         captured[(node, output_nr)] = grad
             if needed is None or (node in needed and (
                     not isinstance(node, AccumulateGrad) or accumulate and (node, 0) in targets)):
@@ -316,6 +318,7 @@ def _drain(ready, pending, owned, dependencies, needed, targets, captured, retai
                 if not retain_graph:
                     node.release_saved()
                 if node._node_hooks and node._node_hooks[1]:
+                    unmark(outputs)
                     outputs = _call_post_hooks(node, _validated(node, outputs), grads)
             else:
                 outputs = (None,) * len(node.next_functions)
@@ -326,7 +329,7 @@ def _drain(ready, pending, owned, dependencies, needed, targets, captured, retai
                 if grad is not None:
                     if grad._data.shape != metadata[0] or grad.dtype is not metadata[1]:
                         grad = _validate(grad, metadata)
-                    _add_pending(pending, next_node, output_nr, grad, create_graph, owned)
+                    _add_pending(pending, next_node, output_nr, grad, create_graph)
                 count = dependencies[next_node] - 1
                 dependencies[next_node] = count
                 if count == 0:
@@ -355,11 +358,19 @@ def recorded_first_grad(tensor, grad):
     return copied
 
 
-def _add_pending(pending, node, output_nr, grad, create_graph, owned):
-    """Sum a gradient into the node's input buffer (shapes and dtypes already match).
-    owned: the (node, output_nr) slots holding a sum this pass allocated, which later
-    gradients are added into in place; any other gradient may be shared (add's backward hands
-    one gradient to both inputs), so the first sum goes to a new array."""
+# Note [Unshared gradients]
+# A gradient may be held by several owners (add's backward hands one gradient to both inputs;
+# a formula may return its incoming gradient), so summing into it or making it a leaf's .grad
+# would need a copy. A large gradient known to be held by the engine alone is marked
+# _unshared: one a formula computed afresh (ops/_define.py) or a sum the engine allocated.
+# Later gradients are added into it in place, and AccumulateGrad takes it as the leaf's .grad
+# without a copy (as torch steals a gradient no one else holds). Hooks see gradients as
+# anyone's, so they unmark them.
+UNSHARED_SIZE = 4096  # below this, a copy costs less than the bookkeeping
+
+
+def _add_pending(pending, node, output_nr, grad, create_graph):
+    """Sum a gradient into the node's input buffer (shapes and dtypes already match)."""
     slots = pending.get(node)
     if slots is None:
         slots = pending[node] = [None] * (output_nr + 1)
@@ -370,12 +381,20 @@ def _add_pending(pending, node, output_nr, grad, create_graph, owned):
         slots[output_nr] = grad
     elif create_graph:
         slots[output_nr] = current + grad
-    elif (node, output_nr) in owned:
+    elif current._unshared:
         np.add(current._data, grad._data, out=current._data)
     else:
-        total = np.add(current._data, grad._data, out=np.empty_like(current._data))
-        slots[output_nr] = type(grad)._make(total, grad.dtype)
-        owned.add((node, output_nr))
+        total = type(grad)._make(np.asarray(current._data + grad._data), grad.dtype)
+        if total._data.size >= UNSHARED_SIZE:
+            total._unshared = True
+        slots[output_nr] = total
+
+
+def unmark(grads):
+    """Note [Unshared gradients]: these gradients are seen by user code from now on."""
+    for grad in grads:
+        if grad is not None and grad._unshared:
+            grad._unshared = False
 
 
 def _call_pre_hooks(node, grads):

@@ -25,6 +25,7 @@ import numpy as np
 from .. import _dtype
 from .._tensor import Tensor
 from ..autograd import anomaly_mode, forward_ad, grad_mode
+from ..autograd.engine import UNSHARED_SIZE
 from ..autograd.graph import FREED_GRAPH, Node, SavedTensor, saved_input, sequence_numbers
 from ._checks import broadcast_shapes, counting_tensor, type_name
 
@@ -77,6 +78,13 @@ CHECK_ARRAYS = os.environ.get("TAPEGRAD_CHECK_ARRAYS") == "1"
 
 class OnTensorsOnly(Exception):
     """A formula running on arrays met something that only a Tensor can do."""
+
+
+def _made_afresh(array, values, earlier):
+    """Whether a formula's result owns its memory and is none of its inputs or other results."""
+    return (array.base is None and all(array is not value for value in values.values())
+            and all(array is not grad for grad in values["grads"])
+            and all(array is not grad._data for grad in earlier if grad is not None))
 
 
 def _compare_with_tensors(node, array_grads, tensor_grads):
@@ -164,7 +172,12 @@ class OpNode(Node):
                         if not isinstance(grad, np.generic):
                             raise OnTensorsOnly(type(grad).__name__)
                         grad = np.asarray(grad)
-                    grads.append(Tensor._make(grad))
+                    if grad.dtype != dtype:  # NumPy promoted where torch would not have
+                        raise OnTensorsOnly(str(grad.dtype))
+                    result = Tensor._make(grad)
+                    if grad.size >= UNSHARED_SIZE and _made_afresh(grad, values, grads):
+                        result._unshared = True  # Note [Unshared gradients] in engine.py
+                    grads.append(result)
                 else:
                     grads.append(None)
         except Exception:  # noqa: BLE001 - any failure: the formula runs again on Tensors
@@ -212,6 +225,7 @@ class Op:
         self.inputs_lead = self.input_positions == tuple(range(self.n_inputs))
         self.defaults = tuple(_REQUIRED if p.default is p.empty else p.default for p in params)
         self.n_params = len(params)
+        self.n_required = sum(default is _REQUIRED for default in self.defaults)
         self.has_attributes = self.n_params > self.n_inputs
         names = [p.name for p in params]
         self.scalar_positions = tuple(names.index(name) for name in scalars)
@@ -251,22 +265,24 @@ class Op:
         return self if tensor is None else types.MethodType(self, tensor)
 
     def _bind(self, args, kwargs):
-        if len(args) > len(self.defaults):
-            raise TypeError(f"{self.__name__}() takes {len(self.defaults)} arguments "
-                            f"but {len(args)} were given")
         given = len(args)
+        if given > self.n_params:
+            raise TypeError(f"{self.__name__}() takes {self.n_params} arguments "
+                            f"but {given} were given")
         args += self.defaults[given:]
-        if kwargs:  # by hand: inspect's Signature.bind costs ~20 us a call
-            args = list(args)
-            for name, value in kwargs.items():
-                position = self.positions.get(name)
-                if position is None or position < given:
-                    self.signature.bind(*args[:given], **kwargs)  # raises Python's TypeError
-                args[position] = value
-            args = tuple(args)
+        if not kwargs:
+            if given < self.n_required:
+                raise TypeError(f"{self.__name__}() missing a required argument")
+            return args
+        args = list(args)  # by hand: inspect's Signature.bind costs ~20 us a call
+        for name, value in kwargs.items():
+            position = self.positions.get(name)
+            if position is None or position < given:
+                self.signature.bind(*args[:given], **kwargs)  # raises Python's TypeError
+            args[position] = value
         if any(arg is _REQUIRED for arg in args):
             raise TypeError(f"{self.__name__}() missing a required argument")
-        return args
+        return tuple(args)
 
     def __call__(self, *args, **kwargs):
         if kwargs or len(args) != self.n_params:
@@ -335,8 +351,8 @@ class Op:
                 raise OnTensorsOnly(self.__name__)
         out = self.forward(np, *args)
         if type(out) is tuple:
-            return tuple(o if type(o) is np.ndarray else np.asarray(o) for o in out)
-        return out if type(out) is np.ndarray else np.asarray(out)
+            return tuple(_float_or_mask(o, self) for o in out)
+        return _float_or_mask(out, self)
 
     def _arrays(self, inputs, args):
         """The general path of argument conversion: type checks, then promotion."""
@@ -451,6 +467,20 @@ def view_requires_grad(view):
     if view._view_version != view._version_counter[0]:
         regenerate_view(view)
     return view.dtype.is_differentiable
+
+
+def array_of(value):
+    """A tensor's array; an array as it is (a formula's value running on arrays)."""
+    return value._data if isinstance(value, Tensor) else value
+
+
+def _float_or_mask(value, op):
+    """An op's result inside a formula on arrays: integers (a count of a mask, an index)
+    would meet NumPy's promotion rules, not torch's, so the formula goes back to Tensors."""
+    value = value if type(value) is np.ndarray else np.asarray(value)
+    if value.dtype.kind not in "fb":
+        raise OnTensorsOnly(op.__name__)
+    return value
 
 
 def _as_array(value):

@@ -111,6 +111,9 @@ def _reduced_op(with_bias, with_weight):
              lambda xp, *args: _reduced_forward(xp, *args[:-1]), ("handed", "allow_retain_graph"))
     op.derivatives(**{n: _handed_over(n) for n in ("input", "linear_weight", "linear_bias")
                       if n in tensors})
+    # A formula takes its gradient out of `handed`: run twice (on arrays, then again on
+    # Tensors, Note [Formulas on arrays]) the second run would find it gone.
+    op.on_arrays = False
     return op
 
 

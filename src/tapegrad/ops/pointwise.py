@@ -8,7 +8,7 @@ from .. import _dtype, _layout
 from .._tensor import Tensor
 from ._checks import (broadcast_shapes, counting_tensor, is_number, number, overload_error,
                       scaled, type_name)
-from ._define import defop
+from ._define import array_of, defop
 from .shape import zeros_of
 
 # ---- argument checks: torch's errors, before any forward runs ------------------------------------
@@ -659,7 +659,7 @@ _clamp_scalar.derivatives(input=lambda ctx: _passed_where(_inside_bounds(ctx), c
 
 def _passed_where(mask, grad):
     """torch's clamp gradients: where(mask, grad, 0)."""
-    return _where(mask._data, grad, 0.0)
+    return _where(array_of(mask), grad, 0.0)
 
 
 @defop("ClampBackward0", save=("input", "min", "max"), promote="common")
