@@ -35,8 +35,9 @@ def _moments(array, axes):
 
 # Note [Row kernels]: layer and group norm normalise the rows of a 2-d view of their input.
 # Row sums are products with a vector (NumPy reduces a short last axis several times slower
-# than BLAS does), each pass writes into an array the kernel owns, and half precision is
-# computed in float32, as torch's kernels accumulate.
+# than BLAS does), and passes write in place into the few arrays the kernel allocates: inside
+# a training step a fresh array costs more than the arithmetic that fills it (its memory is
+# cold). Half precision is computed in float32, as torch's kernels accumulate.
 
 def _in_compute_dtype(array):
     return array.astype(np.float32) if array.dtype.itemsize < 4 else array
@@ -60,12 +61,12 @@ def _standardized_rows(xp, rows, eps):
 
 def _standardized_rows_grad(xp, grad, x_hat, rstd):
     """rstd * (grad - mean(grad) - x_hat * mean(grad * x_hat)) row by row: the gradient
-    through x_hat = (x - mean) * rstd given x_hat's."""
-    result = x_hat * _row_mean(xp, grad, x_hat)[:, None]
-    xp.subtract(grad, result, out=result)
-    result -= _row_mean(xp, grad)[:, None]
-    result *= rstd[:, None]
-    return result
+    through x_hat = (x - mean) * rstd given x_hat's, computed in x_hat's place."""
+    x_hat *= _row_mean(xp, grad, x_hat)[:, None]
+    xp.subtract(grad, x_hat, out=x_hat)
+    x_hat -= _row_mean(xp, grad)[:, None]
+    x_hat *= rstd[:, None]
+    return x_hat
 
 
 def _column_sum(xp, rows):
@@ -179,13 +180,13 @@ def _native_layer_norm_backward(xp, grad_out: Tensor, input: Tensor, normalized_
     x_hat = rows - _in_compute_dtype(mean).reshape(count)[:, None]
     x_hat *= rstd[:, None]
     grads = [xp.empty(0, grad_out.dtype)] * 3
-    if output_mask[0]:
-        scaled = grad_rows if weight is None else grad_rows * weight.reshape(-1)
-        grads[0] = _standardized_rows_grad(xp, scaled, x_hat, rstd).reshape(input.shape)
     if output_mask[1]:
-        grads[1] = _column_sum(xp, grad_rows * x_hat).reshape(normalized_shape)
+        grads[1] = xp.einsum("ij,ij->j", grad_rows, x_hat).reshape(normalized_shape)
     if output_mask[2]:
         grads[2] = _column_sum(xp, grad_rows).reshape(normalized_shape)
+    if output_mask[0]:  # last: it takes x_hat's place
+        scaled = grad_rows if weight is None else grad_rows * weight.reshape(-1)
+        grads[0] = _standardized_rows_grad(xp, scaled, x_hat, rstd).reshape(input.shape)
     return tuple(grad.astype(grad_out.dtype, copy=False) for grad in grads)
 
 
@@ -572,16 +573,20 @@ def _group_norm_array_grads(ctx):
         if needs_bias:
             grads[2] = np.einsum("nch->c", per_channel)
     if needs_input:
+        statistics_terms = np.zeros((rows.shape[0], 1), rows.dtype)
+        if grad_mean is not None:
+            statistics_terms = statistics_terms + grad_mean.reshape(-1, 1) / rows.shape[1]
+        if grad_rstd is not None:  # d rstd / dx = -rstd^2 x_hat / count
+            statistics_terms = statistics_terms - (
+                grad_rstd.reshape(-1) * rstd * rstd / rows.shape[1])[:, None] * x_hat
         if grad_result is None:
-            grad = np.zeros_like(rows)
-        else:
+            grad = np.broadcast_to(statistics_terms, rows.shape).copy()
+        else:  # it takes x_hat's place
             if weight is not None:
                 per_channel = per_channel * weight[:, None]
             grad = _standardized_rows_grad(np, per_channel.reshape(rows.shape), x_hat, rstd)
-        if grad_mean is not None:
-            grad += grad_mean.reshape(-1, 1) / rows.shape[1]
-        if grad_rstd is not None:  # d rstd / dx = -rstd^2 x_hat / count
-            grad -= (grad_rstd.reshape(-1) * rstd * rstd / rows.shape[1])[:, None] * x_hat
+            if grad_mean is not None or grad_rstd is not None:
+                grad += statistics_terms
         grads[0] = grad.reshape(ctx.input_shape)
     ctx.array_grads = _in_kind(ctx, [None if grad is None else grad.astype(input.dtype,
                                                                           copy=False)
