@@ -109,7 +109,7 @@ def _flash_attention(xp, query: Tensor, key: Tensor, value: Tensor, attn_mask, i
     output = xp.matmul(xp.swapaxes(weights, -1, -2), value, out=xp.empty_like(query))
     dead = total == 0  # as torch's, such a row's logsumexp is 0
     # divided in the output's memory order: NumPy's loop would follow the shape (3x slower)
-    order = tuple(np.argsort([-stride for stride in output.strides], kind="stable"))
+    order = sorted(range(output.ndim), key=lambda axis: -output.strides[axis])
     in_order = output.transpose(order)
     xp.divide(in_order, xp.where(dead, xp.inf, total)[..., None].transpose(order), out=in_order)
     return output, xp.log(xp.where(dead, 1, total)) + row_max[..., 0, :]
