@@ -1,6 +1,8 @@
 import os
 import sys
 
+import pytest
+
 try:
     from hypothesis import HealthCheck, settings
 except ImportError:  # the fuzz tests skip themselves without hypothesis
@@ -15,6 +17,18 @@ if settings is not None:
     settings.register_profile("long", max_examples=2000, deadline=None,
                               suppress_health_check=_relaxed, print_blob=True)
     settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+# Note [Formulas on arrays] (ops/_define.py): these modules run the backward of every op, so
+# there each formula run on arrays is also run on Tensors and the two are compared.
+_CHECK_ARRAYS_IN = {"test_torch_op_db", "test_ops", "test_engine_fast_paths"}
+
+
+@pytest.fixture(autouse=True)
+def _check_formulas_on_arrays(request, monkeypatch):
+    if request.module.__name__ in _CHECK_ARRAYS_IN:
+        from tapegrad.ops import _define
+        monkeypatch.setattr(_define, "CHECK_ARRAYS", True)
 
 
 def pytest_terminal_summary(terminalreporter):
