@@ -7,8 +7,6 @@ once over a small vocabulary (`_ARRAYS` or `_TENSORS`): when the backward is its
 (create_graph), the recurrence is recomputed from the saved inputs with tapegrad ops and
 differentiated with them, as torch's mkldnn_rnn_layer_differentiable_backward does.
 """
-import functools
-
 import numpy as np
 
 from .._tensor import Tensor
@@ -31,22 +29,20 @@ class _ARRAYS:
         return np.ascontiguousarray(weight.T)
 
     @staticmethod
-    def activate(gates, hidden_size):
-        """sigmoid on the i, f, o gates, tanh on g, in one tanh over contiguous memory:
-        sigmoid(x) = tanh(x / 2) / 2 + 1 / 2 (which never overflows)."""
-        scale, offset = _gate_scales(hidden_size, gates.dtype)
-        active = np.tanh(gates * scale)
-        active *= scale
-        active += offset
-        return active
+    def activation(hidden_size, dtype):
+        """The gates' activation: sigmoid on i, f, o and tanh on g, in one tanh over
+        contiguous memory, as a * tanh(a * x) + b per column: sigmoid for a = b = 1/2 (which
+        never overflows), tanh for a = 1, b = 0."""
+        is_candidate = np.repeat(np.array([False, False, True, False]), hidden_size)
+        scale = np.where(is_candidate, 1, 0.5).astype(dtype)
+        offset = np.where(is_candidate, 0, 0.5).astype(dtype)
 
-
-@functools.lru_cache(maxsize=None)
-def _gate_scales(hidden_size, dtype):
-    """Per gate column: a * tanh(a * x) + b is sigmoid for a = b = 1/2, tanh for a = 1, b = 0."""
-    is_candidate = np.repeat(np.array([False, False, True, False]), hidden_size)
-    return (np.where(is_candidate, 1, 0.5).astype(dtype),
-            np.where(is_candidate, 0, 0.5).astype(dtype))
+        def activate(gates):
+            active = np.tanh(gates * scale)
+            active *= scale
+            active += offset
+            return active
+        return activate
 
 
 class _TENSORS:
@@ -64,10 +60,11 @@ class _TENSORS:
         return weight.T
 
     @staticmethod
-    def activate(gates, hidden_size):
+    def activation(hidden_size, dtype):
         size = hidden_size
-        return cat([sigmoid(gates[:, :2 * size]), tanh(gates[:, 2 * size:3 * size]),
-                    sigmoid(gates[:, 3 * size:])], 1)
+        return lambda gates: cat([sigmoid(gates[:, :2 * size]),
+                                  tanh(gates[:, 2 * size:3 * size]),
+                                  sigmoid(gates[:, 3 * size:])], 1)
 
 
 def _time_order(steps, reverse):
@@ -96,10 +93,11 @@ def _recurrence(ops, input, weight_ih, weight_hh, bias_ih, bias_hh, hx, cx, reve
         projected = projected + (bias_ih + bias_hh)
     projected = projected.reshape(steps, batch, 4 * hidden_size)
     recurrent = ops.transposed(weight_hh)
+    activate = ops.activation(hidden_size, hx.dtype)
     hidden, cell = hx, cx
     outputs, gates, cells = ([None] * steps for _ in range(3))
     for time in _time_order(steps, reverse):
-        active = ops.activate(projected[time] + hidden @ recurrent, hidden_size)
+        active = activate(projected[time] + hidden @ recurrent)
         in_gate, forget_gate, candidate, out_gate = _chunks(active, hidden_size)
         cell = forget_gate * cell + in_gate * candidate
         hidden = out_gate * ops.tanh(cell)
@@ -184,6 +182,8 @@ def _layer_grads(ctx):
                                weights[1], ctx.hx_, ctx.cx_, output, gates, cells, reverse,
                                needs)
     else:
+        # Tensors here too: the uint8 workspace keeps this op off the path of formulas on
+        # arrays (Note [Formulas on arrays] in _define.py); its arrays are taken below
         output = ctx.result0._data
         steps, batch, hidden_size = output.shape
         workspace = ctx.result3._data.view(output.dtype).reshape(steps, batch, 5 * hidden_size)
