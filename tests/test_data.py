@@ -430,3 +430,26 @@ def test_iterable_dataset_base_iter_error():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert list(data.DataLoader(CountUp(data, 2), batch_size=5))[0].tolist() == [0, 1]
+
+
+class _RowByRow(data.TensorDataset):
+    """A TensorDataset subclass: the DataLoader fetches it sample by sample."""
+
+
+@pytest.mark.parametrize("drop_last", [False, True])
+def test_tensor_dataset_batches_are_the_stacked_samples(drop_last):
+    features = tapegrad.arange(42.0).reshape(7, 3, 2).transpose(1, 2)  # not contiguous
+    labels = tapegrad.arange(7)
+    batches = []
+    for dataset_type in (data.TensorDataset, _RowByRow):
+        tapegrad.manual_seed(3)
+        loader = data.DataLoader(dataset_type(features, labels), batch_size=3, shuffle=True,
+                                 drop_last=drop_last)
+        batches.append(list(loader))
+    whole, row_by_row = batches
+    assert len(whole) == len(row_by_row) == (2 if drop_last else 3)
+    for ours, stacked in zip(whole, row_by_row):
+        assert type(ours) is type(stacked) is list
+        for a, b in zip(ours, stacked):
+            assert a.dtype is b.dtype and a.shape == b.shape and a.is_contiguous()
+            assert a.tolist() == b.tolist() and a.grad_fn is None and b.grad_fn is None

@@ -2,7 +2,7 @@
 import itertools
 
 from .collate import default_collate, default_convert
-from .dataset import IterableDataset
+from .dataset import IterableDataset, TensorDataset
 from .sampler import BatchSampler, RandomSampler, SequentialSampler
 
 # Setting these after construction would leave the samplers out of step, so torch forbids it.
@@ -126,8 +126,20 @@ class DataLoader:
             for index in self.sampler:
                 yield self.collate_fn(self.dataset[index])
             return
+        whole = self._whole_tensor_batches()
         for indices in self.batch_sampler:
-            yield self.collate_fn(self._fetch(indices))
+            yield [tensor[indices] for tensor in whole] if whole else self.collate_fn(
+                self._fetch(indices))
+
+    def _whole_tensor_batches(self):
+        """A plain TensorDataset's tensors, when the default collate would stack their rows:
+        indexing each tensor by the batch's indices at once gives the same batch (torch
+        fetches and stacks row by row, which costs a Python round trip per sample here)."""
+        dataset = self.dataset
+        if (type(dataset) is TensorDataset and self.collate_fn is default_collate
+                and not any(tensor.requires_grad for tensor in dataset.tensors)):
+            return dataset.tensors
+        return None
 
     def _iterate_stream(self):
         samples = iter(self.dataset)
