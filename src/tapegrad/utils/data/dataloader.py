@@ -128,8 +128,8 @@ class DataLoader:
             return
         whole = self._whole_tensor_batches()
         for indices in self.batch_sampler:
-            yield [tensor[indices] for tensor in whole] if whole else self.collate_fn(
-                self._fetch(indices))
+            yield [tensor[indices].contiguous() for tensor in whole] if whole else (
+                self.collate_fn(self._fetch(indices)))
 
     def _whole_tensor_batches(self):
         """A plain TensorDataset's tensors, when the default collate would stack their rows:
