@@ -43,7 +43,10 @@ def _apply(op, target, args, kwargs, check_memory):
         _check_leaf(target)
     rerun = check_memory() and (op, args, kwargs)
     if not tracked:
-        with grad_mode.no_grad():
+        if grad_mode._state.recording:
+            with grad_mode.no_grad():
+                result = op(target, *args, **kwargs)
+        else:  # an optimizer's step: no context to enter
             result = op(target, *args, **kwargs)
         _write(target, result, rerun)
         return target
