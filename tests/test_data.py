@@ -453,3 +453,15 @@ def test_tensor_dataset_batches_are_the_stacked_samples(drop_last):
         for a, b in zip(ours, stacked):
             assert a.dtype is b.dtype and a.shape == b.shape and a.is_contiguous()
             assert a.tolist() == b.tolist() and a.grad_fn is None and b.grad_fn is None
+
+
+@pytest.mark.parametrize("replacement, num_samples", [(False, None), (False, 23), (True, 70)])
+def test_random_sampler_order_matches_torch_under_a_seed(replacement, num_samples):
+    torch = torch_or_skip()
+    orders = []
+    for lib in (tapegrad, torch):
+        lib.manual_seed(5)
+        sampler = lib.utils.data.RandomSampler(range(10), replacement=replacement,
+                                               num_samples=num_samples)
+        orders.append([list(sampler), list(sampler), lib.rand(()).item()])  # 2 epochs, then
+    assert orders[0] == orders[1]                                          # the global stream

@@ -61,13 +61,20 @@ class RandomSampler(Sampler[int]):
 
     def __iter__(self):
         size, count = len(self.data_source), self.num_samples
+        generator = self.generator
+        if generator is None:  # as torch: a generator seeded by one draw from the global one
+            generator = tapegrad.Generator()
+            generator.manual_seed(int(tapegrad.empty((), dtype=tapegrad.int64).random_().item()))
         if self.replacement:
-            yield from tapegrad.randint(0, size, (count,), generator=self.generator).tolist()
+            # torch draws in chunks of 32 indices
+            for start in range(0, count, 32):
+                yield from tapegrad.randint(0, size, (min(32, count - start),),
+                                            generator=generator).tolist()
             return
         # More samples than items: whole permutations, then the head of one more.
         for _ in range(count // size):
-            yield from tapegrad.randperm(size, generator=self.generator).tolist()
-        yield from tapegrad.randperm(size, generator=self.generator)[:count % size].tolist()
+            yield from tapegrad.randperm(size, generator=generator).tolist()
+        yield from tapegrad.randperm(size, generator=generator)[:count % size].tolist()
 
     def __len__(self):
         return self.num_samples
