@@ -3,7 +3,7 @@ torch's CPU nn.LSTM runs for float32 input through oneDNN.
 
 The forward loops over time on arrays: one matmul projects every step's input, then each step
 multiplies h by W_hh. The backward is backpropagation through time on arrays. Both are written
-once over a small vocabulary (`_ARRAYS` or `_TENSORS`): when the backward is itself recorded
+once over a small vocabulary (`_ArrayOps` or `_TensorOps`): when the backward is itself recorded
 (create_graph), the recurrence is recomputed from the saved inputs with tapegrad ops and
 differentiated with them, as torch's mkldnn_rnn_layer_differentiable_backward does.
 """
@@ -16,7 +16,7 @@ from .joining import cat, stack
 from .unary import sigmoid, tanh
 
 
-class _ARRAYS:
+class _ArrayOps:
     """The recurrence's vocabulary on NumPy arrays."""
     tanh = staticmethod(np.tanh)
     cat = staticmethod(np.concatenate)
@@ -45,7 +45,7 @@ class _ARRAYS:
         return activate
 
 
-class _TENSORS:
+class _TensorOps:
     """The same vocabulary in tapegrad ops, for a backward that is being recorded."""
     tanh = staticmethod(tanh)
     cat = staticmethod(cat)
@@ -156,7 +156,7 @@ def mkldnn_rnn_layer(xp, input: Tensor, weight0: Tensor, weight1: Tensor, weight
     holds the activated gates and cells for backward, as uint8 bytes like torch's (whose bytes
     are oneDNN's). batch_sizes, mode, num_layers, bidirectional, batch_first and train are
     torch's bookkeeping: its nn.LSTM passes batch_first=False, having transposed the input."""
-    outputs, gates, cells = _recurrence(_ARRAYS, input, weight0, weight1, weight2, weight3,
+    outputs, gates, cells = _recurrence(_ArrayOps, input, weight0, weight1, weight2, weight3,
                                         hx_, cx_, reverse)
     steps, batch, hidden_size = len(outputs), *outputs[0].shape
     workspace = xp.empty((steps, batch, 5 * hidden_size), outputs[0].dtype)
@@ -177,8 +177,8 @@ def _layer_grads(ctx):
     needs = ctx._node._needs_input_grad
     if is_recording():
         output, gates, cells = (stack(values, 0) for values in _recurrence(
-            _TENSORS, input, *weights, ctx.hx_, ctx.cx_, reverse))
-        grads = _backpropagate(_TENSORS, ctx.grads[:3], input, weights[0],
+            _TensorOps, input, *weights, ctx.hx_, ctx.cx_, reverse))
+        grads = _backpropagate(_TensorOps, ctx.grads[:3], input, weights[0],
                                weights[1], ctx.hx_, ctx.cx_, output, gates, cells, reverse,
                                needs)
     else:
@@ -189,7 +189,7 @@ def _layer_grads(ctx):
         workspace = ctx.result3._data.view(output.dtype).reshape(steps, batch, 5 * hidden_size)
         arrays = [None if t is None else t._data
                   for t in (input, *ctx.grads[:3], *weights[:2], ctx.hx_, ctx.cx_)]
-        grads = _backpropagate(_ARRAYS, arrays[1:4], arrays[0], *arrays[4:], output,
+        grads = _backpropagate(_ArrayOps, arrays[1:4], arrays[0], *arrays[4:], output,
                                workspace[..., :4 * hidden_size],
                                workspace[..., 4 * hidden_size:], reverse, needs)
         grads = [None if g is None else Tensor._make(g) for g in grads]
