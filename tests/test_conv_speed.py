@@ -258,3 +258,59 @@ def test_max_pool2d_gradcheck(name):
     pool = lambda x: tapegrad.nn.functional.max_pool2d(x, **options)  # noqa: E731
     assert gradcheck(pool, [x])
     assert gradgradcheck(pool, [x])
+
+
+# ---- average pooling and the other linear maps along axes ----------------------------------
+
+def avg_pool2d(**options):
+    return lambda lib, x: lib.nn.functional.avg_pool2d(x, **options)
+
+
+# evenly spaced window positions read the input through views; the rest gather
+LINEAR_MAPS = {
+    "avg-2x2": avg_pool2d(kernel_size=2),
+    "avg-2x2-odd-size": avg_pool2d(kernel_size=2),
+    "avg-3x3-stride-2": avg_pool2d(kernel_size=3, stride=2),
+    "avg-3x3-stride-2-padding": avg_pool2d(kernel_size=3, stride=2, padding=1),
+    "avg-padding-excluded": avg_pool2d(kernel_size=3, stride=2, padding=1,
+                                       count_include_pad=False),
+    "avg-ceil": avg_pool2d(kernel_size=2, ceil_mode=True),
+    "avg-divisor": avg_pool2d(kernel_size=(2, 3), stride=(1, 2), divisor_override=5),
+    "avg1d": lambda lib, x: lib.nn.functional.avg_pool1d(x.flatten(-2), 3, stride=2),
+    "adaptive-avg": lambda lib, x: lib.nn.functional.adaptive_avg_pool2d(x, (3, 4)),
+    "nearest": lambda lib, x: lib.nn.functional.interpolate(x, scale_factor=2),
+    "bilinear": lambda lib, x: lib.nn.functional.interpolate(x, size=(9, 4), mode="bilinear"),
+}
+SHAPES = {"avg-2x2-odd-size": (2, 3, 7, 5), "avg-ceil": (2, 3, 7, 5)}
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("name", list(LINEAR_MAPS))
+def test_linear_map_along_axes_like_torch(name, dtype):
+    assert_like_torch(LINEAR_MAPS[name], [randn(*SHAPES.get(name, (2, 3, 6, 8)))], dtype)
+
+
+@pytest.mark.parametrize("name", ["avg-2x2", "avg-3x3-stride-2", "nearest"])
+def test_linear_map_of_a_non_contiguous_input_like_torch(name):
+    assert_like_torch(LINEAR_MAPS[name], [randn(2, 3, 8, 6)], "float32", contiguous=False)
+
+
+def test_avg_pool2d_of_integers_like_torch():
+    torch = pytest.importorskip("torch")
+    x = RNG.integers(-9, 9, (2, 3, 6, 5))
+
+    def scenario(lib):
+        result = lib.nn.functional.avg_pool2d(lib.tensor(x), 2)
+        return str(result.dtype), result.numpy()
+
+    ours, theirs = scenario(tapegrad), scenario(torch)
+    assert ours[0] == theirs[0]
+    np.testing.assert_array_equal(ours[1], theirs[1])
+
+
+@pytest.mark.parametrize("name", ["avg-2x2", "avg-3x3-stride-2-padding", "adaptive-avg"])
+def test_linear_map_gradcheck(name):
+    x = tapegrad.tensor(randn(2, 2, 6, 7), requires_grad=True)
+    fn = lambda x: LINEAR_MAPS[name](tapegrad, x)  # noqa: E731
+    assert gradcheck(fn, [x])
+    assert gradgradcheck(fn, [x])

@@ -336,13 +336,39 @@ def _along_axes(xp, array, tables):
 
 def _along_axis(xp, array, axis, index, weight):
     shape = (index.shape[0],) + (1,) * (array.ndim - axis - 1)
-    result = xp.zeros(array.shape[:axis] + shape[:1] + array.shape[axis + 1:], array.dtype)
+    result = None
     for slot in range(index.shape[1]):  # the few inputs of an output, not the outputs
-        used = index[:, slot] >= 0
-        term = xp.take(array, xp.where(used, index[:, slot], 0), axis=axis)
-        term *= weight[:, slot].astype(array.dtype).reshape(shape)
-        result += term if used.all() else xp.where(used.reshape(shape), term, 0)
+        positions, factors = index[:, slot], weight[:, slot].astype(array.dtype)
+        # one factor for all outputs (pooling windows inside the input) multiplies as a scalar
+        uniform = factors.size and (factors == factors[0]).all()
+        factor = factors[0] if uniform else factors.reshape(shape)
+        step = _step(positions)
+        if step:  # evenly spaced positions (windows without padding): a view, not a gather
+            term = array[(slice(None),) * axis + (slice(positions[0], positions[-1] + 1,
+                                                        step),)] * factor
+        else:
+            used = positions >= 0
+            term = xp.take(array, xp.where(used, positions, 0), axis=axis)
+            term *= factor
+            if not used.all():
+                term = xp.where(used.reshape(shape), term, 0)
+        if result is None:  # every term is a new array: the first is the sum so far
+            result = term
+        else:
+            result += term
+    if result is None:
+        return xp.zeros(array.shape[:axis] + shape[:1] + array.shape[axis + 1:], array.dtype)
     return result
+
+
+def _step(positions):
+    """The step between positions that are all used and evenly increasing, else None."""
+    if not positions.size or positions[0] < 0:
+        return None
+    steps = np.diff(positions)
+    if not steps.size:
+        return 1
+    return int(steps[0]) if steps[0] > 0 and (steps == steps[0]).all() else None
 
 
 def linear_map(node, name, pooling=False):
