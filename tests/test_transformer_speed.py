@@ -307,6 +307,47 @@ def test_batch_and_group_norm_pass_gradcheck_and_gradgradcheck(case):
     assert tapegrad.autograd.gradgradcheck(norm, inputs)
 
 
+HALF_CASES = {
+    "layer_norm": (lambda lib, x, w: lib.nn.functional.layer_norm(x, (8,), w, w),
+                   [(2, 3, 8), (8,)]),
+    "batch_norm_train": (lambda lib, x, w: lib.nn.functional.batch_norm(
+        x, *_running(lib, x.dtype), w, w, training=True), [(4, 6, 8), (6,)]),
+    "batch_norm_eval": (lambda lib, x, w: lib.nn.functional.batch_norm(
+        x, *_running(lib, x.dtype), w, w), [(4, 6, 8), (6,)]),
+    "group_norm": (lambda lib, x, w: lib.nn.functional.group_norm(x, 2, w, w),
+                   [(4, 6, 8), (6,)]),
+    "scaled_dot_product_attention": (
+        lambda lib, q, k, v: lib.nn.functional.scaled_dot_product_attention(q, k, v),
+        [(2, 2, 4, 8), (2, 2, 6, 8), (2, 2, 6, 8)]),
+}
+
+
+def _half_run(lib, case, arrays, dtype):
+    inputs = [lib.tensor(a).to(getattr(lib, dtype)).requires_grad_() for a in arrays]
+    output = HALF_CASES[case][0](lib, *inputs)
+    weights = lib.tensor(np.cos(np.arange(output.numel())).reshape(output.shape))
+    (output.double() * weights).sum().backward()
+    return [output, *(t.grad for t in inputs)]
+
+
+@pytest.mark.parametrize("case", HALF_CASES)
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_half_precision_kernels_as_accurate_as_torch(torch, case, dtype):
+    """Half precision is computed in float32, as torch's kernels accumulate: each value and
+    gradient is as close to the exact one (float64 on the rounded inputs) as torch's, within
+    one rounding of the dtype."""
+    arrays = [RNG.standard_normal(shape).astype(np.float32) for shape in HALF_CASES[case][1]]
+    rounded = [torch.tensor(a).to(getattr(torch, dtype)).double().numpy() for a in arrays]
+    exact = [t.detach().numpy() for t in _half_run(torch, case, rounded, "float64")]
+    ours, theirs = _half_run(tapegrad, case, arrays, dtype), _half_run(torch, case, arrays, dtype)
+    assert [str(t.dtype) for t in ours] == [str(t.dtype) for t in theirs]
+    eps = float(torch.finfo(getattr(torch, dtype)).eps)
+    for mine, torchs, reference in zip(ours, theirs, exact):
+        error = np.abs(mine.detach().double().numpy() - reference).max()
+        torch_error = np.abs(torchs.detach().double().numpy() - reference).max()
+        assert error <= torch_error + eps * max(np.abs(reference).max(), 1.0)
+
+
 # ---- the whole layer: torch's graph, node for node -----------------------------------------
 
 def _causal(lib, size=6):

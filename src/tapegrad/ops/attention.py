@@ -83,6 +83,11 @@ def _key_major_scores(xp, query, key, attn_mask, is_causal, scale):
     return scores
 
 
+def _in_compute_dtype(array):
+    """Half precision computed in float32, as torch's kernel accumulates."""
+    return array.astype(np.float32) if array.dtype.itemsize < 4 else array
+
+
 def _repeat_heads(xp, query, key, value):
     """key and value with each head repeated for the query heads of its group."""
     groups = query.shape[1] // key.shape[1]
@@ -98,7 +103,10 @@ def _flash_attention(xp, query: Tensor, key: Tensor, value: Tensor, attn_mask, i
     """(output, logsumexp of each row of scores), as torch's kernel: softmax's normaliser is
     applied after the product with value; a row with nothing to attend to gives zeros. The
     output is laid out as the query is (torch's too). Key and value may have fewer heads (a
-    divisor of the query's): each serves a group."""
+    divisor of the query's): each serves a group. Half precision gives a float32 logsumexp,
+    as torch's."""
+    dtype = query.dtype
+    query, key, value = map(_in_compute_dtype, (query, key, value))
     key, value = _repeat_heads(xp, query, key, value)
     weights = _key_major_scores(xp, query, key, attn_mask, is_causal, scale)
     row_max = weights.max(axis=-2, keepdims=True)
@@ -112,7 +120,7 @@ def _flash_attention(xp, query: Tensor, key: Tensor, value: Tensor, attn_mask, i
     order = sorted(range(output.ndim), key=lambda axis: -output.strides[axis])
     in_order = output.transpose(order)
     xp.divide(in_order, xp.where(dead, xp.inf, total)[..., None].transpose(order), out=in_order)
-    return output, xp.log(xp.where(dead, 1, total)) + row_max[..., 0, :]
+    return output.astype(dtype, copy=False), xp.log(xp.where(dead, 1, total)) + row_max[..., 0, :]
 
 
 def _flash_attention_grads(ctx):
@@ -121,9 +129,10 @@ def _flash_attention_grads(ctx):
     if "array_grads" in vars(ctx):
         return ctx.array_grads
     on_tensors = isinstance(ctx.grad, Tensor)  # or arrays (Note [Formulas on arrays])
-    query, key, value, grad, output, logsumexp = (
-        t._data if on_tensors else t for t in (ctx.query, ctx.key, ctx.value, ctx.grad,
-                                                ctx.result0, ctx.result1))
+    arrays = [t._data if on_tensors else t for t in (ctx.query, ctx.key, ctx.value, ctx.grad,
+                                                     ctx.result0, ctx.result1)]
+    dtype = arrays[0].dtype
+    query, key, value, grad, output, logsumexp = map(_in_compute_dtype, arrays)
     key, value = _repeat_heads(np, query, key, value)
     needs_query, needs_key, needs_value = ctx._node._needs_input_grad
     probabilities = _key_major_scores(np, query, key, ctx.attn_mask, ctx.is_causal, ctx.scale)
@@ -146,7 +155,8 @@ def _flash_attention_grads(ctx):
     for i in (1, 2):
         if groups > 1 and grads[i] is not None:
             grads[i] = grads[i].reshape(grads[i].shape[0], -1, groups, *grads[i].shape[2:]).sum(2)
-    ctx.array_grads = [Tensor._make(g) if on_tensors and g is not None else g for g in grads]
+    ctx.array_grads = [g if g is None else Tensor._make(g.astype(dtype, copy=False))
+                       if on_tensors else g.astype(dtype, copy=False) for g in grads]
     return ctx.array_grads
 
 

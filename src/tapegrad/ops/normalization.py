@@ -297,13 +297,15 @@ def _native_batch_norm(xp, input: Tensor, weight: Tensor, bias: Tensor, running_
                        running_var, training, momentum, eps):
     """(result, batch mean, batch 1/std); the statistics are empty in eval. Training updates
     the running statistics in place, as torch's kernel does (their versions stay unchanged):
-    new = (1 - momentum) * old + momentum * batch statistic (unbiased variance)."""
-    shape = _channel_shape(input.ndim)
+    new = (1 - momentum) * old + momentum * batch statistic (unbiased variance). Half
+    precision is computed in float32 (Note [Row kernels])."""
+    shape, dtype = _channel_shape(input.ndim), input.dtype
+    input = _in_compute_dtype(input)
     if not training:
-        rstd = 1 / xp.sqrt(running_var.reshape(shape) + eps)
-        empty = xp.zeros(0, input.dtype)
-        return (_scale_and_shift(input, running_mean.reshape(shape), rstd, weight, bias, shape),
-                empty, empty)
+        mean, rstd = _running_statistics(xp, _in_compute_dtype(running_mean),
+                                         _in_compute_dtype(running_var), eps, shape)
+        empty = xp.zeros(0, dtype)
+        return _scale_and_shift(input, mean, rstd, weight, bias, shape, dtype), empty, empty
     axes = (0,) + tuple(range(2, input.ndim))
     mean, var = _moments(input, axes)
     if running_mean is not None:
@@ -312,7 +314,8 @@ def _native_batch_norm(xp, input: Tensor, weight: Tensor, bias: Tensor, running_
         for stats, batch in ((running_mean, mean), (running_var, unbiased)):
             _update_running(stats, batch.ravel(), momentum)
     rstd = 1 / xp.sqrt(var + eps)
-    return _scale_and_shift(input, mean, rstd, weight, bias, shape), mean.ravel(), rstd.ravel()
+    return (_scale_and_shift(input, mean, rstd, weight, bias, shape, dtype),
+            mean.ravel().astype(dtype, copy=False), rstd.ravel().astype(dtype, copy=False))
 
 
 def _update_running(stats, batch, momentum):
@@ -328,14 +331,14 @@ def _update_running(stats, batch, momentum):
         stats.flat[channel] = momentum * value + (1 - momentum) * stats.flat[channel]
 
 
-def _scale_and_shift(input, mean, rstd, weight, bias, shape):
+def _scale_and_shift(input, mean, rstd, weight, bias, shape, dtype):
     """torch's batch-norm kernel: input * alpha + beta, with alpha = rstd * weight and beta =
-    bias - mean * alpha (so an infinite weight gives NaN, not +-inf)."""
+    bias - mean * alpha (so an infinite weight gives NaN, not +-inf); the result in dtype."""
     alpha = rstd if weight is None else rstd * weight.reshape(shape)
     beta = -(mean * alpha) if bias is None else bias.reshape(shape) - mean * alpha
     result = input * alpha
     result += beta
-    return result.astype(input.dtype, copy=False)
+    return result.astype(dtype, copy=False)
 
 
 def _batch_norm_grads(ctx):
@@ -375,12 +378,18 @@ def _native_batch_norm_backward(xp, grad_out: Tensor, input: Tensor, weight: Ten
                                 running_mean, running_var, save_mean: Tensor,
                                 save_invstd: Tensor, train, eps, output_mask):
     """torch's native_batch_norm_backward: batch statistics when training, else the running
-    ones; an output output_mask leaves out is an empty placeholder."""
+    ones; an output output_mask leaves out is an empty placeholder. Half precision is
+    computed in float32 (Note [Row kernels])."""
     shape, axes = _channel_shape(input.ndim), _batch_norm_dims(input.ndim)
+    dtype = grad_out.dtype
+    grad_out, input = _in_compute_dtype(grad_out), _in_compute_dtype(input)
+    weight = None if weight is None else _in_compute_dtype(weight)
     if train:
         mean, rstd = save_mean.reshape(shape), save_invstd.reshape(shape)
     else:
-        mean, rstd = _running_statistics(xp, running_mean, running_var, eps, shape)
+        mean, rstd = _running_statistics(xp, _in_compute_dtype(running_mean),
+                                         _in_compute_dtype(running_var), eps, shape)
+    mean, rstd = _in_compute_dtype(mean), _in_compute_dtype(rstd)
     x_hat = input - mean
     x_hat *= rstd
     grads = [xp.empty(0, grad_out.dtype)] * 3
@@ -401,7 +410,7 @@ def _native_batch_norm_backward(xp, grad_out: Tensor, input: Tensor, weight: Ten
             count = input.size // input.shape[1]
             grads[0] -= x_hat * (gain * along / count)
             grads[0] -= gain * total / count
-    return tuple(grads)
+    return tuple(grad.astype(dtype, copy=False) for grad in grads)
 
 
 def _batch_norm_double_backward(ctx):
