@@ -169,13 +169,13 @@ def _scatter_to_indices(node_name, name):
     too, as torch's backward function does: an edge whose derivative is zero."""
     @defop(node_name, save=("indices",), name=name)
     def scatter(xp, grad_output: Tensor, input: Tensor, indices, disjoint):
-        planes = numel(grad_output.shape[:-2])
-        result = xp.zeros((planes, input.shape[-2] * input.shape[-1]), grad_output.dtype)
+        planes, size = numel(grad_output.shape[:-2]), input.shape[-2] * input.shape[-1]
+        result = xp.zeros((planes, size), grad_output.dtype)
         rows = xp.arange(planes)[:, None]
         blocks = numel(grad_output.shape[-2:])
         grad, indices = grad_output.reshape(planes, blocks), indices.reshape(planes, blocks)
-        if disjoint:
-            result[rows, indices] = grad  # every index is distinct
+        if disjoint:  # every index is distinct: one assignment at flat positions
+            result.reshape(-1)[(indices + rows * size).reshape(-1)] = grad.reshape(-1)
         else:
             xp.add.at(result, (rows, indices), grad)
         return result.reshape(input.shape)
