@@ -1,9 +1,10 @@
 """Convolution: conv1d/2d and their transposes, unfold and fold.
 
-Every kernel handles the whole batch at once. im2col is a strided view of the padded input
-(sliding_window_view) copied once into (N, C*K, L) columns for ONE matmul; col2im adds columns
-back with one strided add per kernel position. Loops run over kernel positions, never over
-pixels or batch elements.
+Every kernel handles the whole batch at once. im2col copies the input once into columns for
+ONE batched matmul per convolution, and col2im adds columns back with one add per kernel
+position: for windows that keep the size (stride 1, 'same' padding) as shifted copies of
+whole planes (Note [Shifted columns]), otherwise through a strided view of the padded input
+(sliding_window_view). Loops run over kernel positions, never over pixels or batch elements.
 
 A convolution's gradients come from one op, torch's convolution_backward (the input
 gradient is a transposed convolution, and vice versa; the weight gradient pairs input and
@@ -139,6 +140,7 @@ def _col2im(xp, columns, size, stride, dilation, padding, scratch=False):
 
 
 def _add_shifted_columns(xp, columns, size, dilation, padding):
+    """col2im of size-keeping windows by shifted adds (Note [Shifted columns])."""
     (n, groups), nd = columns.shape[:2], len(size)
     kernel, planes = columns.shape[2:2 + nd], columns.shape[2 + nd:3 + nd]
     length = numel(columns.shape[2 + nd:])
@@ -580,7 +582,7 @@ def _fold(xp, input: Tensor, output_size, kernel_size, dilation, padding, stride
     blocks = _sliding_blocks(output_size, kernel_size, dilation, padding, stride)
     channels = batch.shape[1] // numel(kernel_size)
     columns = batch.reshape(batch.shape[:1] + (1, channels) + kernel_size + blocks)
-    columns = columns.transpose(0, 1, *range(3, 5), 2, 5, 6)
+    columns = columns.transpose(0, 1, 3, 4, 2, 5, 6)  # kernel-major, as col2im takes them
     result = _col2im(xp, columns, output_size, stride, dilation, padding)
     return result if input.ndim == 3 else result[0]
 
