@@ -8,7 +8,7 @@ import tapegrad
 from tapegrad.autograd import gradcheck, gradgradcheck
 from tapegrad.ops.rnn import mkldnn_rnn_layer
 
-from compare import torch_or_skip
+from compare import same_error, torch_or_skip
 
 # float32 against torch's oneDNN kernel, which sums in its own order
 RTOL, ATOL = 1e-4, 1e-5
@@ -212,6 +212,17 @@ def test_lstm_fused_input_modified_in_place_raises_at_backward(torch):
     with pytest.raises(RuntimeError) as theirs:
         scenario(torch)
     assert str(ours.value) == str(theirs.value)
+
+
+@pytest.mark.parametrize("h_dtype, c_dtype", [("float64", "float32"), ("float32", "float64"),
+                                              ("float16", "float32"), ("int64", "float32"),
+                                              ("uint8", "float64"), ("float16", "uint8")])
+def test_lstm_fused_initial_states_of_another_dtype_raise_torch_errors(h_dtype, c_dtype):
+    def scenario(lib):
+        states = (lib.zeros(1, 2, 5, dtype=getattr(lib, h_dtype)),
+                  lib.zeros(1, 2, 5, dtype=getattr(lib, c_dtype)))
+        lib.nn.LSTM(4, 5)(lib.zeros(3, 2, 4), states)
+    same_error(scenario)
 
 
 # ---- double backward ---------------------------------------------------------------------------

@@ -73,6 +73,22 @@ def _run_direction(step, input_gates, state, weights, reverse):
     return tapegrad.stack(outputs), state
 
 
+def _check_fused_states(input, hx):
+    """torch's errors when oneDNN's LSTM is given initial states it cannot take: it converts
+    h_0 then c_0 (float32, bfloat16, float16 only), then needs all in the input's dtype."""
+    for state in hx:
+        if state.dtype.name not in ("float32", "bfloat16", "float16", "uint8", "int8"):
+            raise RuntimeError("get_mkldnn_dtype: unsupported data type")
+        if state.dtype.name in ("uint8", "int8"):
+            raise RuntimeError(
+                "itensor_view_from_dense expects float, bfloat16 or half tensor input")
+    if any(state.dtype is not input.dtype for state in hx):
+        raise RuntimeError(
+            "could not create a primitive descriptor for the LSTM forward propagation "
+            "primitive. Run workload with environment variable ONEDNN_VERBOSE=all to get "
+            "additional diagnostic information.")
+
+
 def _reset_uniform(module):
     stdv = 1.0 / math.sqrt(module.hidden_size) if module.hidden_size > 0 else 0
     for weight in module.parameters():
@@ -271,6 +287,7 @@ class RNNBase(Module):
         self.check_forward_args(input, hx if self.mode == "LSTM" else hx[0])
         time_major = input.transpose(0, 1) if self.batch_first else input
         if self._uses_fused_layers(time_major):
+            _check_fused_states(time_major, hx)
             # as torch: a contiguous input, and each layer's initial state selected from hx
             states = [tuple(part[index] for part in hx) for index in range(len(hx[0]))]
             output, final = self._run(time_major.contiguous(), states, self._fused_direction)
