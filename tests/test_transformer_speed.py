@@ -470,3 +470,14 @@ def test_transformer_encoder_layer_inference_matches_torch_fast_path(torch, case
             outputs.append(_encoder_layer(lib, *LAYER_CASES[case], False)[2])
     assert outputs[0].grad_fn is None and outputs[1].grad_fn is None
     np.testing.assert_allclose(outputs[0].numpy(), outputs[1].numpy(), atol=1e-5)
+
+
+@pytest.mark.parametrize("norm_first", [False, True])
+def test_transformer_encoder_layer_passes_gradcheck_and_gradgradcheck(norm_first):
+    """First order runs the fused nodes' array kernels, second order their recorded formulas."""
+    tapegrad.manual_seed(0)
+    layer = tapegrad.nn.TransformerEncoderLayer(4, 2, dim_feedforward=6, dropout=0.0,
+                                                batch_first=True, norm_first=norm_first).double()
+    src = tapegrad.tensor(RNG.standard_normal((2, 3, 4)), requires_grad=True)
+    assert tapegrad.autograd.gradcheck(layer, (src,))
+    assert tapegrad.autograd.gradgradcheck(layer, (src,))
