@@ -166,6 +166,29 @@ def test_flash_attention_passes_gradcheck_and_gradgradcheck(kwargs):
     assert tapegrad.autograd.gradgradcheck(attention, inputs)
 
 
+EMPTY_SHAPES = [((2, 0, 4, 8), (2, 0, 5, 8), (2, 0, 5, 6)),
+                ((2, 2, 0, 8), (2, 2, 5, 8), (2, 2, 5, 6)),
+                ((2, 2, 4, 8), (2, 2, 0, 8), (2, 2, 0, 6)),
+                ((2, 2, 4, 8), (2, 2, 5, 8), (2, 2, 5, 0)),
+                ((3, 4, 8), (3, 0, 8), (3, 0, 6)), ((4, 0, 8), (5, 0, 8), (5, 0, 6)),
+                ((2, 2, 4, 0), (2, 2, 5, 0), (2, 2, 5, 6))]
+
+
+@pytest.mark.parametrize("shapes", EMPTY_SHAPES)
+def test_attention_of_empty_inputs_matches_torch(torch, shapes):
+    """An empty output or key sequence gives torch's zeros that keep q, k, v in the graph
+    (before any shape check); an empty embedding runs the composition with an infinite
+    scale, as torch's."""
+    results = []
+    for lib in (tapegrad, torch):
+        inputs = [lib.ones(*shape, requires_grad=True) for shape in shapes]
+        output = lib.nn.functional.scaled_dot_product_attention(*inputs)
+        output.sum().backward()
+        results.append((tuple(output.shape), str(output.dtype), graph_names(output.grad_fn),
+                        output.detach().numpy().tolist(), [t.grad.tolist() for t in inputs]))
+    assert results[0] == results[1]
+
+
 # ---- layer norm: the native node's row kernels ---------------------------------------------
 
 # (function, input shapes, the magnitude of the normalised values: what rounding scales with)

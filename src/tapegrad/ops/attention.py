@@ -257,9 +257,14 @@ def _float_mask(attn_mask, dtype):
     return Tensor._make(np.where(attn_mask._data, 0.0, -np.inf).astype(dtype.numpy))
 
 
+def _default_scale(query):
+    """1/sqrt(embedding size); infinite for an empty embedding, as C++'s division gives."""
+    return 1 / math.sqrt(query.shape[-1]) if query.shape[-1] else math.inf
+
+
 def _math_attention(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa):
     """torch's _scaled_dot_product_attention_math: q and k each scaled by sqrt(scale)."""
-    scale = 1 / math.sqrt(query.shape[-1]) if scale is None else scale
+    scale = _default_scale(query) if scale is None else scale
     root = math.sqrt(abs(scale))
     query = mul_scalar(query, -root if scale < 0 else root)
     if is_causal:
@@ -281,15 +286,26 @@ def _math_attention(query, key, value, attn_mask, dropout_p, is_causal, scale, e
     return matmul(weights, value)
 
 
+def _empty_attention(query, key, value):
+    """torch's result when the output or the key sequence is empty, before any shape check:
+    zeros that keep the inputs in the graph, zeros + 0 * (sum(q) + sum(k) + sum(v))."""
+    zeros = Tensor._make(np.zeros(tuple(query.shape[:-1]) + (value.shape[-1],),
+                                  query.dtype.numpy))
+    total = reduction.sum(query) + reduction.sum(key) + reduction.sum(value)
+    return zeros + mul_scalar(total, 0)
+
+
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
                                  is_causal=False, scale=None, enable_gqa=False):
     """softmax(query @ key^T * scale + mask) @ value through the CPU path torch would take
     (its flash kernel or its math composition); dropout_p applies whether or not a module
     is training."""
     _check_inputs(query, key, value, attn_mask)
+    if 0 in query.shape[:-1] or 0 in key.shape[:-1] or 0 in value.shape:
+        return _empty_attention(query, key, value)
     attn_mask = _float_mask(attn_mask, query.dtype)
     if _uses_fused_kernel(query, key, value, attn_mask, dropout_p, enable_gqa):
-        scale = 1 / math.sqrt(query.shape[-1]) if scale is None else scale
+        scale = _default_scale(query) if scale is None else scale
         mask = None if attn_mask is None else attn_mask._data
         return _flash_attention(query, key, value, mask, is_causal, scale)[0]
     return _math_attention(query, key, value, attn_mask, dropout_p, is_causal, scale,
