@@ -152,12 +152,17 @@ def _flash_attention_grads(ctx):
         if needs_key:
             grads[1] = np.matmul(scores_grad, query)
     groups = query.shape[1] // ctx.key.shape[1]
-    for i in (1, 2):
-        if groups > 1 and grads[i] is not None:
-            grads[i] = grads[i].reshape(grads[i].shape[0], -1, groups, *grads[i].shape[2:]).sum(2)
-    ctx.array_grads = [g if g is None else Tensor._make(g.astype(dtype, copy=False))
-                       if on_tensors else g.astype(dtype, copy=False) for g in grads]
+    grads[1:] = (_summed_over_groups(grad, groups) for grad in grads[1:])
+    grads = [None if grad is None else grad.astype(dtype, copy=False) for grad in grads]
+    ctx.array_grads = [Tensor._make(g) if on_tensors and g is not None else g for g in grads]
     return ctx.array_grads
+
+
+def _summed_over_groups(grad, groups):
+    """The gradient of heads repeated `groups` times, summed back into each original head."""
+    if grad is None or groups == 1:
+        return grad
+    return grad.reshape(grad.shape[0], -1, groups, *grad.shape[2:]).sum(2)
 
 
 def _grouped(ctx, tensor):
