@@ -35,16 +35,16 @@ def _moments(array, axes):
 
 # Note [Row kernels]: layer and group norm normalise the rows of a 2-d view of their input.
 # Row sums are products with a vector (NumPy reduces a short last axis several times slower
-# than BLAS does), and passes write in place into the few arrays the kernel allocates: inside
-# a training step a fresh array costs more than the arithmetic that fills it (its memory is
-# cold). Half precision is computed in float32, as torch's kernels accumulate.
+# than BLAS does), and later passes write in place into the few arrays a kernel allocates.
+# Half precision is computed in float32, as torch's kernels accumulate.
 
 def _in_compute_dtype(array):
     return array.astype(np.float32) if array.dtype.itemsize < 4 else array
 
 
 def _row_mean(xp, rows, values=None):
-    """Each row's mean, or the mean of its products with `values` (a (0, 0) view means 0)."""
+    """Each row's mean (0 for rows of no elements, as torch's), or the mean of its products
+    with `values`."""
     if values is None:
         return rows @ xp.full(rows.shape[1], 1 / max(rows.shape[1], 1), rows.dtype)
     return xp.einsum("ij,ij->i", rows, values) / rows.shape[1]
