@@ -83,19 +83,21 @@ def _keeps_size(size, kernel, stride, padding, dilation, blocks=None):
 # a window crosses an edge of its plane (it would read the neighbouring row or plane): those
 # elements are zero.
 
+@functools.lru_cache(maxsize=256)  # the same few layer shapes, every step
 def _shifts(size, kernel, dilation, padding, length):
     """For each kernel position of size-keeping windows over groups of planes flattened to
     `length`: (flat shift, valid range of q, the index of each edge slab to zero in a
-    (..., *size) view)."""
-    nd = len(size)
+    (..., *size) view). Arguments are tuples and ints."""
+    nd, positions = len(size), []
     for position in itertools.product(*map(range, kernel)):
         offsets = [k * d - p for k, d, p in zip(position, dilation, padding)]
         shift = sum(o * numel(size[dim + 1:]) for dim, o in enumerate(offsets))
         start = min(length, max(0, -shift))
         stop = max(start, min(length, length - shift))
-        edges = [(Ellipsis, slice(0, -o) if o < 0 else slice(max(0, size[dim] - o), None))
-                 + (slice(None),) * (nd - 1 - dim) for dim, o in enumerate(offsets) if o]
-        yield shift, start, stop, edges
+        edges = tuple((Ellipsis, slice(0, -o) if o < 0 else slice(max(0, size[dim] - o), None))
+                      + (slice(None),) * (nd - 1 - dim) for dim, o in enumerate(offsets) if o)
+        positions.append((shift, start, stop, edges))
+    return tuple(positions)
 
 
 def _shifted_columns(xp, input, kernel, dilation, padding, groups):
@@ -104,8 +106,8 @@ def _shifted_columns(xp, input, kernel, dilation, padding, groups):
     length = channels // groups * numel(size)
     planes = input.reshape(n, groups, length)
     columns = xp.empty((n, groups, numel(kernel), length), input.dtype)
-    for k, (shift, start, stop, edges) in enumerate(_shifts(size, kernel, dilation, padding,
-                                                            length)):
+    for k, (shift, start, stop, edges) in enumerate(_shifts(
+            tuple(size), tuple(kernel), tuple(dilation), tuple(padding), length)):
         column = columns[:, :, k]
         column[..., start:stop] = planes[..., start + shift:stop + shift]
         column[..., :start] = 0
@@ -145,7 +147,7 @@ def _add_shifted_columns(xp, columns, size, dilation, padding):
     kernel, planes = columns.shape[2:2 + nd], columns.shape[2 + nd:3 + nd]
     length = numel(columns.shape[2 + nd:])
     flat = columns.reshape(n, groups, numel(kernel), length)
-    positions = list(_shifts(size, kernel, dilation, padding, length))
+    positions = _shifts(tuple(size), tuple(kernel), tuple(dilation), tuple(padding), length)
     # a position with no offset (the centre of an odd kernel) covers every element: a copy
     centre = next((k for k, (_, _, _, edges) in enumerate(positions) if not edges), None)
     if centre is None:
