@@ -116,6 +116,16 @@ def getitem(input, key):
     """input[key] as torch applies it: ints, slices and None become select/slice/unsqueeze
     views first (a slice over a whole dim is skipped unless it is the whole key), then any integer arrays
     and masks index the result in one IndexBackward0 copy."""
+    arrays = _index_arrays(key)
+    if arrays is not None and len(arrays) <= input._data.ndim:
+        # Only integer arrays: NumPy's bounds check is torch's; an IndexError from it is
+        # put in torch's words
+        try:
+            return _index(input, arrays)
+        except IndexError:
+            for dim, array in enumerate(arrays):
+                _check_index_array(array, input.shape, dim)
+            raise
     whole_slice = isinstance(key, slice)
     items = [_as_key_item(item) for item in (key if isinstance(key, tuple) else (key,))]
     consumed = sum(_consumed_dims(item) for item in items)
@@ -157,6 +167,19 @@ def getitem(input, key):
     return result if applied else alias_view(input)
 
 
+def _index_arrays(key):
+    """The arrays of a key made only of int64/int32 tensors with at least one dim (x[i] or
+    x[i, j]: each indexes one dim, as arrays); None for any other key."""
+    items = key if type(key) is tuple else (key,)
+    if not items:
+        return None
+    for item in items:
+        if (type(item) is not Tensor or not item._data.ndim
+                or item._data.dtype.name not in ("int64", "int32")):
+            return None
+    return tuple(item._data for item in items)
+
+
 def _spans_dim(item, size):
     """Whether torch skips this slice of a tuple key: start 0 as written, step 1, and an end at
     or past the dim's size."""
@@ -174,8 +197,8 @@ def _check_index_array(item, shape, dim):
                                  f"{dim + i}")
         return
     size = shape[dim]
-    outside = (item < -size) | (item >= size)
-    if outside.any():
+    if item.size and (item.min() < -size or item.max() >= size):
+        outside = (item < -size) | (item >= size)
         raise IndexError(f"index {item[outside].flat[0]} is out of bounds for dimension {dim} "
                          f"with size {size}")
 

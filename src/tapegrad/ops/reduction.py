@@ -53,6 +53,9 @@ def _torch_keywords(name, aliases, n_positional, kwargs):
 def reduced_dims(dim, ndim):
     """dim=None means all dims; () too, as torch's sum(dim=[]). A 0-d tensor accepts dim 0 or
     -1 and has nothing to reduce."""
+    if type(dim) is int:  # the common case first
+        dim = wrap_dim(dim, ndim)
+        return (dim,) if ndim else ()
     if dim is None or dim == () or dim == []:
         return tuple(range(ndim))
     dims = wrap_dims(dim, ndim)
@@ -130,7 +133,8 @@ _sum_all.derivatives(input=lambda ctx: expand(ctx.grad, ctx.input_shape))
 
 @defop("SumBackward1", save=("dim", "keepdim"))
 def _sum_dim(xp, input: Tensor, dim, keepdim=False, dtype=None):
-    return xp.sum(input, axis=dim, keepdims=keepdim, dtype=sum_dtype(input, dtype))
+    # xp.sum is this reduce behind a Python wrapper
+    return xp.add.reduce(input, axis=dim, keepdims=keepdim, dtype=sum_dtype(input, dtype))
 
 
 _sum_dim.derivatives(input=lambda ctx: unreduce(ctx.grad, ctx.input_shape, ctx.dim,
@@ -234,7 +238,7 @@ _mean_all.derivatives(input=lambda ctx: mean_backward(ctx.grad, ctx.input_shape,
 
 @defop("MeanBackward1", save=("dim", "keepdim"))
 def _mean_dim(xp, input: Tensor, dim, keepdim=False, dtype=None):
-    total = xp.sum(input, axis=dim, keepdims=keepdim, dtype=dtype and dtype.numpy)
+    total = xp.add.reduce(input, axis=dim, keepdims=keepdim, dtype=dtype and dtype.numpy)
     return total / numel([input.shape[d] for d in dim])  # 0/0 is nan for empty dims
 
 
@@ -470,8 +474,25 @@ def _select_along(xp, input, arg_reduce, dim, keepdim):
     """(values, int64 indices) of the extremum along dim."""
     if input.ndim == 0:
         return input.copy(), xp.zeros((), dtype=xp.int64)
-    indices = xp.expand_dims(arg_reduce(input, axis=dim), dim)
-    return pick_along(xp, input, indices, dim, keepdim)
+    indices = arg_reduce(input, axis=dim).astype(xp.int64, copy=False)
+    values = _at_indices(xp, input, indices, dim)
+    if keepdim:
+        kept = input.shape[:dim] + (1,) + input.shape[dim + 1:]
+        values, indices = values.reshape(kept), indices.reshape(kept)
+    return values, indices
+
+
+def _at_indices(xp, input, indices, dim):
+    """input's elements at `indices` along dim (indices shaped as input without dim): one
+    fancy index into input seen as (before dim, dim, after dim), cheaper than
+    take_along_axis's index grid."""
+    outer, size, inner = numel(input.shape[:dim]), input.shape[dim], numel(input.shape[dim + 1:])
+    if inner == 1:  # along the last dim: one flat index
+        flat = xp.arange(0, outer * size, size) + indices.reshape(-1)
+        return input.reshape(-1)[flat].reshape(indices.shape)
+    blocks = input.reshape(outer, size, inner)
+    values = blocks[xp.arange(outer)[:, None], indices.reshape(outer, inner), xp.arange(inner)]
+    return values.reshape(indices.shape)
 
 
 def pick_along(xp, input, indices, dim, keepdim):
@@ -515,6 +536,10 @@ _min_dim.derivatives(input=_value_selecting_backward)
 
 
 def _extremum(name, input, dim, keepdim, other, reduce_all, reduce_dim, elementwise):
+    if type(dim) is int and other is None:  # the common case first
+        dim = wrap_dim(dim, input.ndim)
+        check_reduced_sizes(name, input, (dim,))
+        return reduce_dim(input, dim, keepdim)
     if isinstance(dim, Tensor) or other is not None:
         return elementwise(input, dim if other is None else other)
     if dim is _ALL:
