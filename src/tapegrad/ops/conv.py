@@ -286,8 +286,18 @@ def _convolution_backward(xp, grad_output: Tensor, input: Tensor, weight: Tensor
         grad_weight = _weight_grad_array(xp, *pair, weight.shape[2:], stride, padding,
                                          dilation, groups)
     if output_mask[2]:
-        grad_bias = grad_output.sum(axis=(0,) + tuple(range(2, grad_output.ndim)))
+        grad_bias = _bias_grad(xp, grad_output)
     return grad_input, grad_weight, grad_bias
+
+
+def _bias_grad(xp, grad_output):
+    """grad_output summed over all but the channel dim: for BLAS dtypes as a matrix-vector
+    product with ones per batch element (a few times faster than sum over the axes)."""
+    n, channels = grad_output.shape[:2]
+    if grad_output.dtype not in (xp.float32, xp.float64):
+        return grad_output.sum(axis=(0,) + tuple(range(2, grad_output.ndim)))
+    rows = grad_output.reshape(n, channels, numel(grad_output.shape[2:]))
+    return xp.matmul(rows, xp.ones(rows.shape[-1], rows.dtype)).sum(0)
 
 
 def _attributes(ctx):
