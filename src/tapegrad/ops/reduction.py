@@ -232,8 +232,12 @@ def mean_backward(grad, shape, count):
     return expand(grad / count, shape)
 
 
-_mean_all.derivatives(input=lambda ctx: mean_backward(ctx.grad, ctx.input_shape,
-                                                     numel(ctx.input_shape)))
+def _mean_all_backward(ctx):
+    shape = ctx.input_shape  # looked up once: ctx computes it on each access
+    return mean_backward(ctx.grad, shape, numel(shape))
+
+
+_mean_all.derivatives(input=_mean_all_backward)
 
 
 @defop("MeanBackward1", save=("dim", "keepdim"))
@@ -242,9 +246,13 @@ def _mean_dim(xp, input: Tensor, dim, keepdim=False, dtype=None):
     return total / numel([input.shape[d] for d in dim])  # 0/0 is nan for empty dims
 
 
-_mean_dim.derivatives(input=lambda ctx: mean_backward(
-    restore_dims(ctx.grad, ctx.input_shape, ctx.dim, ctx.keepdim), ctx.input_shape,
-    numel([ctx.input_shape[d] for d in ctx.dim])))
+def _mean_dim_backward(ctx):
+    shape, dims = ctx.input_shape, ctx.dim
+    return mean_backward(restore_dims(ctx.grad, shape, dims, ctx.keepdim), shape,
+                         numel([shape[d] for d in dims]))
+
+
+_mean_dim.derivatives(input=_mean_dim_backward)
 
 
 @numpy_keywords
