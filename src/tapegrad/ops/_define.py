@@ -157,7 +157,8 @@ class OpNode(Node):
                 value = value.unpack_array()
                 if value is None or value.dtype != dtype:
                     return None
-            elif isinstance(value, (Tensor, list, tuple)):
+            elif isinstance(value, Tensor) or type(value) in (list, tuple) and any(
+                    isinstance(item, Tensor) for item in value):
                 return None
             values[name] = value
         ctx = object.__new__(Context)

@@ -3,6 +3,8 @@ shape ops the way torch does, so the graph shows torch's nodes."""
 import collections
 import string
 
+import numpy as np
+
 from .. import _dtype
 from .._tensor import Tensor
 from . import reduction
@@ -231,7 +233,11 @@ def _combine(input, product, beta, alpha):
     if alpha != 1:
         product = product * alpha
     if beta != 0:
-        product = product + (input if beta == 1 else input * beta)
+        addend = input if beta == 1 else input * beta
+        if type(product) is np.ndarray:  # a fresh result: add in place, no second buffer
+            np.add(product, addend, out=product, casting="unsafe")
+        else:
+            product = product + addend
     return product.astype(dtype, copy=False)
 
 
