@@ -78,6 +78,8 @@ def _cascade(rows, levels=4):
 
 def _group_sums(rows, group):
     """The in-order sum of each run of `group` rows (len(rows) a multiple of it)."""
+    if len(rows) == group:
+        return np.add.reduce(rows, axis=0, keepdims=True, initial=0)
     # row k of every run next to each other: one reduce down axis 0 with long inner loops
     # (down the middle axis of the runs, NumPy's inner loop would be one row long)
     runs = rows.reshape((-1, group) + rows.shape[1:]).swapaxes(0, 1)
