@@ -136,26 +136,29 @@ class OpNode(Node):
         """Note [Formulas on arrays]: the formulas on the gradients' and saved tensors' arrays,
         all of one floating dtype; None (the op then stays on Tensors) if they are not, or if a
         formula needs what only Tensors have."""
-        if len(grad_outputs) == 1 and grad_outputs[0] is not None:
-            arrays = [grad_outputs[0]._data]
-            dtype = arrays[0].dtype
+        first = grad_outputs[0]
+        if len(grad_outputs) == 1 and first is not None:
+            arrays = [first._data]
         else:
-            dtype, arrays = None, []
+            first, arrays = None, []
             for grad in grad_outputs:
                 if grad is not None:
-                    grad = grad._data
-                    if dtype is None:
-                        dtype = grad.dtype
-                    elif grad.dtype != dtype:
+                    if first is None:
+                        first = grad
+                    elif grad.dtype is not first.dtype:
                         return None
+                    grad = grad._data
                 arrays.append(grad)
-        if dtype is None or dtype.kind != "f":
+            if first is None:
+                return None
+        dtype = first._data.dtype
+        if dtype.kind != "f":
             return None
         values = {"_node": self, "grad": arrays[0], "grads": arrays}
         for name, value in self._saved.items():
             if type(value) is SavedTensor:
                 value = value.unpack_array()
-                if value is None or value.dtype != dtype:
+                if value is None or value.dtype is not dtype and value.dtype != dtype:
                     return None
             elif isinstance(value, Tensor) or type(value) in (list, tuple) and any(
                     isinstance(item, Tensor) for item in value):
@@ -173,9 +176,9 @@ class OpNode(Node):
                         if not isinstance(grad, np.generic):
                             raise OnTensorsOnly(type(grad).__name__)
                         grad = np.asarray(grad)
-                    if grad.dtype != dtype:  # NumPy promoted where torch would not have
-                        raise OnTensorsOnly(str(grad.dtype))
-                    result = Tensor._make(grad)
+                    if grad.dtype is not dtype and grad.dtype != dtype:
+                        raise OnTensorsOnly(str(grad.dtype))  # NumPy promoted, torch would not
+                    result = Tensor._make(grad, first.dtype)
                     if grad.size >= UNSHARED_SIZE and _made_afresh(grad, values, grads):
                         result._unshared = True  # Note [Unshared gradients] in engine.py
                     grads.append(result)
