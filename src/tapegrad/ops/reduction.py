@@ -517,11 +517,13 @@ def value_selecting_backward(grad, indices, shape, dim, keepdim, distinct=False)
     add up."""
     if not shape:
         return grad
+    # the indices only say where: an array, also in a formula on arrays
+    index = indices._data if isinstance(indices, Tensor) else indices
     if not keepdim:
-        grad, indices = unsqueeze(grad, dim), unsqueeze(indices, dim)
+        grad, index = unsqueeze(grad, dim), np.expand_dims(index, dim)
     if distinct:
-        return scatter_into_zeros(grad, shape, dim, indices._data)
-    return scatter_add_into_zeros(grad, shape, dim, indices._data)
+        return scatter_into_zeros(grad, shape, dim, index)
+    return scatter_add_into_zeros(grad, shape, dim, index)
 
 
 def _value_selecting_backward(ctx):
