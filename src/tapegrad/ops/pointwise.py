@@ -468,8 +468,9 @@ def _pow_scalar_exponent_grad(ctx):
     if ctx.exponent == 0:
         return zeros_of(ctx.grad)
     # grouped as torch's, the power's derivative first: grad * exponent could underflow to 0
-    # (or overflow) before it meets x ** (exponent - 1), giving 0 * inf = NaN
-    return ctx.grad * mul_scalar(ctx.input ** (ctx.exponent - 1), ctx.exponent)
+    # (or overflow) before it meets x ** (exponent - 1), giving 0 * inf = NaN. The op, not
+    # `**`: on arrays (Note [Formulas on arrays]) `**` is NumPy's, without torch's x ** -0.5
+    return ctx.grad * mul_scalar(_pow_tensor_scalar(ctx.input, ctx.exponent - 1), ctx.exponent)
 
 
 _pow_tensor_scalar.derivatives(input=_pow_scalar_exponent_grad)
