@@ -157,8 +157,9 @@ class OpNode(Node):
         values = {"_node": self, "grad": arrays[0], "grads": arrays}
         for name, value in self._saved.items():
             if type(value) is SavedTensor:
-                value = value.unpack_array()
-                if value is None or value.dtype is not dtype and value.dtype != dtype:
+                value = value.unpack_array()  # the gradient's dtype, or indices and masks
+                if value is None or (value.dtype is not dtype and value.dtype != dtype
+                                     and value.dtype.kind not in "biu"):
                     return None
             elif isinstance(value, Tensor) or type(value) in (list, tuple) and any(
                     isinstance(item, Tensor) for item in value):
@@ -341,7 +342,8 @@ class Op:
 
     def _on_arrays(self, args):
         """Inside a formula running on arrays (Note [Formulas on arrays]): the forward on
-        arrays and numbers, floating arrays all of one dtype (and masks), as NumPy computes it."""
+        arrays and numbers, floating arrays all of one dtype (and masks, and indices where
+        the op does no promotion), as NumPy computes it."""
         dtype = None
         for i in self.input_positions:
             value = args[i]
@@ -349,7 +351,9 @@ class Op:
                 kind = value.dtype.kind
                 if kind == "f" and (dtype is None or value.dtype == dtype):
                     dtype = value.dtype
-                elif kind != "b":
+                elif kind != "b" and (kind not in "iu" or self.promote is not None):
+                    # integers only where the op takes them as they are (indices), never
+                    # into arithmetic, where NumPy's promotion is not torch's
                     raise OnTensorsOnly(self.__name__)
             elif type(value) is not float and type(value) is not int and value is not None:
                 raise OnTensorsOnly(self.__name__)

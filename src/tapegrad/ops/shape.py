@@ -602,8 +602,12 @@ alias_view.derivatives(input=lambda ctx: ctx.grad)
 
 
 def zeros_of(like, shape=None):
-    """A zero tensor with like's dtype (and shape, unless given): a gradient that is 0."""
-    return Tensor._make(np.zeros(like.shape if shape is None else shape, like.dtype.numpy))
+    """A zero tensor with like's dtype (and shape, unless given): a gradient that is 0; a zero
+    array for an array (a formula's value running on arrays)."""
+    shape = like.shape if shape is None else shape
+    if type(like) is np.ndarray:
+        return np.zeros(shape, like.dtype)
+    return Tensor._make(np.zeros(shape, like.dtype.numpy))
 
 
 # They build on this module: import them last.
