@@ -8,7 +8,7 @@ from .. import _dtype, _layout
 from .._tensor import Tensor
 from ..autograd import forward_ad, grad_mode
 from ._checks import int_list, numel, type_name, wrap_dim, wrap_dims
-from ._define import array_of, defop
+from ._define import defop
 from .._warnings import warn
 
 # ---- reshaping views -----------------------------------------------------------------------
@@ -110,14 +110,15 @@ def reshape(input, *shape):
     """A view when the strides allow it, otherwise a copy (CloneBackward0 + UnsafeView)."""
     if not shape:
         raise TypeError('reshape() missing 1 required positional arguments: "shape"')
-    data = array_of(input)
-    shape = infer_shape(shape, data.size, "reshape", "shape")
+    if type(input) is np.ndarray:  # a formula's value running on arrays: NumPy's reshape is
+        return input.reshape(*shape)  # torch's (a view where it can be, else a copy)
+    shape = infer_shape(shape, input.numel(), "reshape", "shape")
     try:
-        np.reshape(data, shape, copy=False)
+        np.reshape(input._data, shape, copy=False)
     except ValueError:
         from .pointwise import clone
         return unsafe_view(clone(input, memory_format=_layout.contiguous_format), shape)
-    return (_view if data.flags.c_contiguous else _reshape_alias)(input, shape)
+    return (_view if input._data.flags.c_contiguous else _reshape_alias)(input, shape)
 
 
 def flatten(input, start_dim=0, end_dim=-1):
@@ -433,6 +434,8 @@ _expand.derivatives(input=lambda ctx: reduction.sum_to_size(ctx.grad, ctx.input_
 
 
 def expand(input, *size):
+    if type(input) is np.ndarray:  # a formula's value running on arrays
+        return np.broadcast_to(input, size[0] if len(size) == 1 else size)
     return _expand(input, expanded_shape(input, int_list(size, "expand", "size")))
 
 
