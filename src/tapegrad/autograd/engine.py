@@ -451,7 +451,9 @@ def _validate(grad, metadata):
     shape, dtype = metadata
     if grad._data.shape != shape:
         from ..ops import sum_to_size
-        grad = sum_to_size(grad, shape)
+        from ..ops._define import on_arrays
+        summed = None if grad_mode._state.recording else on_arrays(sum_to_size, grad, shape)
+        grad = sum_to_size(grad, shape) if summed is None else summed
     if grad.dtype is not dtype:
         grad = grad.to(dtype)
     return grad
