@@ -252,6 +252,19 @@ def saved_input(tensor):
     return saved
 
 
+def saved_output(tensor, node):
+    """SavedTensor(tensor, node) for an op's own output, as saved_input does for inputs."""
+    if saved_tensors_hooks.entered:
+        return SavedTensor(tensor, node)
+    saved = object.__new__(SavedTensor)
+    saved.tensor, saved.array, saved.dtype = None, tensor._data, tensor.dtype
+    saved.output_nr, saved.unpack_hook = tensor._output_nr, None
+    saved.producer = type(node).__name__  # for error messages only (see __init__)
+    saved.version_counter = counter = tensor._version_counter
+    saved.version = counter[0]
+    return saved
+
+
 class _HooksState(threading.local):
     stack = ()  # (pack_hook, unpack_hook) pairs, innermost last
     disabled_message = None

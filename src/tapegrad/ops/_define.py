@@ -26,7 +26,8 @@ from .. import _dtype
 from .._tensor import Tensor
 from ..autograd import anomaly_mode, forward_ad, grad_mode
 from ..autograd.engine import UNSHARED_SIZE
-from ..autograd.graph import FREED_GRAPH, Node, SavedTensor, saved_input, sequence_numbers
+from ..autograd.graph import (FREED_GRAPH, Node, SavedTensor, saved_input, saved_output,
+                              sequence_numbers)
 from ._checks import broadcast_shapes, counting_tensor, type_name
 
 REGISTRY = {}
@@ -319,7 +320,7 @@ class Op:
             forward_args = list(args)
             for i, array in zip(self.input_positions, self._arrays(inputs, args)):
                 forward_args[i] = array
-        quiet = _ERROR_STATE.set(_QUIET)
+        quiet = None if self.is_view else _ERROR_STATE.set(_QUIET)  # views do no arithmetic
         try:
             out = self.forward(np, *forward_args)
         except ValueError:
@@ -331,7 +332,8 @@ class Op:
                 self.refuse_none(inputs)
             raise
         finally:
-            _ERROR_STATE.reset(quiet)
+            if quiet is not None:
+                _ERROR_STATE.reset(quiet)
         if type(out) is tuple:
             outputs = tuple(Tensor._make(_as_array(o)) for o in out)
         else:
@@ -431,7 +433,7 @@ class Op:
             if readers and not readers & needed_mask:
                 continue
             if kind is _OUTPUT:
-                saved[name] = SavedTensor(outputs[index], node)
+                saved[name] = saved_output(outputs[index], node)
             else:
                 value = args[index]
                 saved[name] = saved_input(value) if isinstance(value, Tensor) else value
