@@ -19,16 +19,12 @@ if settings is not None:
     settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
-# Note [Formulas on arrays] (ops/_define.py): these modules run the backward of every op, so
-# there each formula run on arrays is also run on Tensors and the two are compared.
-_CHECK_ARRAYS_IN = {"test_torch_op_db", "test_ops", "test_engine_fast_paths"}
-
-
+# Note [Formulas on arrays] (ops/_define.py): throughout the suite, every derivative formula
+# that runs on arrays also runs on Tensors, and the two results must agree.
 @pytest.fixture(autouse=True)
-def _check_formulas_on_arrays(request, monkeypatch):
-    if request.module.__name__ in _CHECK_ARRAYS_IN:
-        from tapegrad.ops import _define
-        monkeypatch.setattr(_define, "CHECK_ARRAYS", True)
+def _check_formulas_on_arrays(monkeypatch):
+    from tapegrad.ops import _define
+    monkeypatch.setattr(_define, "CHECK_ARRAYS", True)
 
 
 def pytest_terminal_summary(terminalreporter):
