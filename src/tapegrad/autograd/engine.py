@@ -199,17 +199,20 @@ def _input_edge(tensor):
 def _dependencies(roots):
     """How many edges lead into each node reachable from the roots."""
     dependencies = {}
-    stack = list(dict.fromkeys(node for node, _ in roots))  # two roots may share a node
-    seen = set(stack)
+    starts = dict.fromkeys(node for node, _ in roots)  # two roots may share a node
+    stack = list(starts)
     while stack:
         node = stack.pop()
         for next_node, _ in node.next_functions:
             if next_node is None:
                 continue
-            dependencies[next_node] = dependencies.get(next_node, 0) + 1
-            if next_node not in seen:
-                seen.add(next_node)
-                stack.append(next_node)
+            count = dependencies.get(next_node)
+            if count is None:  # first reached: walk on from it (roots are walked already)
+                dependencies[next_node] = 1
+                if next_node not in starts:
+                    stack.append(next_node)
+            else:
+                dependencies[next_node] = count + 1
     return dependencies
 
 
@@ -329,7 +332,10 @@ def _drain(ready, pending, dependencies, needed, targets, captured, retain_graph
                 if grad is not None:
                     if grad._data.shape != metadata[0] or grad.dtype is not metadata[1]:
                         grad = _validate(grad, metadata)
-                    _add_pending(pending, next_node, output_nr, grad, create_graph)
+                    if output_nr == 0 and next_node not in pending:  # the first to arrive
+                        pending[next_node] = [grad]
+                    else:
+                        _add_pending(pending, next_node, output_nr, grad, create_graph)
                 count = dependencies[next_node] - 1
                 dependencies[next_node] = count
                 if count == 0:
