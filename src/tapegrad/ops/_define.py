@@ -403,23 +403,31 @@ class Op:
         node._sequence_nr = next(sequence_numbers)
         if anomaly_mode._enabled:
             anomaly_mode.record_forward_trace(node)
-        edges, metadata, needs, needed_mask, bit = [], [], [], 0, 1
-        for value, formula in zip(inputs, self.formulas):
-            if isinstance(value, Tensor):
-                edge = edge_of(value)
-                metadata.append((value._data.shape, value.dtype))
-            else:
-                edge = _NO_EDGE
-                metadata.append(None)
-            edges.append(edge)
-            if edge[0] is None or formula is None:
-                needs.append(False)
-            else:
-                needs.append(True)
-                needed_mask |= bit
-            bit <<= 1
-        node.next_functions, node._input_metadata = tuple(edges), tuple(metadata)
-        node._needs_input_grad, node._n_outputs = needs, len(outputs)
+        if self.n_inputs == 1:  # unary ops (and views) are the most common: no loop
+            value = inputs[0]  # a Tensor: one-input ops take nothing else
+            edge = edge_of(value)
+            node.next_functions, node._input_metadata = (edge,), ((value._data.shape, value.dtype),)
+            needed_mask = edge[0] is not None and self.formulas[0] is not None
+            node._needs_input_grad = [needed_mask]
+        else:
+            edges, metadata, needs, needed_mask, bit = [], [], [], 0, 1
+            for value, formula in zip(inputs, self.formulas):
+                if isinstance(value, Tensor):
+                    edge = edge_of(value)
+                    metadata.append((value._data.shape, value.dtype))
+                else:
+                    edge = _NO_EDGE
+                    metadata.append(None)
+                edges.append(edge)
+                if edge[0] is None or formula is None:
+                    needs.append(False)
+                else:
+                    needs.append(True)
+                    needed_mask |= bit
+                bit <<= 1
+            node.next_functions, node._input_metadata = tuple(edges), tuple(metadata)
+            node._needs_input_grad = needs
+        node._n_outputs = len(outputs)
         output_nr = 0
         for result in outputs:
             if result.dtype.is_differentiable:
