@@ -313,7 +313,11 @@ class Op:
         n_inputs = self.n_inputs
         if self.inputs_lead:
             inputs = args[:n_inputs] if self.has_attributes else args
-            arrays = _same_dtype_arrays(inputs) or self._arrays(inputs, args)
+            first = inputs[0] if inputs else None
+            if n_inputs == 1 and isinstance(first, Tensor) and first.dtype.is_floating_point:
+                arrays = (first._data,)  # unary ops: nothing to promote
+            else:
+                arrays = _same_dtype_arrays(inputs) or self._arrays(inputs, args)
             forward_args = (*arrays, *args[n_inputs:]) if self.has_attributes else arrays
         else:
             inputs = tuple(args[i] for i in self.input_positions)
@@ -547,11 +551,6 @@ def _promoted_arrays(inputs, promote, scalars=()):
 def _same_dtype_arrays(inputs):
     """The common case in one pass: float tensors of one dtype, with int/float numbers;
     None (to take the general path) for anything else."""
-    if len(inputs) == 1:  # unary ops: no promotion unless an integer becomes float
-        first = inputs[0]
-        if isinstance(first, Tensor) and first.dtype.is_floating_point:
-            return (first._data,)
-        return None
     arrays, dtype = [], None
     for value in inputs:
         if type(value) is float or type(value) is int:
