@@ -98,9 +98,18 @@ def on_arrays(function, tensor, *args):
 
 def _made_afresh(array, values, earlier):
     """Whether a formula's result owns its memory and is none of its inputs or other results."""
-    return (array.base is None and all(array is not value for value in values.values())
-            and all(array is not grad for grad in values["grads"])
-            and all(array is not grad._data for grad in earlier if grad is not None))
+    if array.base is not None:
+        return False
+    for value in values.values():
+        if value is array:
+            return False
+    for grad in values["grads"]:
+        if grad is array:
+            return False
+    for grad in earlier:
+        if grad is not None and grad._data is array:
+            return False
+    return True
 
 
 def _compare_with_tensors(node, array_grads, tensor_grads):
