@@ -14,7 +14,7 @@ from .._tensor import Tensor
 from ..autograd import forward_ad, grad_mode
 from ..autograd.graph import Node, SavedTensor
 from ._checks import blame, broadcast_shapes, counts_tensor, fill_value, in_place_words
-from ._define import edge_of, defop
+from ._define import _ARG, Op, edge_of, defop
 from .shape import zeros_of
 from . import strided  # after shape, which loads it
 from .._warnings import warn
@@ -50,7 +50,10 @@ def _apply(op, target, args, kwargs, check_memory):
             result = op(target, *args, **kwargs)
         _write(target, result, rerun)
         return target
-    snapshot = Tensor._make(target._data.copy(), target.dtype)
+    # The op runs on a snapshot of target: a copy where its backward may read the old value
+    # (x.mul_(y) saves x), target's own array where no formula of the op reads that input.
+    data = target._data if _keeps_nothing_of_first_input(op) else target._data.copy()
+    snapshot = Tensor._make(data, target.dtype)
     snapshot._grad_fn, snapshot._output_nr = target.grad_fn, target._output_nr
     snapshot._requires_grad = target._requires_grad
     snapshot._accumulator = target._accumulator
@@ -64,6 +67,12 @@ def _apply(op, target, args, kwargs, check_memory):
         target._grad_fn, target._output_nr = result._grad_fn, result._output_nr
         target._requires_grad = result._requires_grad
     return target
+
+
+def _keeps_nothing_of_first_input(op):
+    """Whether a declared op saves nothing of its first input (add_, sub_, copy_, fills)."""
+    return (isinstance(op, Op) and not op.is_view and op.inputs_lead
+            and all(kind is not _ARG or index != 0 for _, kind, index, _ in op.save_plan))
 
 
 def _save_target_as_result(result, target):
