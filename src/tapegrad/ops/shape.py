@@ -434,7 +434,7 @@ _expand.derivatives(input=lambda ctx: reduction.sum_to_size(ctx.grad, ctx.input_
 
 
 def expand(input, *size):
-    if type(input) is np.ndarray:  # a formula's value running on arrays
+    if isinstance(input, (np.ndarray, np.generic)):  # a formula's value running on arrays
         return np.broadcast_to(input, size[0] if len(size) == 1 else size)
     return _expand(input, expanded_shape(input, int_list(size, "expand", "size")))
 
