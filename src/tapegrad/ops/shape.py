@@ -43,12 +43,12 @@ def infer_shape(shape, numel, name="view", arg="size"):
 
 @defop("ViewBackward0", view=True)
 def _view(xp, input: Tensor, shape):
-    try:
-        return xp.reshape(input, shape, copy=False)
-    except ValueError:
+    result = input.reshape(shape)  # the method: NumPy's np.reshape wrapper costs 0.5 us
+    if result.size and not xp.may_share_memory(result, input):  # NumPy copied: no view
         raise RuntimeError("view size is not compatible with input tensor's size and stride (at "
                            "least one dimension spans across two contiguous subspaces). Use "
-                           ".reshape(...) instead.") from None
+                           ".reshape(...) instead.")
+    return result
 
 
 _view.derivatives(input=lambda ctx: reshape(ctx.grad, ctx.input_shape))
@@ -154,7 +154,7 @@ def t(input):
 
 @defop("TransposeBackward0", save=("dim0", "dim1"), view=True)
 def _transpose(xp, input: Tensor, dim0, dim1):
-    return xp.swapaxes(input, dim0, dim1) if input.ndim else input[...]
+    return input.swapaxes(dim0, dim1) if input.ndim else input[...]
 
 
 _transpose.derivatives(input=lambda ctx: _transpose(ctx.grad, ctx.dim0, ctx.dim1))
@@ -225,7 +225,7 @@ swapaxes = swapdims = transpose
 
 @defop("PermuteBackward0", save=("dims",), view=True)
 def _permute(xp, input: Tensor, dims):
-    return xp.transpose(input, dims)
+    return input.transpose(dims)
 
 
 _permute.derivatives(input=lambda ctx: _permute(ctx.grad, tuple(np.argsort(ctx.dims))))
@@ -251,7 +251,7 @@ def permutation(input, dims):
 
 @defop("UnsqueezeBackward0", save=("dim",), view=True)
 def unsqueeze_view(xp, input: Tensor, dim):
-    return xp.expand_dims(input, dim)
+    return input[(slice(None),) * dim + (None,)]  # np.expand_dims costs 1.5 us
 
 
 unsqueeze_view.derivatives(input=lambda ctx: _squeeze_dim(ctx.grad, ctx.dim))
@@ -263,7 +263,7 @@ def unsqueeze(input, dim):
 
 @defop("SqueezeBackward0", view=True)
 def _squeeze_all(xp, input: Tensor):
-    return xp.squeeze(input)
+    return input.squeeze()
 
 
 def _unsqueeze_to(grad, shape, dims):
@@ -280,7 +280,7 @@ _squeeze_all.derivatives(input=lambda ctx: _unsqueeze_to(ctx.grad, ctx.input_sha
 
 @defop("SqueezeBackward1", save=("dim",), view=True)
 def _squeeze_dim(xp, input: Tensor, dim):
-    return xp.squeeze(input, dim) if input.ndim and input.shape[dim] == 1 else input[...]
+    return input.squeeze(dim) if input.ndim and input.shape[dim] == 1 else input[...]
 
 
 _squeeze_dim.derivatives(input=lambda ctx: _unsqueeze_to(ctx.grad, ctx.input_shape,
@@ -289,7 +289,7 @@ _squeeze_dim.derivatives(input=lambda ctx: _unsqueeze_to(ctx.grad, ctx.input_sha
 
 @defop("SqueezeBackward2", save=("dims",), view=True)
 def _squeeze_dims(xp, input: Tensor, dims):
-    return xp.squeeze(input, tuple(d for d in dims if input.ndim and input.shape[d] == 1))
+    return input.squeeze(tuple(d for d in dims if input.ndim and input.shape[d] == 1))
 
 
 _squeeze_dims.derivatives(input=lambda ctx: _unsqueeze_to(ctx.grad, ctx.input_shape,
