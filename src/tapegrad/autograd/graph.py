@@ -176,8 +176,13 @@ class SavedTensor:
             self.packed = pack_hook(tensor)
             self.output_nr = tensor._output_nr if output_of is not None else None
             return
-        self.version_counter = tensor._version_counter
-        self.version = self.version_counter[0]
+        self._keep(tensor, output_of)
+
+    def _keep(self, tensor, output_of):
+        """Keep tensor (or only its array, an op's own output) and the version it is at."""
+        self.unpack_hook = None
+        self.version_counter = counter = tensor._version_counter
+        self.version = counter[0]
         if output_of is None:
             self.tensor, self.producer = tensor, None
         else:
@@ -240,28 +245,13 @@ class SavedTensor:
             "torch.autograd.set_detect_anomaly(True, check_nan=False).")
 
 
-def saved_input(tensor):
-    """SavedTensor(tensor) for an op's input, with the common case (no hooks, not an inference
+def save(tensor, output_of=None):
+    """SavedTensor(tensor, output_of), with the common case (no hooks, not an inference
     tensor) built without __init__'s branches: every op that records saves through here."""
     if tensor._is_inference or saved_tensors_hooks.entered:
-        return SavedTensor(tensor)
+        return SavedTensor(tensor, output_of)
     saved = object.__new__(SavedTensor)
-    saved.tensor, saved.producer, saved.unpack_hook = tensor, None, None
-    saved.version_counter = counter = tensor._version_counter
-    saved.version = counter[0]
-    return saved
-
-
-def saved_output(tensor, node):
-    """SavedTensor(tensor, node) for an op's own output, as saved_input does for inputs."""
-    if saved_tensors_hooks.entered:
-        return SavedTensor(tensor, node)
-    saved = object.__new__(SavedTensor)
-    saved.tensor, saved.array, saved.dtype = None, tensor._data, tensor.dtype
-    saved.output_nr, saved.unpack_hook = tensor._output_nr, None
-    saved.producer = type(node).__name__  # for error messages only (see __init__)
-    saved.version_counter = counter = tensor._version_counter
-    saved.version = counter[0]
+    saved._keep(tensor, output_of)
     return saved
 
 

@@ -26,8 +26,7 @@ from .. import _dtype
 from .._tensor import Tensor
 from ..autograd import anomaly_mode, forward_ad, grad_mode
 from ..autograd.engine import UNSHARED_SIZE
-from ..autograd.graph import (FREED_GRAPH, Node, SavedTensor, saved_input, saved_output,
-                              sequence_numbers)
+from ..autograd.graph import FREED_GRAPH, Node, SavedTensor, save, sequence_numbers
 from ._checks import broadcast_shapes, counting_tensor, type_name
 
 REGISTRY = {}
@@ -441,23 +440,21 @@ class Op:
             node.next_functions, node._input_metadata = tuple(edges), tuple(metadata)
             node._needs_input_grad = needs
         node._n_outputs = len(outputs)
-        output_nr = 0
-        for result in outputs:
+        for output_nr, result in enumerate(outputs):
             if result.dtype.is_differentiable:
                 result._requires_grad = True
                 result._grad_fn = node
-                if output_nr:
+                if output_nr:  # 0 is the class default
                     result._output_nr = output_nr
-            output_nr += 1
         saved = {}
         for name, kind, index, readers in self.save_plan:
             if readers and not readers & needed_mask:
                 continue
             if kind is _OUTPUT:
-                saved[name] = saved_output(outputs[index], node)
+                saved[name] = save(outputs[index], node)
             else:
                 value = args[index]
-                saved[name] = saved_input(value) if isinstance(value, Tensor) else value
+                saved[name] = save(value) if isinstance(value, Tensor) else value
         node._saved = saved
 
 
@@ -523,7 +520,7 @@ def array_of(value):
 def _float_or_mask(value, op):
     """An op's result inside a formula on arrays: integers (a count of a mask, an index)
     would meet NumPy's promotion rules, not torch's, so the formula goes back to Tensors."""
-    value = value if type(value) is np.ndarray else np.asarray(value)
+    value = _as_array(value)
     if value.dtype.kind not in "fb":
         raise OnTensorsOnly(op.__name__)
     return value
