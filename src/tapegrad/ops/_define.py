@@ -69,10 +69,11 @@ class Context:
 # (create_graph=True) differentiates them. In the usual backward nothing records, and the same
 # formula runs on raw arrays instead: `ctx.grad * ctx.other` is then one NumPy multiply, and
 # the ops a formula calls (cos, where, mul_scalar, ...) run their forward on arrays directly
-# (Op._on_arrays). This holds while every array is of the gradient's floating dtype, so NumPy's
-# promotion cannot differ from torch's; a formula that meets anything else (a method only
-# Tensors have, an index tensor, a Tensor made by a factory) raises, and its op goes back to
-# Tensors for good. TAPEGRAD_CHECK_ARRAYS=1 runs both and compares them (tests/conftest.py).
+# (Op._on_arrays). Floating arrays are all of the gradient's dtype and integer ones (indices)
+# go only into ops that do no promotion, so NumPy's promotion cannot differ from torch's; a
+# formula that meets anything else (a method only Tensors have, an integer result, a dtype
+# NumPy promoted, a Tensor made by a factory) raises, and its op goes back to Tensors for
+# good. TAPEGRAD_CHECK_ARRAYS=1 (set for the whole test suite) runs both and compares them.
 CHECK_ARRAYS = os.environ.get("TAPEGRAD_CHECK_ARRAYS") == "1"
 
 
