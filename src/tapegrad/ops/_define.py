@@ -362,8 +362,9 @@ class Op:
         if self.differentiable:
             if grad_mode._state.recording:
                 for value in inputs:
-                    if isinstance(value, Tensor) and (value._requires_grad or value._base is not None
-                                                      and view_requires_grad(value)):
+                    if isinstance(value, Tensor) and (
+                            value._requires_grad
+                            or value._base is not None and view_requires_grad(value)):
                         self._record(args, inputs, outputs)
                         break
             if forward_ad._level is not None:
@@ -511,6 +512,11 @@ def view_requires_grad(view):
     if view._view_version != view._version_counter[0]:
         regenerate_view(view)
     return view.dtype.is_differentiable
+
+
+def is_array(value):
+    """Whether value is a NumPy array or scalar: a formula's value running on arrays."""
+    return isinstance(value, (np.ndarray, np.generic))
 
 
 def array_of(value):

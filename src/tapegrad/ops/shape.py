@@ -8,7 +8,7 @@ from .. import _dtype, _layout
 from .._tensor import Tensor
 from ..autograd import forward_ad, grad_mode
 from ._checks import int_list, numel, type_name, wrap_dim, wrap_dims
-from ._define import defop
+from ._define import defop, is_array
 from .._warnings import warn
 
 # ---- reshaping views -----------------------------------------------------------------------
@@ -110,8 +110,8 @@ def reshape(input, *shape):
     """A view when the strides allow it, otherwise a copy (CloneBackward0 + UnsafeView)."""
     if not shape:
         raise TypeError('reshape() missing 1 required positional arguments: "shape"')
-    if type(input) is np.ndarray:  # a formula's value running on arrays: NumPy's reshape is
-        return input.reshape(*shape)  # torch's (a view where it can be, else a copy)
+    if is_array(input):  # a formula's value running on arrays: NumPy's reshape is torch's
+        return input.reshape(*shape)  # (a view where it can be, else a copy)
     shape = infer_shape(shape, input.numel(), "reshape", "shape")
     try:
         np.reshape(input._data, shape, copy=False)
@@ -434,7 +434,7 @@ _expand.derivatives(input=lambda ctx: reduction.sum_to_size(ctx.grad, ctx.input_
 
 
 def expand(input, *size):
-    if isinstance(input, (np.ndarray, np.generic)):  # a formula's value running on arrays
+    if is_array(input):  # a formula's value running on arrays
         return np.broadcast_to(input, size[0] if len(size) == 1 else size)
     return _expand(input, expanded_shape(input, int_list(size, "expand", "size")))
 
@@ -608,7 +608,7 @@ def zeros_of(like, shape=None):
     """A zero tensor with like's dtype (and shape, unless given): a gradient that is 0; a zero
     array for an array (a formula's value running on arrays)."""
     shape = like.shape if shape is None else shape
-    if type(like) is np.ndarray:
+    if is_array(like):
         return np.zeros(shape, like.dtype)
     return Tensor._make(np.zeros(shape, like.dtype.numpy))
 
