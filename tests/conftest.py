@@ -1,8 +1,6 @@
 import os
 import sys
 
-import pytest
-
 try:
     from hypothesis import HealthCheck, settings
 except ImportError:  # the fuzz tests skip themselves without hypothesis
@@ -19,12 +17,11 @@ if settings is not None:
     settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
-# Note [Formulas on arrays] (ops/_define.py): throughout the suite, every derivative formula
-# that runs on arrays also runs on Tensors, and the two results must agree.
-@pytest.fixture(autouse=True)
-def _check_formulas_on_arrays(monkeypatch):
+def pytest_configure():
+    """Note [Formulas on arrays] (ops/_define.py): throughout the suite, every derivative
+    formula that runs on arrays also runs on Tensors, and the two results must agree."""
     from tapegrad.ops import _define
-    monkeypatch.setattr(_define, "CHECK_ARRAYS", True)
+    _define.CHECK_ARRAYS = True
 
 
 def pytest_terminal_summary(terminalreporter):
