@@ -58,20 +58,24 @@ LATER_NAMES = {
 }
 
 
-def in_scope(op):
+def has_float_cpu(op):
     if op.name.startswith(("_", "jiterator_")) or op.name.endswith("_backward") \
             or isinstance(op.op, (torch._ops.OpOverloadPacket, torch._ops.OpOverload)):
         return False  # torch-internal names, torch.ops.aten.*, CUDA-only jiterator ops
-    if op.name.startswith(LATER_FAMILIES) or op.name in LATER_NAMES:
-        return False
     return any(dtype in op.supported_dtypes("cpu") for dtype, _ in DTYPES.values())
+
+
+def in_scope(op):
+    return has_float_cpu(op) and not (op.name.startswith(LATER_FAMILIES)
+                                      or op.name in LATER_NAMES)
 
 
 def key(op):
     return f"{op.name}.{op.variant_test_name}" if op.variant_test_name else op.name
 
 
-OPS = {key(op): op for op in op_db if in_scope(op)}
+ALL_OPS = {key(op): op for op in op_db if has_float_cpu(op)}  # `python torch_op_db.py` runs any
+OPS = {name: op for name, op in ALL_OPS.items() if in_scope(op)}
 
 # Ops whose values are random (or uninitialised): only shapes and dtypes are compared.
 RANDOM = {"bernoulli", "multinomial", "normal", "poisson", "rand_like", "randn_like",
@@ -99,6 +103,8 @@ class Missing(Exception):
 _NAMESPACES = {"torch": "tapegrad", "torch.nn.functional": "tapegrad.nn.functional",
                "torch.linalg": "tapegrad.linalg", "torch.special": "tapegrad.special",
                "torch.fft": "tapegrad.fft", "torch.nn": "tapegrad.nn",
+               "torch.masked": "tapegrad.masked", "torch.signal": "tapegrad.signal",
+               "torch.signal.windows": "tapegrad.signal.windows",
                "torch.autograd": "tapegrad.autograd"}
 
 
@@ -506,7 +512,7 @@ def write_xfails(path, failures):
         reasons = {dtype_name: failures[name, dtype_name] for n, dtype_name in failures
                    if n == name}
         alike = {reason.replace(dtype_name, "") for dtype_name, reason in reasons.items()}
-        if len(alike) == 1 and len(reasons) == len(_dtypes_of(OPS[name])):
+        if len(alike) == 1 and len(reasons) == len(_dtypes_of(ALL_OPS[name])):
             lines.append(f"    {name!r}: {next(iter(reasons.values()))!r},")
         else:
             lines.extend(f"    {name + '|' + d!r}: {r!r}," for d, r in reasons.items())
@@ -518,19 +524,21 @@ def _dtypes_of(op):
 
 
 if __name__ == "__main__":
-    # python tests/torch_op_db.py [--write-xfails] [name ...]: each OpInfo's first failure
-    # per dtype, and the counts.
+    # python tests/torch_op_db.py [--write-xfails] [name or prefix. ...]: each OpInfo's first
+    # failure per dtype, and the counts ("fft." runs every OpInfo whose name starts so).
     import collections
     import sys
     import warnings
     warnings.filterwarnings("ignore")
     arguments = sys.argv[1:]
     write = "--write-xfails" in arguments
-    names = [a for a in arguments if a != "--write-xfails"] or list(OPS)
+    names = [name for a in arguments if a != "--write-xfails"
+             for name in ([n for n in ALL_OPS if n.startswith(a)] if a.endswith(".") else [a])
+             ] or list(OPS)
     counts, failures = collections.Counter(), {}
     for name in names:
-        for dtype_name in _dtypes_of(OPS[name]):
-            failure = run(OPS[name], dtype_name)
+        for dtype_name in _dtypes_of(ALL_OPS[name]):
+            failure = run(ALL_OPS[name], dtype_name)
             counts[dtype_name, failure.kind if failure else "pass"] += 1
             if failure:
                 failures[name, dtype_name] = str(failure).split("\n")[0][:300]

@@ -1,7 +1,9 @@
 """Every op. Each family module (every public module in this package) lists its public names:
 FUNCTIONS become tapegrad.X (torch.X), METHODS become Tensor.X (the tensor as first argument),
 TENSOR_ONLY adds Tensor attributes whose signature differs from the function's,
-NN_FUNCTIONS become tapegrad.nn.functional.X and LINALG_FUNCTIONS tapegrad.linalg.X.
+NN_FUNCTIONS become tapegrad.nn.functional.X, and LINALG_FUNCTIONS, SPECIAL_FUNCTIONS,
+FFT_FUNCTIONS and MASKED_FUNCTIONS tapegrad.linalg.X, tapegrad.special.X, tapegrad.fft.X and
+tapegrad.masked.X.
 Adding an op touches only its family's file."""
 import importlib
 import pkgutil
@@ -31,11 +33,20 @@ def _exports(family, kind):
 TORCH_FUNCTIONS = {}  # name -> callable, re-exported as tapegrad.<name>
 NN_FUNCTIONS = {}  # tapegrad.nn.functional.<name>
 LINALG_FUNCTIONS = {}  # tapegrad.linalg.<name>
+SPECIAL_FUNCTIONS = {}  # tapegrad.special.<name>
+FFT_FUNCTIONS = {}  # tapegrad.fft.<name>
+MASKED_FUNCTIONS = {}  # tapegrad.masked.<name>
+# the namespaces whose torch names for error messages are "<prefix><name>" (linalg_inv)
+_PREFIXED = ((LINALG_FUNCTIONS, "LINALG_FUNCTIONS", "linalg_"),
+             (SPECIAL_FUNCTIONS, "SPECIAL_FUNCTIONS", "special_"),
+             (FFT_FUNCTIONS, "FFT_FUNCTIONS", "fft_"),
+             (MASKED_FUNCTIONS, "MASKED_FUNCTIONS", ""))
 
 for _family in FAMILIES:
     TORCH_FUNCTIONS.update(_exports(_family, "FUNCTIONS"))
     NN_FUNCTIONS.update(_exports(_family, "NN_FUNCTIONS"))
-    LINALG_FUNCTIONS.update(_exports(_family, "LINALG_FUNCTIONS"))
+    for _namespace, _kind, _ in _PREFIXED:
+        _namespace.update(_exports(_family, _kind))
     for _name, _method in _exports(_family, "METHODS").items():
         setattr(Tensor, _name, _public(_method, _name, method=True))
         globals().setdefault(_name, _method)
@@ -51,7 +62,8 @@ globals().update(TORCH_FUNCTIONS)
 # a call has failed); the ops' own calls to each other, through this module, skip that layer.
 TORCH_FUNCTIONS.update((name, _public(function, name)) for name, function in
                        TORCH_FUNCTIONS.items())
-LINALG_FUNCTIONS.update((name, _public(function, "linalg_" + name)) for name, function in
-                        LINALG_FUNCTIONS.items())
+for _namespace, _, _prefix in _PREFIXED:
+    _namespace.update((name, _public(function, _prefix + name)) for name, function in
+                      _namespace.items())
 NN_FUNCTIONS.update((name, _public(NN_FUNCTIONS[name], torch_name))
                     for name, torch_name in NN_TORCH_NAMES.items() if name in NN_FUNCTIONS)
