@@ -348,6 +348,21 @@ def _drain(ready, pending, dependencies, needed, targets, captured, retain_graph
                         push(ready, (-next_node._sequence_nr, next(_arrivals), next_node))
 
 
+def _broadcast_dims(array, shape):
+    """The dims of a float array that broadcasting to it from `shape` added or stretched;
+    None when there are none, or shape does not broadcast to it (sum_to_size then raises)."""
+    lead = array.ndim - len(shape)
+    if lead < 0 or array.dtype.kind != "f":
+        return None
+    dims = list(range(lead))
+    for i, n in enumerate(shape):
+        if n != array.shape[lead + i]:
+            if n != 1:
+                return None
+            dims.append(lead + i)
+    return tuple(dims) or None
+
+
 def recorded_first_grad(tensor, grad):
     """What a create_graph backward stores as tensor.grad when it had none: a copy that stays
     in the graph, as torch's. A leaf gets `empty.copy_(grad)` in its own layout (CopyBackwards,
@@ -456,10 +471,15 @@ def _validate(grad, metadata):
     """Note [Broadcast reduction]: sum a gradient back to its input's shape; match its dtype."""
     shape, dtype = metadata
     if grad._data.shape != shape:
-        from ..ops import sum_to_size
-        from ..ops._define import on_arrays
-        summed = None if grad_mode._state.recording else on_arrays(sum_to_size, grad, shape)
-        grad = sum_to_size(grad, shape) if summed is None else summed
+        summed = None if grad_mode._state.recording else _broadcast_dims(grad._data, shape)
+        if summed is None:
+            from ..ops import sum_to_size
+            grad = sum_to_size(grad, shape)
+        else:  # not recording: the summation SumBackward1's forward does, on the array
+            grad = type(grad)._make(np.add.reduce(grad._data, axis=summed, keepdims=True)
+                                    .reshape(shape), grad.dtype)
+            if grad._data.size >= UNSHARED_SIZE:  # a sum the engine allocated
+                grad._unshared = True
     if grad.dtype is not dtype:
         grad = grad.to(dtype)
     return grad

@@ -81,21 +81,6 @@ class OnTensorsOnly(Exception):
     """A formula running on arrays met something that only a Tensor can do."""
 
 
-def on_arrays(function, tensor, *args):
-    """function(tensor, *args) computed on tensor's array, as a formula runs on arrays (the
-    engine's sum back to an input's shape); None when it needs Tensors."""
-    state = grad_mode._state
-    state.raw = True
-    try:
-        result = function(tensor._data, *args)
-    except Exception:  # noqa: BLE001 - the caller runs it on Tensors instead
-        return None
-    finally:
-        state.raw = False
-    result = result if type(result) is np.ndarray else np.asarray(result)
-    return Tensor._make(result) if result.dtype == tensor._data.dtype else None
-
-
 def _made_afresh(array, values, earlier):
     """Whether a formula's result owns its memory and is none of its inputs or other results."""
     if array.base is not None:
