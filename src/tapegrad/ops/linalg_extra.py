@@ -1,0 +1,259 @@
+"""torch.linalg's compositions of other ops: vecdot, diagonal, vander, multi_dot, matrix_power,
+tensorinv, tensorsolve, cond and matrix_rank. Each is built as torch builds it (LinearAlgebra.cpp),
+so its graph ends in the node torch's does (MmBackward0, CatBackward0, NanToNumBackward0...)."""
+import math
+
+import numpy as np
+
+from .. import _dtype
+from .._creation import eye, zeros
+from .._tensor import Tensor
+from ._checks import wrap_dim
+from .decomposition import (_check_matrices, _lapack_eigh, _lapack_svd, _LinAlgError,
+                            _singular_and_invertible, _zero_pivots, inv, matrix_norm, solve,
+                            svdvals)
+from .joining import cat, narrow
+from .linalg import matmul, mm, vdot
+from .pointwise import clone, mul, nan_to_num
+from .reduction import cumprod, sum
+from .reordering import diagonal as torch_diagonal
+from .shape import movedim, reshape, squeeze, unsqueeze, view
+
+_INF = float("inf")
+
+
+# ---- products ------------------------------------------------------------------------------
+
+def vecdot(x, y, *, dim=-1, out=None):
+    """The dot product of x and y along dim (x conjugated), broadcasting the other dims; two
+    vectors go to vdot whatever dim says, as in torch."""
+    if not (x.dtype.is_floating_point or x.dtype.is_complex):
+        raise RuntimeError("linalg.vecdot: Expected a floating point or complex tensor as input. "
+                           f"Got {x.dtype.legacy_name}")
+    if x.dtype is not y.dtype:
+        raise RuntimeError("linalg.vecdot: Expected x and y to have the same dtype, but found x "
+                           f"of type {x.dtype.legacy_name} and y of type {y.dtype.legacy_name} "
+                           "instead")
+    if x.ndim == 1 and y.ndim == 1:
+        return vdot(x, y)
+    return sum(mul(x.conj() if x.dtype.is_complex else x, y), dim)
+
+
+def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
+    """torch.diagonal with the last two dims as defaults."""
+    return torch_diagonal(A, offset, dim1, dim2)
+
+
+def vander(x, *, N=None):
+    """Columns x^0, x^1, ..., x^(N-1) (N: x's length by default), as cumulative products."""
+    if x.dtype is _dtype.bool:
+        raise RuntimeError("linalg.vander supports floating point, complex, and integer tensors, "
+                           "but got Bool")
+    if x.ndim == 0:  # torch reads a number as one element
+        x = reshape(x, (1,))
+    n = x.shape[-1] if N is None else N
+    if n <= 1:
+        raise RuntimeError("N must be greater than 1.")
+    powers = cumprod(unsqueeze(x, -1).expand(*x.shape, n - 1), -1)
+    ones = Tensor._make(np.ones(x.shape + (1,), powers.dtype.numpy))
+    return cat((ones, powers), -1)
+
+
+def multi_dot(tensors, *, out=None):
+    """The product of a chain of matrices in the cheapest order; the first may be a row and the
+    last a column vector (their dims are dropped from the result)."""
+    count = len(tensors)
+    if count < 2:
+        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {count}")
+    first, last = tensors[0], tensors[-1]
+    for tensor, which in ((first, "first"), (last, "last")):
+        if tensor.ndim not in (1, 2):
+            raise RuntimeError(f"multi_dot(): the {which} tensor must be 1D or 2D but got "
+                               f"{tensor.ndim}D")
+    for i in range(1, count - 1):
+        if tensors[i].ndim != 2:
+            raise RuntimeError(f"multi_dot(): tensor {i} must be 2D but got {tensors[i].ndim}D")
+    out_shape = first.shape[:1] if first.ndim == 2 else ()
+    out_shape += last.shape[1:] if last.ndim == 2 else ()
+    matrices = [unsqueeze(first, 0) if first.ndim == 1 else first, *tensors[1:-1],
+                unsqueeze(last, -1) if last.ndim == 1 else last]
+    for i in range(1, count):
+        if matrices[i].dtype is not first.dtype:
+            raise RuntimeError("multi_dot(): all tensors must have be the same dtype but tensor "
+                               f"0 is {first.dtype.legacy_name.lower()} and tensor {i} "
+                               f"{matrices[i].dtype.legacy_name.lower()}")
+        if matrices[i - 1].shape[-1] != matrices[i].shape[0]:
+            raise RuntimeError(f"multi_dot(): tensors {i - 1} and {i} with shapes "
+                               f"{list(tensors[i - 1].shape)} and {list(tensors[i].shape)} "
+                               "cannot be multiplied")
+    return view(_chain_product(matrices, _chain_order(matrices), 0, count - 1), out_shape)
+
+
+def _chain_order(matrices):
+    """split[i][j]: where the cheapest product of matrices i..j splits, by dynamic programming
+    over the chain (a p x q by q x r product costs p q r)."""
+    sizes = [m.shape[0] for m in matrices] + [matrices[-1].shape[1]]
+    count = len(matrices)
+    cost = [[0] * count for _ in range(count)]
+    split = [[0] * count for _ in range(count)]
+    for length in range(1, count):
+        for i in range(count - length):
+            j = i + length
+            cost[i][j] = math.inf
+            for k in range(i, j):
+                candidate = cost[i][k] + cost[k + 1][j] + sizes[i] * sizes[k + 1] * sizes[j + 1]
+                if candidate < cost[i][j]:
+                    cost[i][j], split[i][j] = candidate, k
+    return split
+
+
+def _chain_product(matrices, split, i, j):
+    if i == j:
+        return matrices[i]
+    k = split[i][j]
+    return mm(_chain_product(matrices, split, i, k), _chain_product(matrices, split, k + 1, j))
+
+
+def matrix_power(A, n, *, out=None):
+    """A^n for integer n by repeated squaring; A^-n is inv(A)^n."""
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise TypeError(f"linalg_matrix_power(): argument 'n' (position 2) must be int, not "
+                        f"{type(n).__name__}")
+    _check_matrices("linalg.matrix_power", A, dtype=_dtype.float64)  # integers too
+    if n == 0:  # the identity, still in the graph as torch's copy into a clone
+        return clone(A).copy_(eye(A.shape[-1], dtype=A.dtype))
+    if n == 1:
+        return clone(A)
+    base = inv(A) if n < 0 else A
+    n = abs(n)
+    if n == 1:
+        return base
+    if n <= 3:
+        square = matmul(base, base)
+        return square if n == 2 else matmul(square, base)
+    # the bits of n from the lowest: base^(2^k) multiplied in where bit k is set
+    power = result = None
+    while n > 0:
+        bit, n = n % 2, n // 2
+        power = base if power is None else matmul(power, power)
+        if bit:
+            result = power if result is None else matmul(result, power)
+    return result
+
+
+# ---- tensor equations ----------------------------------------------------------------------
+
+def tensorinv(A, ind=2, *, out=None):
+    """The inverse of A read as a matrix from its first ind dims to the others, shaped
+    A.shape[ind:] + A.shape[:ind]."""
+    if ind <= 0:
+        raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
+    rows, columns = A.shape[:ind], A.shape[ind:]
+    size, other = math.prod(columns), math.prod(rows)
+    if size != other:
+        raise RuntimeError("Expected self to satisfy the requirement prod(self.shape[ind:]) == "
+                           f"prod(self.shape[:ind]), but got {size} != {other}")
+    try:
+        inverse = inv(reshape(A, (size, size)))
+    except _LinAlgError as error:  # torch words it as inv's, not linalg.inv's
+        raise _LinAlgError("inv" + str(error)[len("linalg.inv"):]) from None
+    return reshape(inverse, columns + rows)
+
+
+def tensorsolve(A, B, dims=None, *, out=None):
+    """X with tensordot(A, X, X.ndim) = B; dims: A's dims moved to the end first."""
+    if dims is not None:
+        A = movedim(A, dims, tuple(range(A.ndim - len(dims), A.ndim)))
+    result_shape = A.shape[B.ndim:]
+    size, other = math.prod(result_shape), math.prod(B.shape)
+    if size != other:
+        raise RuntimeError("Expected self to satisfy the requirement prod(self.shape[other.ndim:]) "
+                           f"== prod(self.shape[:other.ndim]), but got {size} != {other}")
+    return reshape(solve(reshape(A, (size, size)), B.flatten()), result_shape)
+
+
+# ---- condition number and rank -------------------------------------------------------------
+
+def cond(A, p=None, *, out=None):
+    """The condition number |A| |A^-1| in the norm p (None: 2, the ratio of the extreme singular
+    values); inf for a singular matrix, 0 for an empty one."""
+    if isinstance(p, str):
+        _check_square(A, p)
+        if p not in ("fro", "nuc"):
+            raise RuntimeError(f"linalg.cond got an invalid norm type: {p}")
+    else:
+        if A.ndim < 2:
+            raise RuntimeError("linalg.cond: The input tensor must have at least 2 dimensions.")
+        p = 2 if p is None else p
+        if abs(p) not in (1, 2, _INF):
+            raise RuntimeError(f"linalg.cond got an invalid norm type: {_shown(p)}")
+    if A.numel() == 0:
+        return zeros(A.shape[:-2], dtype=A.dtype.to_real())
+    if p in (2, -2):
+        singular_values = svdvals(A)
+        largest, smallest = narrow(singular_values, -1, 0, 1), narrow(singular_values, -1, -1, 1)
+        ratio = smallest / largest if p == -2 else largest / smallest
+        return squeeze(ratio, -1)
+    if p == "nuc":  # from the singular values: matrix_norm refuses infinities
+        singular_values = svdvals(A)
+        return sum(singular_values, -1) * sum(singular_values.reciprocal(), -1)
+    if not isinstance(p, str):
+        _check_square(A, p)
+    result = matrix_norm(A, p) * matrix_norm(_inverse_or_inf(A), p)
+    return nan_to_num(result, _INF, _INF, -_INF)  # 0 * inf: inf, as NumPy
+
+
+def _shown(p):
+    """An order as torch's C++ prints it (std::to_string of a double: 1.000000, inf)."""
+    if isinstance(p, float):
+        return "inf" if p == _INF else "-inf" if p == -_INF else f"{p:.6f}"
+    return str(p)
+
+
+def _check_square(A, p):
+    _check_matrices(f"linalg.cond(ord={_shown(p)})", A)
+
+
+def _inverse_or_inf(A):
+    """inv(A), with the singular matrices (LAPACK's zero pivot) all inf, as torch's cond."""
+    singular = _zero_pivots(np, A._data) > 0
+    if not singular.any():
+        return inv(A)
+    singular, invertible = _singular_and_invertible(A, singular)
+    return inv(invertible).masked_fill(singular, _INF)
+
+
+def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None, out=None):
+    """The number of singular values (absolute eigenvalues if hermitian) above
+    max(atol, rtol * the largest); tol is the older spelling of atol (with rtol 0)."""
+    if tol is not None:
+        if atol is not None or rtol is not None:
+            raise TypeError("linalg_matrix_rank() received an invalid combination of arguments")
+        atol, rtol = tol, 0.0
+    if A.ndim < 2:
+        raise RuntimeError("torch.linalg.matrix_rank: The input tensor input must have at least "
+                           "2 dimensions.")
+    if A.dtype not in (_dtype.float32, _dtype.float64, _dtype.complex64, _dtype.complex128):
+        raise RuntimeError("This function doesn't handle types other than float and double")
+    if A.numel() == 0:
+        return zeros(A.shape[:-2], dtype=_dtype.int64)
+    atol, rtol = (value._data if isinstance(value, Tensor) else value for value in (atol, rtol))
+    matrices = A._data
+    if rtol is None:  # the default, unless a positive atol is given
+        default = np.finfo(matrices.dtype).eps * max(matrices.shape[-2:])
+        rtol = default if atol is None else np.where(np.asarray(atol) > 0, 0.0, default)
+    atol = 0.0 if atol is None else atol
+    if hermitian:
+        values = np.abs(_lapack_eigh(np, matrices)[0])
+    else:
+        values = _lapack_svd(np, matrices)[1]
+    largest = values.max(axis=-1, keepdims=True)
+    tolerance = np.maximum(np.asarray(atol, np.float64)[..., None],
+                           np.asarray(rtol, np.float64)[..., None] * largest)
+    return Tensor._make(np.sum(values > tolerance, axis=-1).astype(np.int64))
+
+
+LINALG_FUNCTIONS = ("cond diagonal matrix_power matrix_rank multi_dot tensorinv tensorsolve "
+                    "vander vecdot").split()
+FUNCTIONS = {"matrix_power": matrix_power}
+METHODS = {"matrix_power": matrix_power}
