@@ -1,12 +1,20 @@
 """Distances: dist (the p-norm of a difference), cdist (every pairwise distance between two
-sets of row vectors) and renorm (rescaling slices to a maximum norm)."""
+sets of row vectors), pdist (the distances between the rows of one set) and renorm (rescaling
+slices to a maximum norm)."""
+import math
+
+import numpy as np
+
 from .. import _dtype
 from .._tensor import Tensor
 from ._checks import broadcast_shapes, wrap_dim
 from ._define import defop
+from .indexing import index_select_op
 from .pointwise import where
 from .reduction import norm_backward, norm_of, sum, vector_norm
+from .scatter import _index_add
 from .shape import unsqueeze, zeros_of
+from . import unary
 
 # ---- dist ----------------------------------------------------------------------------------
 
@@ -96,6 +104,44 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     return _cdist(x1, x2, float(p))
 
 
+# ---- pdist ---------------------------------------------------------------------------------
+
+@defop("PdistBackward0", save=("input", "p", "result", "rows", "columns"))
+def _pdist(xp, input: Tensor, p, rows, columns):
+    return norm_of(xp, input[rows] - input[columns], p, -1, False)
+
+
+def _pdist_backward(ctx):
+    """Each pair's norm gradient, added to its first row and taken from its second. At p = inf
+    torch gives every coordinate that ties for the maximum the whole gradient (a norm's
+    gradient shares it among them)."""
+    rows, columns = ctx.rows, ctx.columns
+    difference = index_select_op(ctx.input, 0, rows) - index_select_op(ctx.input, 0, columns)
+    if math.isinf(ctx.p):
+        grad = unary.sgn(difference) * unsqueeze(ctx.grad, 1) * (
+            unary.abs(difference) == unsqueeze(ctx.result, 1))
+    else:
+        grad = norm_backward(ctx.grad, difference, ctx.p, ctx.result, (1,), False)
+    if grad is None:  # p = 0 counts nonzeros: torch's gradient is zero
+        return zeros_of(ctx.input)
+    return _index_add(_index_add(zeros_of(ctx.input), 0, rows, grad), 0, columns, -grad)
+
+
+_pdist.derivatives(input=_pdist_backward)
+
+
+def pdist(input, p=2):
+    """The p-norm distance between every two rows of an (N, M) input, rows i < j in order."""
+    if input.ndim != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
+    if not input.dtype.is_floating_point:
+        raise RuntimeError("pdist only supports floating-point dtypes")
+    if p < 0:
+        raise RuntimeError("pdist only supports non-negative p values")
+    rows, columns = np.triu_indices(input.shape[0], 1)
+    return _pdist(input, float(p), rows, columns)
+
+
 # ---- renorm --------------------------------------------------------------------------------
 
 _EPSILON = 1e-7  # torch divides by norm + 1e-7
@@ -142,5 +188,6 @@ def renorm(input, p, dim, maxnorm):
     return _renorm(input, float(p), dim, float(maxnorm))
 
 
-FUNCTIONS = ["cdist", "dist", "renorm"]
+FUNCTIONS = ["cdist", "dist", "pdist", "renorm"]
+NN_FUNCTIONS = ["pdist"]
 METHODS = ["dist", "renorm"]
