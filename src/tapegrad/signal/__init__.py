@@ -1,0 +1,4 @@
+"""tapegrad.signal: as torch.signal (its windows)."""
+from . import windows
+
+__all__ = ["windows"]
