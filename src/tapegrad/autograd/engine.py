@@ -159,6 +159,9 @@ def _implicit_seed(tensor):
     from .._tensor import Tensor
     if tensor.numel() != 1:
         raise RuntimeError("grad can be implicitly created only for scalar outputs")
+    if tensor.dtype.is_complex:  # a complex output has no one gradient of 1 (issue 13)
+        raise RuntimeError("grad can be implicitly created only for real scalar outputs but "
+                           f"got {tensor.dtype}")
     return Tensor._make(np.ones_like(tensor._data))
 
 
@@ -481,5 +484,10 @@ def _validate(grad, metadata):
             if grad._data.size >= UNSHARED_SIZE:  # a sum the engine allocated
                 grad._unshared = True
     if grad.dtype is not dtype:
+        if grad.dtype.is_complex and not dtype.is_complex:
+            # a real input of a complex op takes the real part (torch's handle_r_to_c): one
+            # place for every formula, and no casting warning (issue 13)
+            from ..ops import real
+            grad = real(grad)
         grad = grad.to(dtype)
     return grad
