@@ -29,7 +29,7 @@ class dtype:
         return self.name
 
     def to_real(self):
-        return self
+        return {"complex64": float32, "complex128": float64}.get(self.name, self)
 
     def to_complex(self):
         return {"float32": complex64, "float64": complex128}.get(self.name, self)
@@ -200,7 +200,13 @@ def _combine(higher, lower):
     # widen int32).
     if higher is None:
         return lower
-    if lower is None or higher.is_complex or higher.is_floating_point:
+    if lower is None or higher.is_complex:
+        return higher
+    if lower.is_complex and higher.is_floating_point:
+        # float32 tensor + 1j is complex64, whatever the default (half floats: no complex32)
+        widened = higher.to_complex()
+        return widened if widened.is_complex else lower
+    if higher.is_floating_point:
         return higher
     if higher is bool or lower.is_floating_point or lower.is_complex:
         return promote_types(higher, lower)

@@ -63,10 +63,15 @@ def format_tensor(data, dtype_name, default_dtype_name, tail=(), prefix="tensor(
     else:
         if not _OPTS["edgeitems"]:
             suffixes.append(f"size={_shape_str(arr.shape)}")
-        if dtype_name not in (default_dtype_name, "int64", "bool"):
+        if dtype_name not in (default_dtype_name, _COMPLEX_OF[default_dtype_name], "int64",
+                              "bool"):
             suffixes.append(f"dtype=torch.{dtype_name}")
         body = _tensor_body(arr, _is_float(dtype_name), indent)
     return _add_suffixes(prefix + body, suffixes + list(tail), indent)
+
+
+# torch names the default complex dtype no more than the default float one
+_COMPLEX_OF = {"float64": "complex128", "float32": "complex64", "float16": "complex32"}
 
 
 def _is_float(dtype_name):
@@ -91,7 +96,9 @@ def _tensor_body(arr, is_float, indent):
             size = arr.shape[axis]
             keep = np.r_[0:edge, size - edge:size]
             shown = np.take(shown, keep, axis=axis)
-    if is_float:
+    if shown.dtype.kind == "c":
+        strings, width = _complex_strings(shown.ravel())
+    elif is_float:
         strings, width = _float_strings(shown.ravel().astype(np.float64))
     else:
         strings, width = _plain_strings(shown.ravel())
@@ -147,6 +154,19 @@ def _float_strings(values):
         raw = [text if text[-1] in "nf" else text + "." for text in raw]
     width = max([1] + [len(raw[i]) for i in np.flatnonzero(measured)])
     return [text.rjust(width) for text in raw], width
+
+
+def _complex_strings(values):
+    """torch's complex text: the real parts and the imaginary parts each formatted as a float
+    tensor of their own; the imaginary text loses its padding and gets a sign and a j."""
+    reals, real_width = _float_strings(values.real.astype(np.float64))
+    imags, imag_width = _float_strings(values.imag.astype(np.float64))
+    strings = []
+    for real, imag in zip(reals, imags):
+        imag = imag.lstrip()
+        strings.append(real + ("" if imag[0] == "-" else "+") + imag + "j")
+    # an element costs both widths and the j (torch's element_length)
+    return strings, real_width + imag_width + 1
 
 
 def _layout(strings, shape, cut, indent, width):

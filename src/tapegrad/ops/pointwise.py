@@ -1,5 +1,6 @@
 """Elementwise ops: arithmetic, powers, clamping, selection (where), comparisons and logic,
 dtype copies. Unary math and rounding are in unary.py."""
+import cmath
 import math
 
 import numpy as np
@@ -115,11 +116,12 @@ def add(xp, input: Tensor, other: Tensor, alpha=1):
 # overloads, whose nodes (MulBackward1, AddBackward1, ...) have no edge for it: they call
 # mul_scalar & co. below where Python's `grad * alpha` would record MulBackward0.
 add.derivatives(input=lambda ctx: ctx.grad,
-                other=lambda ctx: ctx.grad if ctx.alpha == 1 else mul_scalar(ctx.grad, ctx.alpha))
+                other=lambda ctx: ctx.grad if ctx.alpha == 1
+                else mul_scalar(ctx.grad, conj_of(ctx.alpha)))
 
 
 def _negated_times_alpha(ctx):
-    return -ctx.grad if ctx.alpha == 1 else mul_scalar(-ctx.grad, ctx.alpha)
+    return -ctx.grad if ctx.alpha == 1 else mul_scalar(-ctx.grad, conj_of(ctx.alpha))
 
 
 @defop("SubBackward0", save=("alpha",), promote="common")
@@ -190,8 +192,11 @@ def mul(xp, input: Tensor, other: Tensor):
     return xp.multiply(input, other)
 
 
-mul.derivatives(input=lambda ctx: ctx.grad * ctx.other,
-                other=lambda ctx: ctx.grad * ctx.input)
+# Note [Conjugate Wirtinger]: torch's gradient of a complex input is the conjugate Wirtinger
+# derivative, grad * conj(f'(z)) for a holomorphic f; conj_of is the identity on real values,
+# so the same formulas serve real tensors at no cost.
+mul.derivatives(input=lambda ctx: ctx.grad * conj_of(ctx.other),
+                other=lambda ctx: ctx.grad * conj_of(ctx.input))
 
 
 @defop("DivBackward0", save=("input", "other"), promote="float")
@@ -199,9 +204,9 @@ def _true_divide(xp, input: Tensor, other: Tensor):
     return xp.true_divide(input, other)
 
 
-_true_divide.derivatives(input=lambda ctx: ctx.grad / ctx.other,
+_true_divide.derivatives(input=lambda ctx: ctx.grad / conj_of(ctx.other),
                          # divided twice, not by other ** 2, which underflows for tiny others
-                         other=lambda ctx: -ctx.grad * (ctx.input / ctx.other / ctx.other))
+                         other=lambda ctx: -ctx.grad * conj_of(ctx.input / ctx.other / ctx.other))
 
 
 # floor/trunc division keeps integer dtypes; its derivative is zero almost everywhere.
@@ -344,7 +349,7 @@ def reciprocal(xp, input: Tensor):
     return xp.reciprocal(input)
 
 
-reciprocal.derivatives(input=lambda ctx: -ctx.grad * (ctx.result * ctx.result))
+reciprocal.derivatives(input=lambda ctx: -ctx.grad * conj_of(ctx.result * ctx.result))
 
 
 # torch's CPU kernels fuse a * b + c into one rounding (FMA), so a product that overflows alone
@@ -374,8 +379,8 @@ def _addcmul(xp, input: Tensor, tensor1: Tensor, tensor2: Tensor, value):
 
 
 _addcmul.derivatives(input=lambda ctx: ctx.grad,
-                     tensor1=lambda ctx: ctx.grad * mul_scalar(ctx.tensor2, ctx.value),
-                     tensor2=lambda ctx: ctx.grad * mul_scalar(ctx.tensor1, ctx.value))
+                     tensor1=lambda ctx: ctx.grad * conj_of(mul_scalar(ctx.tensor2, ctx.value)),
+                     tensor2=lambda ctx: ctx.grad * conj_of(mul_scalar(ctx.tensor1, ctx.value)))
 
 
 def addcmul(input, tensor1, tensor2, *, value=1):
@@ -391,9 +396,9 @@ def _addcdiv(xp, input: Tensor, tensor1: Tensor, tensor2: Tensor, value):
 
 _addcdiv.derivatives(
     input=lambda ctx: ctx.grad,
-    tensor1=lambda ctx: ctx.grad * _true_divide(ctx.value, ctx.tensor2),
-    tensor2=lambda ctx: -ctx.grad * (mul_scalar(ctx.tensor1, ctx.value)
-                                     / (ctx.tensor2 * ctx.tensor2)))
+    tensor1=lambda ctx: ctx.grad * conj_of(_true_divide(ctx.value, ctx.tensor2)),
+    tensor2=lambda ctx: -ctx.grad * conj_of(mul_scalar(ctx.tensor1, ctx.value)
+                                            / (ctx.tensor2 * ctx.tensor2)))
 
 
 def addcdiv(input, tensor1, tensor2, *, value=1):
@@ -470,7 +475,8 @@ def _pow_scalar_exponent_grad(ctx):
     # grouped as torch's, the power's derivative first: grad * exponent could underflow to 0
     # (or overflow) before it meets x ** (exponent - 1), giving 0 * inf = NaN. The op, not
     # `**`: on arrays (Note [Formulas on arrays]) `**` is NumPy's, without torch's x ** -0.5
-    return ctx.grad * mul_scalar(_pow_tensor_scalar(ctx.input, ctx.exponent - 1), ctx.exponent)
+    return ctx.grad * conj_of(mul_scalar(_pow_tensor_scalar(ctx.input, ctx.exponent - 1),
+                                         ctx.exponent))
 
 
 _pow_tensor_scalar.derivatives(input=_pow_scalar_exponent_grad)
@@ -483,11 +489,12 @@ def _pow_tensor_tensor(xp, input: Tensor, exponent: Tensor):
 
 _pow_tensor_tensor.derivatives(
     # x ** 0 has derivative 0 even at x = 0, where the formula would give 0 * inf
-    input=lambda ctx: where(ctx.exponent == 0, 0.0,
-                            ctx.grad * (ctx.exponent * ctx.input ** sub_scalar(ctx.exponent, 1))),
+    input=lambda ctx: where(ctx.exponent == 0, 0.0, ctx.grad * conj_of(
+        ctx.exponent * ctx.input ** sub_scalar(ctx.exponent, 1))),
     # torch's convention: the exponent's gradient is 0 where the base is 0 and exponent >= 0
-    exponent=lambda ctx: ctx.grad * where((ctx.input == 0) & (ctx.exponent >= 0), 0.0,
-                                          ctx.result * log(ctx.input)))
+    # (its real part, for a complex one)
+    exponent=lambda ctx: ctx.grad * conj_of(where((ctx.input == 0) & (real(ctx.exponent) >= 0),
+                                                  0.0, ctx.result * log(ctx.input))))
 
 
 @defop("PowBackward2", save=("self", "result", "exponent"), promote="common", scalars=("self",))
@@ -497,8 +504,9 @@ def _pow_scalar_tensor(xp, self, exponent: Tensor):
 
 # 0 ** y: torch's gradient is 0 wherever y >= 0 (it would be 0 * -inf)
 _pow_scalar_tensor.derivatives(
-    exponent=lambda ctx: ctx.grad * mul_scalar(ctx.result, _log_number(ctx.self)) if ctx.self != 0
-    else ctx.grad * where(ctx.exponent >= 0, 0.0, mul_scalar(ctx.result, -math.inf)))
+    exponent=lambda ctx: ctx.grad * conj_of(mul_scalar(ctx.result, _log_number(ctx.self)))
+    if ctx.self != 0 else ctx.grad * where(real(ctx.exponent) >= 0, 0.0,
+                                           mul_scalar(ctx.result, -math.inf)))
 
 
 def _power(xp, base, exponent):
@@ -533,6 +541,8 @@ def pow(input, exponent):
 
 
 def _log_number(number):
+    if isinstance(number, complex):
+        return cmath.log(number)
     return math.log(number) if number > 0 else float("nan") if number < 0 else float("-inf")
 
 
@@ -566,7 +576,7 @@ def mul_scalar(xp, input: Tensor, other):
     return xp.multiply(input, other)
 
 
-mul_scalar.derivatives(input=lambda ctx: ctx.grad * ctx.other)
+mul_scalar.derivatives(input=lambda ctx: ctx.grad * conj_of(ctx.other))
 
 
 @defop("DivBackward1", save=("other",), promote="float", scalars=("other",))
@@ -574,7 +584,7 @@ def div_scalar(xp, input: Tensor, other):
     return xp.true_divide(input, other)
 
 
-div_scalar.derivatives(input=lambda ctx: ctx.grad / ctx.other)
+div_scalar.derivatives(input=lambda ctx: ctx.grad / conj_of(ctx.other))
 
 
 def _xlogy(xp, input, other):
@@ -996,6 +1006,7 @@ def _tensor_where(input, condition, other):
 # they build on this module: import them last
 from .indexing import _masked_fill  # noqa: E402
 from .unary import log  # noqa: E402
+from .complex_parts import conj_of, real  # noqa: E402
 
 
 # torch's second names for the same ops

@@ -23,6 +23,9 @@ abs.derivatives(input=lambda ctx: ctx.grad * sgn(ctx.input))
 
 @defop("SignBackward0")
 def sign(xp, input: Tensor):
+    if input.dtype.kind == "c":
+        raise NotImplementedError("Unlike NumPy, torch.sign is not intended to support complex "
+                                  "numbers. Please use torch.sgn instead.")
     if input.dtype.kind == "b":
         return input.copy()
     if input.dtype.kind == "f":
@@ -33,13 +36,27 @@ def sign(xp, input: Tensor):
 sign.derivatives(input=lambda ctx: zeros_of(ctx.grad))
 
 
-@defop("SgnBackward0")
+@defop("SgnBackward0", save=("input", "result"))
 def sgn(xp, input: Tensor):
-    """sign, which torch extends to complex numbers (x / |x|); the same for real tensors."""
+    """sign, which torch extends to complex numbers (x / |x|, 0 at 0); the same for real
+    tensors."""
+    if input.dtype.kind == "c":
+        magnitude = xp.absolute(input)
+        return xp.where(magnitude == 0, 0, input / xp.where(magnitude == 0, 1, magnitude))
     return sign.forward(xp, input)
 
 
-sgn.derivatives(input=lambda ctx: zeros_of(ctx.grad))
+def _sgn_grad(ctx):
+    # zero for real inputs; for complex ones torch's sgn_backward: only the part of grad
+    # across the direction sgn(z) moves, divided by |z| (0 at the origin)
+    if not ctx.input.dtype.is_complex:
+        return zeros_of(ctx.grad)
+    magnitude = abs(ctx.input)
+    along = real(ctx.grad * conj(ctx.result)) * ctx.result
+    return where(magnitude == 0, 0.0, (ctx.grad - along) / magnitude)
+
+
+sgn.derivatives(input=_sgn_grad)
 
 
 @defop("ExpBackward0", save=("result",), promote="float")
@@ -47,7 +64,7 @@ def exp(xp, input: Tensor):
     return xp.exp(input)
 
 
-exp.derivatives(input=lambda ctx: ctx.grad * ctx.result)
+exp.derivatives(input=lambda ctx: ctx.grad * conj_of(ctx.result))
 
 
 @defop("Exp2Backward0", save=("result",), promote="float")
@@ -55,7 +72,7 @@ def exp2(xp, input: Tensor):
     return xp.exp2(input)
 
 
-exp2.derivatives(input=lambda ctx: mul_scalar(ctx.grad * ctx.result, math.log(2.0)))
+exp2.derivatives(input=lambda ctx: mul_scalar(ctx.grad * conj_of(ctx.result), math.log(2.0)))
 
 
 @defop("Expm1Backward0", save=("result",), promote="float")
@@ -63,7 +80,7 @@ def expm1(xp, input: Tensor):
     return xp.expm1(input)
 
 
-expm1.derivatives(input=lambda ctx: ctx.grad * add_scalar(ctx.result, 1))
+expm1.derivatives(input=lambda ctx: ctx.grad * conj_of(add_scalar(ctx.result, 1)))
 
 
 @defop("LogBackward0", save=("input",), promote="float")
@@ -71,7 +88,7 @@ def log(xp, input: Tensor):
     return xp.log(input)
 
 
-log.derivatives(input=lambda ctx: ctx.grad / ctx.input)
+log.derivatives(input=lambda ctx: ctx.grad / conj_of(ctx.input))
 
 
 @defop("Log2Backward0", save=("input",), promote="float")
@@ -79,7 +96,7 @@ def log2(xp, input: Tensor):
     return xp.log2(input)
 
 
-log2.derivatives(input=lambda ctx: ctx.grad / mul_scalar(ctx.input, math.log(2.0)))
+log2.derivatives(input=lambda ctx: ctx.grad / conj_of(mul_scalar(ctx.input, math.log(2.0))))
 
 
 @defop("Log10Backward0", save=("input",), promote="float")
@@ -87,7 +104,7 @@ def log10(xp, input: Tensor):
     return xp.log10(input)
 
 
-log10.derivatives(input=lambda ctx: ctx.grad / mul_scalar(ctx.input, math.log(10.0)))
+log10.derivatives(input=lambda ctx: ctx.grad / conj_of(mul_scalar(ctx.input, math.log(10.0))))
 
 
 @defop("Log1PBackward0", save=("input",), promote="float")
@@ -95,7 +112,7 @@ def log1p(xp, input: Tensor):
     return xp.log1p(input)
 
 
-log1p.derivatives(input=lambda ctx: ctx.grad / add_scalar(ctx.input, 1))
+log1p.derivatives(input=lambda ctx: ctx.grad / conj_of(add_scalar(ctx.input, 1)))
 
 
 @defop("SqrtBackward0", save=("result",), promote="float")
@@ -103,7 +120,7 @@ def sqrt(xp, input: Tensor):
     return xp.sqrt(input)
 
 
-sqrt.derivatives(input=lambda ctx: ctx.grad / mul_scalar(ctx.result, 2))
+sqrt.derivatives(input=lambda ctx: ctx.grad / conj_of(mul_scalar(ctx.result, 2)))
 
 
 @defop("RsqrtBackward0", save=("result",), promote="float")
@@ -111,7 +128,7 @@ def rsqrt(xp, input: Tensor):
     return xp.reciprocal(xp.sqrt(input))
 
 
-rsqrt.derivatives(input=lambda ctx: mul_scalar(ctx.grad, -0.5) * ctx.result ** 3)
+rsqrt.derivatives(input=lambda ctx: mul_scalar(ctx.grad, -0.5) * conj_of(ctx.result ** 3))
 
 
 @defop("SinBackward0", save=("input",), promote="float")
@@ -119,7 +136,7 @@ def sin(xp, input: Tensor):
     return xp.sin(input)
 
 
-sin.derivatives(input=lambda ctx: ctx.grad * cos(ctx.input))
+sin.derivatives(input=lambda ctx: ctx.grad * conj_of(cos(ctx.input)))
 
 
 @defop("CosBackward0", save=("input",), promote="float")
@@ -127,7 +144,7 @@ def cos(xp, input: Tensor):
     return xp.cos(input)
 
 
-cos.derivatives(input=lambda ctx: ctx.grad * -sin(ctx.input))
+cos.derivatives(input=lambda ctx: ctx.grad * -conj_of(sin(ctx.input)))
 
 
 @defop("TanBackward0", save=("result",), promote="float")
@@ -135,7 +152,7 @@ def tan(xp, input: Tensor):
     return xp.tan(input)
 
 
-tan.derivatives(input=lambda ctx: ctx.grad * add_scalar(ctx.result ** 2, 1))
+tan.derivatives(input=lambda ctx: ctx.grad * conj_of(add_scalar(ctx.result ** 2, 1)))
 
 
 @defop("AsinBackward0", save=("input",), promote="float")
@@ -143,7 +160,7 @@ def asin(xp, input: Tensor):
     return xp.arcsin(input)
 
 
-asin.derivatives(input=lambda ctx: ctx.grad * rsqrt(add_scalar(-ctx.input * ctx.input, 1)))
+asin.derivatives(input=lambda ctx: ctx.grad * conj_of(rsqrt(add_scalar(-ctx.input * ctx.input, 1))))
 
 
 @defop("AcosBackward0", save=("input",), promote="float")
@@ -151,7 +168,7 @@ def acos(xp, input: Tensor):
     return xp.arccos(input)
 
 
-acos.derivatives(input=lambda ctx: ctx.grad * -rsqrt(add_scalar(-ctx.input * ctx.input, 1)))
+acos.derivatives(input=lambda ctx: ctx.grad * -conj_of(rsqrt(add_scalar(-ctx.input * ctx.input, 1))))
 
 
 @defop("AtanBackward0", save=("input",), promote="float")
@@ -159,7 +176,7 @@ def atan(xp, input: Tensor):
     return xp.arctan(input)
 
 
-atan.derivatives(input=lambda ctx: ctx.grad / add_scalar(ctx.input * ctx.input, 1))
+atan.derivatives(input=lambda ctx: ctx.grad / conj_of(add_scalar(ctx.input * ctx.input, 1)))
 
 
 @defop("Atan2Backward0", save=("input", "other"), promote="float")
@@ -189,7 +206,7 @@ def sinh(xp, input: Tensor):
     return xp.sinh(input)
 
 
-sinh.derivatives(input=lambda ctx: ctx.grad * cosh(ctx.input))
+sinh.derivatives(input=lambda ctx: ctx.grad * conj_of(cosh(ctx.input)))
 
 
 @defop("CoshBackward0", save=("input",), promote="float")
@@ -197,7 +214,7 @@ def cosh(xp, input: Tensor):
     return xp.cosh(input)
 
 
-cosh.derivatives(input=lambda ctx: ctx.grad * sinh(ctx.input))
+cosh.derivatives(input=lambda ctx: ctx.grad * conj_of(sinh(ctx.input)))
 
 
 @defop("TanhBackward0", save=("result",), promote="float")
@@ -205,7 +222,7 @@ def tanh(xp, input: Tensor):
     return xp.tanh(input)
 
 
-tanh.derivatives(input=lambda ctx: tanh_backward(ctx.grad, ctx.result))
+tanh.derivatives(input=lambda ctx: tanh_backward(ctx.grad, conj_of(ctx.result)))
 
 
 # Note [Backward ops]: where torch's formula calls a kernel of its own (tanh_backward,
@@ -226,7 +243,7 @@ def asinh(xp, input: Tensor):
     return xp.arcsinh(input)
 
 
-asinh.derivatives(input=lambda ctx: ctx.grad * rsqrt(add_scalar(ctx.input ** 2, 1)))
+asinh.derivatives(input=lambda ctx: ctx.grad * conj_of(rsqrt(add_scalar(ctx.input ** 2, 1))))
 
 
 @defop("AcoshBackward0", save=("input",), promote="float")
@@ -234,7 +251,7 @@ def acosh(xp, input: Tensor):
     return xp.arccosh(input)
 
 
-acosh.derivatives(input=lambda ctx: ctx.grad * rsqrt(sub_scalar(ctx.input * ctx.input, 1)))
+acosh.derivatives(input=lambda ctx: ctx.grad * conj_of(rsqrt(sub_scalar(ctx.input * ctx.input, 1))))
 
 
 @defop("AtanhBackward0", save=("input",), promote="float")
@@ -243,7 +260,7 @@ def atanh(xp, input: Tensor):
 
 
 # torch's C++ `1 - t` subtracts from a tensor of ones: SubBackward0, with no edge for the 1
-atanh.derivatives(input=lambda ctx: mul_scalar(ctx.grad, 1) / _sub(1.0, ctx.input ** 2))
+atanh.derivatives(input=lambda ctx: mul_scalar(ctx.grad, 1) / conj_of(_sub(1.0, ctx.input ** 2)))
 
 
 _TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)  # erf'(x) = 2 / sqrt(pi) * exp(-x * x)
@@ -335,13 +352,15 @@ _ERFC_FAR = (
 
 @defop("SigmoidBackward0", save=("result",), promote="float")
 def sigmoid(xp, input: Tensor):
+    if input.dtype.kind == "c":
+        return 1 / (1 + xp.exp(-input))
     # Split by sign so exp never overflows: 1/(1+e^-x) for x >= 0, e^x/(1+e^x) otherwise.
     positive = input >= 0
     exp_neg_abs = xp.exp(xp.where(positive, -input, input))
     return xp.where(positive, 1, exp_neg_abs) / (1 + exp_neg_abs)
 
 
-sigmoid.derivatives(input=lambda ctx: sigmoid_backward(ctx.grad, ctx.result))
+sigmoid.derivatives(input=lambda ctx: sigmoid_backward(ctx.grad, conj_of(ctx.result)))
 
 
 @defop("SigmoidBackwardBackward0", save=("grad_output", "output"))
@@ -441,8 +460,10 @@ rad2deg.derivatives(input=lambda ctx: mul_scalar(ctx.grad, 1 / _RADIANS_PER_DEGR
 
 def _rounded(input, rounding, kernel):
     """Integers are whole already (a copy); torch has no kernel for bool."""
-    if input.dtype.kind == "b":
+    if input.dtype.kind == "b" or input.dtype.kind == "c" and kernel.startswith("round"):
         raise NotImplementedError(not_implemented_for(kernel, input.dtype))
+    if input.dtype.kind == "c":
+        raise NotImplementedError(f"{kernel.split('_')[0]} is not supported for complex inputs")
     return rounding(input) if input.dtype.kind == "f" else input.copy()
 
 
@@ -511,6 +532,9 @@ def frac(xp, input: Tensor):
 
 frac.derivatives(input=lambda ctx: ctx.grad)
 
+
+# it builds on this module: import it last
+from .complex_parts import conj, conj_of, real  # noqa: E402
 
 
 # torch's second names for the same ops
