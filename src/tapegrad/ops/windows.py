@@ -120,9 +120,12 @@ def blackman_window(window_length, periodic=True, *, dtype=None, layout=None, de
 
 
 def _kaiser_values(beta):
-    """I0(beta sqrt(1 - ((k - alpha) / alpha)^2)) / I0(beta), alpha = (n - 1) / 2; the Bessel
-    function in float64, as tapegrad's i0 computes it."""
+    """I0(beta sqrt(1 - ((k - alpha) / alpha)^2)) / I0(beta), alpha = (n - 1) / 2; float16 in
+    float32 (torch's kernel computes in its opmath type), the Bessel function in float64, as
+    tapegrad's i0 computes it."""
     def values(k, n, scalar):
+        if k.dtype.itemsize < 4:
+            k, scalar = k.astype(np.float32), np.float32
         alpha = scalar((n - 1) / 2.0)
         argument = scalar(beta) * np.sqrt(scalar(1) - ((k - alpha) / alpha) ** 2)
         return (bessel_i_array(np, 0, argument.astype(np.float64))
