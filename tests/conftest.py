@@ -25,13 +25,20 @@ def pytest_configure():
 
 
 def pytest_terminal_summary(terminalreporter):
-    """The op-database counts (tests/test_torch_op_db.py), when that module ran."""
-    module = sys.modules.get("test_torch_op_db")
-    if module is None or not module.COUNTS:
-        return
-    terminalreporter.section("torch op database (OpInfos per dtype)")
+    """The counts of torch's op and module databases (tests/test_torch_op_db.py,
+    tests/test_torch_module_db.py), for the modules that ran."""
+    for module_name, title in (("test_torch_op_db", "torch op database (OpInfos per dtype)"),
+                               ("test_torch_module_db",
+                                "torch module database (ModuleInfos per dtype)")):
+        module = sys.modules.get(module_name)
+        if module is not None and module.COUNTS:
+            terminalreporter.section(title)
+            _write_counts(terminalreporter, module.COUNTS)
+
+
+def _write_counts(terminalreporter, counts_by_dtype):
     for dtype_name in ("float64", "float32"):
-        counts = {kind: n for (dtype, kind), n in module.COUNTS.items() if dtype == dtype_name}
+        counts = {kind: n for (dtype, kind), n in counts_by_dtype.items() if dtype == dtype_name}
         total = sum(counts.values())
         line = ", ".join(f"{kind} {n}" for kind, n in sorted(counts.items()))
         terminalreporter.write_line(

@@ -495,6 +495,10 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     running statistics."""
     if training:
         _verify_batch_size(input.shape)
+    if training and eps <= 0.0:
+        raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
+    if eps < 0.0:
+        raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
     return _batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps)
 
 
