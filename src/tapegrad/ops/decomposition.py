@@ -606,9 +606,8 @@ def _pinv(xp, A: Tensor, atol=None, rtol=None, hermitian=False):
     return xp.matmul(left * reciprocal[..., None, :], right)
 
 
-def _pinv_backward(ctx):
+def pinv_backward(grad, pinv_A, A):
     """torch's pinv_backward, arranged so the inner products are the smaller side's."""
-    A, pinv_A, grad = ctx.A, ctx.result, ctx.grad
     pinv_At, grad_t = _mT(pinv_A), _mT(grad)
     if A.shape[-2] <= A.shape[-1]:
         K = matmul(grad_t, pinv_A)
@@ -621,7 +620,7 @@ def _pinv_backward(ctx):
             + pinv_At_K - matmul(matmul(pinv_At_K, pinv_A), A))
 
 
-_pinv.derivatives(A=_pinv_backward)
+_pinv.derivatives(A=lambda ctx: pinv_backward(ctx.grad, ctx.result, ctx.A))
 
 
 def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None, out=None):

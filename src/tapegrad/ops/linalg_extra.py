@@ -7,17 +7,19 @@ import numpy as np
 
 from .. import _dtype
 from .._creation import eye, zeros
+from .._scipy import scipy
 from .._tensor import Tensor
-from ._checks import wrap_dim
-from .decomposition import (_check_matrices, _lapack_eigh, _lapack_svd, _LinAlgError,
-                            _singular_and_invertible, _zero_pivots, inv, matrix_norm, solve,
-                            svdvals)
+from ._checks import broadcast_shapes
+from ._define import defop
+from .decomposition import (_check_matrices, _lapack_eigh, _lapack_svd, _LinAlgError, _mT,
+                            _singular_and_invertible, _zero_pivots, inv, matrix_norm, pinv,
+                            pinv_backward, solve, svdvals)
 from .joining import cat, narrow
 from .linalg import matmul, mm, vdot
 from .pointwise import clone, mul, nan_to_num
-from .reduction import cumprod, sum
+from .reduction import cumprod, return_type, sum
 from .reordering import diagonal as torch_diagonal
-from .shape import movedim, reshape, squeeze, unsqueeze, view
+from .shape import movedim, reshape, squeeze, unsqueeze, view, zeros_of
 
 _INF = float("inf")
 
@@ -253,7 +255,153 @@ def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None, out=None)
     return Tensor._make(np.sum(values > tolerance, axis=-1).astype(np.int64))
 
 
-LINALG_FUNCTIONS = ("cond diagonal matrix_power matrix_rank multi_dot tensorinv tensorsolve "
-                    "vander vecdot").split()
-FUNCTIONS = {"matrix_power": matrix_power}
-METHODS = {"matrix_power": matrix_power}
+# ---- matrix exponential -------------------------------------------------------------------
+
+@defop("LinalgMatrixExpBackward0", save=("A",))
+def _matrix_exp(xp, A: Tensor):
+    if A.shape[-1] == 0:
+        return A.copy()
+    return scipy("linalg", "torch.linalg.matrix_exp").expm(A).astype(A.dtype, copy=False)
+
+
+def _matrix_exp_backward(ctx):
+    """The upper right block of exp([[A^T, grad], [0, A^T]]) (torch's; the exponential's
+    Frechet derivative at A^T applied to grad)."""
+    A_t, n = _mT(ctx.A), ctx.A.shape[-1]
+    block = cat((cat((A_t, ctx.grad), -1), cat((zeros_of(A_t), A_t), -1)), -2)
+    return _matrix_exp(block)[..., :n, n:]
+
+
+_matrix_exp.derivatives(A=_matrix_exp_backward)
+
+
+def matrix_exp(A):
+    """exp(A) = sum of A^k / k! for square matrices (SciPy's expm: Pade with scaling and
+    squaring, where torch uses Taylor polynomials; they agree to rounding)."""
+    _check_matrices("linalg.matrix_exp", A)
+    return _matrix_exp(A)
+
+
+# ---- least squares ------------------------------------------------------------------------
+
+linalg_lstsq_return = return_type("linalg_lstsq", ("solution", "residuals", "rank",
+                                                   "singular_values"))
+_DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
+
+
+@defop("LinalgLstsqBackward0", save=("A", "B", "result0"))
+def _lstsq(xp, A: Tensor, B: Tensor, rcond=None, driver="gelsy"):
+    """(solution, residuals, rank, singular values) as LAPACK's driver gives them, one matrix
+    at a time. torch's residuals (squared norms of AX - B) exist only for tall A, drivers that
+    report them, and full rank throughout; rank and singular values only for the drivers that
+    compute them, over A's own batch."""
+    lapack = scipy("linalg", "torch.linalg.lstsq")
+    vector = B.ndim == A.ndim - 1
+    rhs = B[..., None] if vector else B
+    (m, n), k = A.shape[-2:], rhs.shape[-1]
+    batch = np.broadcast_shapes(A.shape[:-2], rhs.shape[:-2])
+    A_all = xp.broadcast_to(A, batch + (m, n)).reshape(-1, m, n)
+    rhs_all = xp.broadcast_to(rhs, batch + (m, k)).reshape(-1, m, k)
+    if rcond is None:
+        rcond = xp.finfo(A.dtype).eps * max(m, n)
+    solution = xp.zeros((len(A_all), n, k), A.dtype)
+    residuals = xp.zeros((len(A_all), k), A.dtype)
+    rank = xp.zeros(len(A_all), xp.int64)
+    singular_values = xp.zeros((len(A_all), min(m, n)), A.dtype)
+    for i, (matrix, right) in enumerate(zip(A_all, rhs_all)):
+        if matrix.size == 0 or right.size == 0:
+            continue
+        if driver == "gels":
+            solution[i], residuals[i] = _gels(xp, lapack, matrix, right)
+            continue
+        solution[i], found, rank[i], values = lapack.lstsq(
+            matrix, right, cond=rcond, check_finite=False, lapack_driver=driver)
+        residuals[i] = found if xp.size(found) else xp.nan  # nan: not reported
+        if values is not None:
+            singular_values[i] = values
+    solution = solution.reshape(batch + (n, k))
+    has_residuals = m > n and driver != "gelsy" and not xp.isnan(residuals).any()
+    residuals = residuals.reshape(batch + (k,)) if has_residuals else xp.zeros(0, A.dtype)
+    own = tuple(slice(None) if size == full else slice(0, 1)  # A's batch, not the broadcast
+                for size, full in zip(A.shape[:-2], batch))
+    rank = rank.reshape(batch)[own] if driver != "gels" else xp.zeros(0, xp.int64)
+    singular_values = (singular_values.reshape(batch + (-1,))[own] if driver in ("gelsd", "gelss")
+                       else xp.zeros(0, A.dtype))
+    if vector:
+        solution = solution[..., 0]
+    return solution, residuals, rank, singular_values
+
+
+def _gels(xp, lapack, matrix, right):
+    """LAPACK's QR (or LQ) least squares for a full-rank matrix: the solution, and the squared
+    norms of the rows beyond n of its output (the residuals, for a tall matrix)."""
+    (m, n), k = matrix.shape, right.shape[-1]
+    gels, = lapack.get_lapack_funcs(("gels",), (matrix, right))
+    padded = xp.zeros((max(m, n), k), matrix.dtype)
+    padded[:m] = right
+    output = gels(matrix, padded)[1]
+    return output[:n], xp.sum(output[n:] ** 2, axis=0)
+
+
+def _lstsq_backward(ctx):
+    """torch's linalg_lstsq_backward: the solution is pinv(A) B, and a residual |AX - B|^2
+    has the gradients 2 (AX - B) X^T and -2 (AX - B) (X being optimal)."""
+    if "lstsq_grads" in vars(ctx):
+        return ctx.lstsq_grads
+    grad_X, grad_residuals = ctx.grads[0], ctx.grads[1]
+    A, B, X = ctx.A, ctx.B, ctx.result0
+    vector = B.ndim == A.ndim - 1
+    if vector:
+        B, X = unsqueeze(B, -1), unsqueeze(X, -1)
+        grad_X = None if grad_X is None else unsqueeze(grad_X, -1)
+    grad_A = grad_B = 0
+    if grad_X is not None:
+        pinv_A = pinv(A)
+        grad_A = pinv_backward(matmul(grad_X, _mT(B)), pinv_A, A)
+        grad_B = matmul(_mT(pinv_A), grad_X)
+    if grad_residuals is not None and grad_residuals.numel():
+        weighted = (matmul(A, X) - B) * unsqueeze(grad_residuals, -2)
+        grad_A = grad_A + 2 * matmul(weighted, _mT(X))
+        grad_B = grad_B - 2 * weighted
+    if isinstance(grad_B, Tensor) and vector:
+        grad_B = squeeze(grad_B, -1)
+    ctx.lstsq_grads = tuple(None if isinstance(g, int) else g for g in (grad_A, grad_B))
+    return ctx.lstsq_grads
+
+
+_lstsq.derivatives(A=lambda ctx: _lstsq_backward(ctx)[0],
+                   B=lambda ctx: _lstsq_backward(ctx)[1])
+
+
+def lstsq(A, B, rcond=None, *, driver=None):
+    """A least-squares solution X of A X = B, with LAPACK's driver (torch's CPU default
+    'gelsy'); rank and singular values are not differentiable."""
+    if A.ndim < 2:
+        raise RuntimeError("torch.linalg.lstsq: input must have at least 2 dimensions.")
+    if B.ndim < 1:
+        raise RuntimeError("torch.linalg.lstsq: other must have at least 1 dimension.")
+    if A.dtype is not B.dtype:
+        raise RuntimeError("torch.linalg.lstsq: Expected input and other to have the same dtype, "
+                           f"but got input's dtype {A.dtype.legacy_name} and other's dtype "
+                           f"{B.dtype.legacy_name}")
+    if not (A.ndim >= B.ndim and A.ndim - B.ndim <= 1):
+        raise RuntimeError("torch.linalg.lstsq: input.dim() must be greater or equal to "
+                           "other.dim() and (input.dim() - other.dim()) <= 1")
+    vector = B.ndim == A.ndim - 1
+    if B.shape[-1 if vector else -2] != A.shape[-2]:
+        raise RuntimeError("torch.linalg.lstsq: input.size(-2) should match other.size(-2)")
+    if A.dtype not in (_dtype.float32, _dtype.float64, _dtype.complex64, _dtype.complex128):
+        raise RuntimeError("This function doesn't handle types other than float and double")
+    driver = "gelsy" if driver is None else driver
+    if driver not in _DRIVERS:
+        raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of (gels, "
+                           "gelsy, gelsd, gelss)")
+    broadcast_shapes(A.shape[:-2], B.shape[:-1 if vector else -2])  # torch's error text
+    solution, residuals, rank, singular_values = _lstsq(A, B, rcond, driver)
+    return linalg_lstsq_return(solution, residuals, rank, singular_values.detach())
+
+
+LINALG_FUNCTIONS = ("cond diagonal lstsq matrix_exp matrix_power matrix_rank multi_dot tensorinv "
+                    "tensorsolve vander vecdot").split()
+FUNCTIONS = {"matrix_exp": matrix_exp, "matrix_power": matrix_power}
+METHODS = FUNCTIONS
