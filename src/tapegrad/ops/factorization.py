@@ -1,0 +1,938 @@
+"""The factorizations of torch.linalg and the solvers built on them: LU (lu, lu_factor,
+lu_solve, lu_unpack), LDL, triangular and Cholesky solves, the *_ex forms that report LAPACK's
+info instead of raising, and the Householder family (geqrf, householder_product, ormqr), with
+torch's legacy names. Forwards run SciPy's LAPACK and BLAS routines matrix by matrix, as torch
+calls LAPACK, so pivots, partial factors of failed matrices and infinities of singular solves
+come out as torch's; gradients are torch's formulas written in tapegrad ops."""
+import numpy as np
+
+from .. import _dtype
+from .._scipy import scipy
+from .._tensor import Tensor
+from .._warnings import warn
+from ._define import defop, is_array
+from .decomposition import (_check_matrices, _cholesky_backward, _failure, _mT,
+                            _solve_grad_A, _solve_grad_B, _is_vector_rhs)
+from .joining import cat, stack
+from .linalg import matmul
+from .reduction import return_type, sum
+from .reordering import tril, triu
+from .shape import unsqueeze, zeros_of
+
+linalg_lu_return = return_type("linalg_lu", ("P", "L", "U"))
+lu_unpack_return = return_type("lu_unpack", ("P", "L", "U"))
+linalg_lu_factor_return = return_type("linalg_lu_factor", ("LU", "pivots"))
+linalg_lu_factor_ex_return = return_type("linalg_lu_factor_ex", ("LU", "pivots", "info"))
+lu_with_info_return = return_type("_lu_with_info", ("LU", "pivots", "info"))
+linalg_ldl_factor_return = return_type("linalg_ldl_factor", ("LD", "pivots"))
+linalg_ldl_factor_ex_return = return_type("linalg_ldl_factor_ex", ("LD", "pivots", "info"))
+triangular_solve_return = return_type("triangular_solve", ("solution", "cloned_coefficient"))
+geqrf_return = return_type("geqrf", ("a", "tau"))
+linalg_cholesky_ex_return = return_type("linalg_cholesky_ex", ("L", "info"))
+linalg_inv_ex_return = return_type("linalg_inv_ex", ("inverse", "info"))
+linalg_solve_ex_return = return_type("linalg_solve_ex", ("result", "info"))
+
+
+# ---- LAPACK, matrix by matrix --------------------------------------------------------------
+
+def _routine(name, like, needed_by):
+    """SciPy's LAPACK (or BLAS) routine `name` for like's dtype (s... for float32, d... for
+    float64)."""
+    linalg = scipy("linalg", needed_by)
+    module = linalg.blas if name == "trsm" else linalg.lapack
+    return getattr(module, ("s" if like.dtype == np.float32 else "d") + name)
+
+
+def _batch(*arrays, cores=None):
+    """The broadcast batch shape of arrays (their dims before the last `cores[i]`, 2 by
+    default), and each array broadcast to it."""
+    cores = cores or (2,) * len(arrays)
+    batch = np.broadcast_shapes(*(a.shape[:a.ndim - c] for a, c in zip(arrays, cores)))
+    return batch, [np.broadcast_to(a, batch + a.shape[a.ndim - c:])
+                   for a, c in zip(arrays, cores)]
+
+
+def _check_info(info, routine):
+    if (info < 0).any():  # an illegal argument: a bug here, not in the user's input
+        raise RuntimeError(f"{routine}: LAPACK's argument {-int(info.min())} was illegal")
+
+
+def _trsm(xp, A, B, upper, left, transpose, unitriangular):
+    """op(A) X = B (left) or X op(A) = B for triangular A, op(A) = A or A^T, by BLAS's trsm:
+    no check for a zero on A's diagonal, which gives infinities and NaN as torch's."""
+    batch, (A, B) = _batch(A, B)
+    dtype = np.result_type(A.dtype, B.dtype)
+    X = xp.empty(B.shape, dtype)
+    if X.size == 0:
+        return X
+    trsm = _routine("trsm", X, "torch.linalg.solve_triangular")
+    for index in xp.ndindex(batch):
+        X[index] = trsm(1.0, A[index].astype(dtype), B[index].astype(dtype), side=int(not left),
+                        lower=int(not upper), trans_a=int(transpose), diag=int(unitriangular))
+    return X
+
+
+def _getrf(xp, A, name):
+    """LU with partial pivoting of each matrix: (LU, 1-based int32 pivots, info)."""
+    m, n = A.shape[-2:]
+    LU = A.copy()
+    pivots = xp.zeros(A.shape[:-2] + (min(m, n),), xp.int32)
+    info = xp.zeros(A.shape[:-2], xp.int32)
+    if A.size:
+        getrf = _routine("getrf", A, name)
+        for index in xp.ndindex(A.shape[:-2]):
+            LU[index], pivots_0, info[index] = getrf(A[index])
+            pivots[index] = pivots_0 + 1
+    _check_info(info, name)
+    return LU, pivots, info
+
+
+def _getrs(xp, LU, pivots, B, left, adjoint):
+    """X with A X = B, A^T X = B (adjoint), X A = B or X A^T = B from A's LU factors."""
+    batch, (LU, pivots, B) = _batch(LU, pivots, B, cores=(2, 1, 2))
+    X = xp.empty(B.shape, B.dtype)
+    if X.size == 0:
+        return X
+    getrs = _routine("getrs", B, "torch.linalg.lu_solve")
+    for index in xp.ndindex(batch):
+        rhs = B[index] if left else B[index].T
+        # X A = B is A^T X^T = B^T: a right solve transposes the other way
+        solution, _ = getrs(LU[index], pivots[index] - 1, rhs,
+                            trans=int(adjoint) if left else int(not adjoint))
+        X[index] = solution if left else solution.T
+    return X
+
+
+def _identity_batch(xp, batch, n, dtype):
+    return xp.broadcast_to(xp.eye(n, dtype=dtype), batch + (n, n))
+
+
+def _constant(array, like):
+    """A constant for a formula: an array when the formula runs on arrays, else a Tensor."""
+    array = array.astype(like.dtype if is_array(like) else like.dtype.numpy)
+    return array if is_array(like) else Tensor._make(array)
+
+
+def _check_float(kernel, *tensors):
+    for tensor in tensors:
+        if not tensor.dtype.is_floating_point:
+            raise NotImplementedError(f'"{kernel}" not implemented for '
+                                      f"'{tensor.dtype.legacy_name}'")
+
+
+def _check_same_dtype(b, A, b_name="b", A_name="A"):
+    if b.dtype is not A.dtype:
+        raise RuntimeError(f"Expected {b_name} and {A_name} to have the same dtype, but found "
+                           f"{b_name} of type {b.dtype.legacy_name} and {A_name} of type "
+                           f"{A.dtype.legacy_name} instead.")
+
+
+# ---- triangular solves ---------------------------------------------------------------------
+
+@defop("LinalgSolveTriangularBackward0", save=("A", "result", "upper", "left", "unitriangular"),
+       promote="common")
+def _solve_triangular(xp, A: Tensor, B: Tensor, upper, left=True, unitriangular=False):
+    return _trsm(xp, A, B, upper, left, False, unitriangular)
+
+
+def _solve_triangular_grad_B(ctx):
+    """A^-T grad (left) or grad A^-T: A^T is triangular the other way."""
+    return _solve_triangular(_mT(ctx.A), ctx.grad, not ctx.upper, ctx.left, ctx.unitriangular)
+
+
+def _solve_triangular_grad_A(ctx):
+    """-G_B X^T (left) or -X^T G_B, kept to A's triangle (without the diagonal when it is
+    taken as ones)."""
+    grad_B, X = _solve_triangular_grad_B(ctx), ctx.result
+    grad = -matmul(grad_B, _mT(X)) if ctx.left else -matmul(_mT(X), grad_B)
+    unit = int(ctx.unitriangular)
+    return triu(grad, unit) if ctx.upper else tril(grad, -unit)
+
+
+_solve_triangular.derivatives(A=_solve_triangular_grad_A, B=_solve_triangular_grad_B)
+
+
+def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
+    """X with A X = B (left) or X A = B for triangular A (its other triangle is not read; with
+    unitriangular its diagonal is taken as ones)."""
+    name = "linalg.solve_triangular"
+    for label, tensor in (("A", A), ("B", B)):
+        if tensor.ndim < 2:
+            raise RuntimeError(f"{name}: The input tensor {label} must have at least 2 "
+                               "dimensions.")
+    _check_float("triangular_solve_cpu", A, B)
+    _check_matrices(name, A)
+    if B.shape[-2 if left else -1] != A.shape[-1]:
+        raise RuntimeError(f"{name}: Incompatible shapes of A and B for the equation "
+                           f"{'AX = B' if left else 'XA = B'} ({A.shape[-2]}x{A.shape[-1]} and "
+                           f"{B.shape[-2]}x{B.shape[-1]})")
+    return _solve_triangular(A, B, upper, left, unitriangular)
+
+
+@defop("TriangularSolveBackward0", save=("A", "result0", "upper", "transpose",
+                                         "unitriangular"))
+def _triangular_solve(xp, input: Tensor, A: Tensor, upper=True, transpose=False,
+                      unitriangular=False):
+    X = _trsm(xp, A, input, upper, True, transpose, unitriangular)
+    return X, xp.broadcast_to(A, X.shape[:-2] + A.shape[-2:]).copy()
+
+
+def _triangular_solve_grad_input(ctx):
+    grad = ctx.grads[0]
+    if grad is None:
+        return zeros_of(ctx.result0)
+    return _triangular_solve(grad, ctx.A, ctx.upper, not ctx.transpose, ctx.unitriangular)[0]
+
+
+def _triangular_solve_grad_A(ctx):
+    """-grad_b X^T (or -X grad_b^T for the transposed system) in A's triangle, plus the
+    gradient of the coefficient's copy."""
+    grad_X, grad_copy = ctx.grads
+    grad = None
+    if grad_X is not None:
+        grad_b, X = _triangular_solve_grad_input(ctx), ctx.result0
+        grad = -matmul(X, _mT(grad_b)) if ctx.transpose else -matmul(grad_b, _mT(X))
+        unit = int(ctx.unitriangular)
+        grad = triu(grad, unit) if ctx.upper else tril(grad, -unit)
+    if grad_copy is None:
+        return grad
+    return grad_copy if grad is None else grad + grad_copy
+
+
+_triangular_solve.derivatives(input=_triangular_solve_grad_input, A=_triangular_solve_grad_A)
+
+TRIANGULAR_SOLVE_DEPRECATION = (
+    "torch.triangular_solve is deprecated in favor of torch.linalg.solve_triangularand will be "
+    "removed in a future PyTorch release.\ntorch.linalg.solve_triangular has its arguments "
+    "reversed and does not return a copy of one of the inputs.\nX = torch.triangular_solve(B, "
+    "A).solution\nshould be replaced with\nX = torch.linalg.solve_triangular(A, B).")
+
+
+def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False, *, out=None):
+    """torch.triangular_solve: (X, a copy of A) with op(A) X = input, op(A) = A or A^T."""
+    warn(TRIANGULAR_SOLVE_DEPRECATION, UserWarning)
+    if input.ndim < 2:
+        raise RuntimeError("torch.triangular_solve: Expected b to have at least 2 dimensions, "
+                           f"but it has {input.ndim} dimensions instead")
+    if A.ndim < 2:
+        raise RuntimeError("torch.triangular_solve: Expected A to have at least 2 dimensions, "
+                           f"but it has {A.ndim} dimensions instead")
+    _check_same_dtype(input, A)
+    _check_solve_shapes("triangular_solve", input, A)
+    _check_float("triangular_solve_cpu", A)
+    return triangular_solve_return(*_triangular_solve(input, A, upper, transpose, unitriangular))
+
+
+def _check_solve_shapes(name, b, A):
+    if A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"A must be batches of square matrices, but they are {A.shape[-2]} by "
+                           f"{A.shape[-1]} matrices")
+    if A.shape[-1] != b.shape[-2]:
+        raise RuntimeError(f"Incompatible matrix sizes for {name}: each A matrix is "
+                           f"{A.shape[-2]} by {A.shape[-1]} but each b matrix is {b.shape[-2]} "
+                           f"by {b.shape[-1]}")
+
+
+# ---- Cholesky: cholesky_ex, cholesky_solve, cholesky_inverse --------------------------------
+
+NOT_POSITIVE_DEFINITE = ("The factorization could not be completed because the input is not "
+                         "positive-definite (the leading minor of order {} is not "
+                         "positive-definite).")
+
+
+@defop("LinalgCholeskyExBackward0", save=("result", "upper"))
+def _cholesky_ex(xp, A: Tensor, upper=False, check_errors=False):
+    factor = xp.zeros_like(A)
+    info = xp.zeros(A.shape[:-2], xp.int32)
+    if A.size:
+        potrf = _routine("potrf", A, "torch.linalg.cholesky_ex")
+        for index in xp.ndindex(A.shape[:-2]):
+            # a failed matrix keeps LAPACK's partial factor (the failing pivot included)
+            factor[index], info[index] = potrf(A[index], lower=int(not upper), clean=1)
+    if check_errors and info.any():
+        raise _failure(xp, "linalg.cholesky_ex", A.ndim > 2, info, NOT_POSITIVE_DEFINITE)
+    return factor, info
+
+
+_cholesky_ex.derivatives(A=_cholesky_backward)
+
+
+def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
+    """(L, info): the Cholesky factor and LAPACK's info per matrix (the order of the first
+    leading minor that is not positive-definite, 0 for success) instead of an error."""
+    _check_matrices("linalg.cholesky", A)
+    return linalg_cholesky_ex_return(*_cholesky_ex(A, upper, check_errors))
+
+
+@defop("CholeskySolveBackward0", save=("input2", "result", "upper"))
+def _cholesky_solve(xp, input: Tensor, input2: Tensor, upper=False):
+    batch, (B, factor) = _batch(input, input2)
+    X = xp.empty(B.shape, B.dtype)
+    if X.size:
+        potrs = _routine("potrs", X, "torch.cholesky_solve")
+        for index in xp.ndindex(batch):
+            X[index], _ = potrs(factor[index], B[index], lower=int(not upper))
+    return X
+
+
+def _cholesky_solve_grad_input(ctx):
+    return _cholesky_solve(ctx.grad, ctx.input2, ctx.upper)
+
+
+def _cholesky_solve_grad_input2(ctx):
+    """A = L L^T gives grad_A = -grad_B X^T, and L's gradient (grad_A + grad_A^T) L."""
+    common = matmul(_cholesky_solve_grad_input(ctx), _mT(ctx.result))
+    common = common + _mT(common)
+    return -matmul(ctx.input2, common) if ctx.upper else -matmul(common, ctx.input2)
+
+
+_cholesky_solve.derivatives(input=_cholesky_solve_grad_input, input2=_cholesky_solve_grad_input2)
+
+
+def cholesky_solve(input, input2, upper=False, *, out=None):
+    """X with A X = input for A = L L^T given L (input2), or A = U^T U with upper=True."""
+    if input.ndim < 2:
+        raise RuntimeError(f"b should have at least 2 dimensions, but has {input.ndim} "
+                           "dimensions instead")
+    if input2.ndim < 2:
+        raise RuntimeError(f"u should have at least 2 dimensions, but has {input2.ndim} "
+                           "dimensions instead")
+    _check_same_dtype(input, input2)
+    _check_solve_shapes("cholesky_solve", input, input2)
+    _check_float("cholesky_solve_cpu", input2)
+    return _cholesky_solve(input, input2, upper)
+
+
+@defop("CholeskyInverseBackward0", save=("input", "result", "upper"))
+def _cholesky_inverse(xp, input: Tensor, upper=False):
+    inverse = xp.zeros_like(input)
+    info = xp.zeros(input.shape[:-2], xp.int32)
+    if input.size:
+        potri = _routine("potri", input, "torch.cholesky_inverse")
+        for index in xp.ndindex(input.shape[:-2]):
+            half, info[index] = potri(input[index], lower=int(not upper))
+            # potri fills one triangle of the symmetric inverse
+            half = xp.triu(half) if upper else xp.tril(half)
+            inverse[index] = half + half.T - xp.diag(xp.diag(half))
+    if info.any():
+        raise _failure(xp, "cholesky_inverse", input.ndim > 2, info, (
+            "The diagonal element {} is zero, the inversion could not be completed because the "
+            "input matrix is singular."))
+    return inverse
+
+
+def _cholesky_inverse_backward(ctx):
+    """-inv (grad + grad^T) inv L (or -U inv (grad + grad^T) inv)."""
+    inverse, factor = ctx.result, ctx.input
+    common = matmul(inverse, matmul(ctx.grad + _mT(ctx.grad), inverse))
+    return -matmul(factor, common) if ctx.upper else -matmul(common, factor)
+
+
+_cholesky_inverse.derivatives(input=_cholesky_inverse_backward)
+
+
+def cholesky_inverse(input, upper=False, *, out=None):
+    """(L L^T)^-1 from the Cholesky factor L, or (U^T U)^-1 with upper=True."""
+    _check_float("cholesky_inverse_out_cpu", input)
+    _check_matrices("cholesky_inverse", input)
+    return _cholesky_inverse(input, upper)
+
+
+# ---- inv_ex, solve_ex ----------------------------------------------------------------------
+
+SINGULAR_INVERSE = ("The diagonal element {} is zero, the inversion could not be completed "
+                    "because the input matrix is singular.")
+
+
+@defop("LinalgInvExBackward0", save=("result",))
+def _inv_ex(xp, A: Tensor, check_errors=False):
+    LU, pivots, info = _getrf(xp, A, "torch.linalg.inv_ex")
+    if check_errors and info.any():
+        raise _failure(xp, "linalg.inv_ex", A.ndim > 2, info, SINGULAR_INVERSE)
+    # as torch, the solve of A X = I: a singular matrix gives infinities, not an error
+    identity = _identity_batch(xp, A.shape[:-2], A.shape[-1], A.dtype)
+    return _getrs(xp, LU, pivots, identity, True, False), info
+
+
+_inv_ex.derivatives(A=lambda ctx: -matmul(_mT(ctx.result), matmul(ctx.grad, _mT(ctx.result))))
+
+
+def inv_ex(A, *, check_errors=False, out=None):
+    """(inverse, info): info is LAPACK's per matrix, the position of a zero pivot or 0."""
+    _check_matrices("linalg.inv", A)
+    return linalg_inv_ex_return(*_inv_ex(A, check_errors))
+
+
+@defop("LinalgSolveExBackward0", save=("A", "result", "left"))
+def _solve_ex(xp, A: Tensor, B: Tensor, left=True, check_errors=False):
+    LU, pivots, info = _getrf(xp, A, "torch.linalg.solve_ex")
+    if check_errors and info.any():
+        raise _failure(xp, "torch.linalg.solve_ex", A.ndim > 2, info,
+                       "The solver failed because the input matrix is singular.")
+    vector = _is_vector_rhs(A, B)
+    X = _getrs(xp, LU, pivots, B[..., None] if vector else B, left, False)
+    return X[..., 0] if vector else X, info
+
+
+_solve_ex.derivatives(A=_solve_grad_A, B=_solve_grad_B)
+
+
+def solve_ex(A, B, *, left=True, check_errors=False, out=None):
+    """(X, info) with A X = B (left) or X A = B; info as inv_ex's."""
+    _check_matrices("linalg.solve", A)
+    if B.ndim < 1:
+        raise RuntimeError("linalg.solve: The input tensor B must have at least 2 dimensions.")
+    if A.dtype is not B.dtype:
+        raise RuntimeError("linalg.solve: Expected A and B to have the same dtype, but found A of "
+                           f"type {A.dtype.legacy_name} and B of type {B.dtype.legacy_name} "
+                           "instead")
+    rhs = B.shape + (1,) if _is_vector_rhs(A, B) else B.shape
+    if rhs[-2 if left else -1] != A.shape[-1]:
+        raise RuntimeError("linalg.solve: Incompatible shapes of A and B for the equation "
+                           f"{'AX = B' if left else 'XA = B'} ({A.shape[-2]}x{A.shape[-1]} and "
+                           f"{rhs[-2]}x{rhs[-1]})")
+    return linalg_solve_ex_return(*_solve_ex(A, B, left, check_errors))
+
+
+# ---- LU ------------------------------------------------------------------------------------
+
+def _check_lu_input(name, A):
+    if A.ndim < 2:
+        raise RuntimeError(f"{name}: Expected tensor with 2 or more dimensions. Got size: "
+                           f"{list(A.shape)} instead")
+    _check_float("lu_cpu", A)
+
+
+def _check_pivot(pivot):
+    if not pivot:
+        raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
+
+
+def _permutations(xp, pivots, m, dtype):
+    """P of A = P L U from LAPACK's pivots (row i was swapped with row pivots[i] - 1, in
+    turn): P[perm[r], r] = 1 for the rows perm that the swaps make of 0 .. m-1."""
+    batch = pivots.shape[:-1]
+    rows = pivots.reshape(int(np.prod(batch)), pivots.shape[-1]).astype(xp.int64) - 1
+    perm = xp.tile(xp.arange(m), (rows.shape[0], 1))
+    matrices = xp.arange(rows.shape[0])
+    for i in range(rows.shape[1]):
+        j = rows[:, i]
+        perm[matrices, i], perm[matrices, j] = perm[matrices, j], perm[matrices, i].copy()
+    P = perm[:, None, :] == xp.arange(m)[None, :, None]
+    return P.reshape(batch + (m, m)).astype(dtype)
+
+
+@defop("LinalgLuFactorExBackward0", save=("result0", "result1"))
+def _lu_factor_ex(xp, A: Tensor, pivot=True, check_errors=False, name="linalg.lu_factor_ex"):
+    LU, pivots, info = _getrf(xp, A, name)
+    if check_errors and info.any():
+        flat = info.reshape(-1)
+        first = int(xp.argmax(flat > 0))
+        prefix = f"(Batch element {first}): " if A.ndim > 2 else ""
+        raise RuntimeError(
+            f"torch.{name}: {prefix}U[{flat[first]},{flat[first]}] is zero and using it on "
+            "lu_solve would result in a division by zero. If you still want to perform the "
+            "factorization, consider calling linalg.lu(A, pivot) or linalg.lu_factor_ex(A, "
+            "pivot)")
+    return LU, pivots, info
+
+
+def _lu_factor_ex_backward(ctx):
+    """LU packs L below its diagonal and U on and above it: their gradients are the
+    corresponding parts of the incoming one."""
+    LU, grad = ctx.result0, ctx.grad
+    k = min(LU.shape[-2:])
+    P, L, U = _lu_unpack(LU, ctx.result1)
+    return _lu_backward(grad[..., :, :k], grad[..., :k, :], P, L, U)
+
+
+_lu_factor_ex.derivatives(A=_lu_factor_ex_backward)
+
+
+def lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
+    """(LU, pivots, info): L (unit diagonal, not stored) and U packed in one matrix, LAPACK's
+    1-based int32 row swaps, and info (the 1-based position of a zero on U's diagonal, or 0)."""
+    _check_lu_input("torch.lu_factor", A)
+    _check_pivot(pivot)
+    return linalg_lu_factor_ex_return(*_lu_factor_ex(A, pivot, check_errors))
+
+
+def lu_factor(A, *, pivot=True, out=None):
+    """(LU, pivots) as lu_factor_ex's; a singular matrix raises."""
+    _check_lu_input("torch.lu_factor", A)
+    _check_pivot(pivot)
+    LU, pivots, _ = _lu_factor_ex(A, pivot, True, "linalg.lu_factor")
+    return linalg_lu_factor_return(LU, pivots)
+
+
+LU_DEPRECATION = (
+    "torch.lu is deprecated in favor of torch.linalg.lu_factor / torch.linalg.lu_factor_ex and "
+    "will be removed in a future PyTorch release.\nLU, pivots = torch.lu(A, compute_pivots)\n"
+    "should be replaced with\nLU, pivots = torch.linalg.lu_factor(A, compute_pivots)\nand\n"
+    "LU, pivots, info = torch.lu(A, compute_pivots, get_infos=True)\nshould be replaced with\n"
+    "LU, pivots, info = torch.linalg.lu_factor_ex(A, compute_pivots)")
+
+
+def torch_lu(A, pivot=True, get_infos=False, out=None):
+    """torch.lu: (LU, pivots), with info too if get_infos; it never raises for a singular
+    matrix (torch's kernel does not check)."""
+    warn(LU_DEPRECATION, UserWarning)
+    _check_lu_input("torch.lu_factor", A)
+    _check_pivot(pivot)
+    LU, pivots, info = _lu_factor_ex(A, pivot, False)
+    return lu_with_info_return(LU, pivots, info) if get_infos else (LU, pivots)
+
+
+def _tensor_lu(self, pivot=True, get_infos=False):
+    """Tensor.lu: torch.lu as a method (torch's warns the same)."""
+    return torch_lu(self, pivot, get_infos)
+
+
+@defop("LinalgLuBackward0", save=("result0", "result1", "result2"))
+def _lu(xp, A: Tensor, pivot=True):
+    LU, pivots, _ = _getrf(xp, A, "torch.linalg.lu")
+    return _unpack(xp, LU, pivots, True, True)
+
+
+_lu.derivatives(A=lambda ctx: _lu_backward(ctx.grads[1], ctx.grads[2], ctx.result0,
+                                           ctx.result1, ctx.result2))
+
+
+def lu(A, *, pivot=True, out=None):
+    """A = P L U: P a permutation (m x m), L unit lower-trapezoidal (m x k), U upper (k x n)."""
+    _check_lu_input("linalg.lu", A)
+    _check_pivot(pivot)
+    P, L, U = _lu(A, pivot)
+    return linalg_lu_return(P.detach(), L, U)  # torch: P is not differentiable
+
+
+def _unpack(xp, LU, pivots, unpack_data, unpack_pivots):
+    m, n = LU.shape[-2:]
+    k = min(m, n)
+    empty = xp.empty(0, LU.dtype)
+    L = U = P = empty
+    if unpack_data:
+        L = xp.tril(LU[..., :, :k], -1) + xp.eye(m, k, dtype=LU.dtype)
+        U = xp.triu(LU[..., :k, :])
+    if unpack_pivots:
+        P = _permutations(xp, pivots, m, LU.dtype)
+    return P, L, U
+
+
+@defop("LuUnpackBackward0")
+def _lu_unpack(xp, LU_data: Tensor, LU_pivots: Tensor, unpack_data=True, unpack_pivots=True):
+    return _unpack(xp, LU_data, LU_pivots, unpack_data, unpack_pivots)
+
+
+def _lu_unpack_backward(ctx):
+    """L's strict lower part and U's upper part, where they sit in LU."""
+    _, grad_L, grad_U = ctx.grads
+    m, n = ctx.LU_data_shape[-2:]
+    k = min(m, n)
+    grad = None
+    if grad_L is not None:  # m x k: zero columns past k
+        grad = tril(grad_L, -1)
+        if k < n:
+            grad = cat((grad, zeros_of(grad, grad.shape[:-1] + (n - k,))), -1)
+    if grad_U is not None:  # k x n: zero rows past k
+        upper = triu(grad_U)
+        if k < m:
+            upper = cat((upper, zeros_of(upper, upper.shape[:-2] + (m - k, n))), -2)
+        grad = upper if grad is None else grad + upper
+    return grad
+
+
+_lu_unpack.derivatives(LU_data=_lu_unpack_backward)
+
+
+def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None):
+    """(P, L, U) from lu_factor's packed result; a part not unpacked is an empty tensor."""
+    if LU_data.ndim < 2:
+        raise RuntimeError("torch.lu_unpack: Expected tensor with 2 or more dimensions. Got "
+                           f"size: {list(LU_data.shape)} instead")
+    if unpack_pivots:
+        if LU_pivots.dtype is not _dtype.int32:
+            raise RuntimeError(
+                "torch.lu_unpack: LU_pivots is expected to be a contiguous tensor of torch.int32 "
+                "dtype.\nNote: this function is intended to be used with the output produced by "
+                "torch.linalg.lu_factor")
+        m, n = LU_data.shape[-2:]
+        pivots = LU_pivots._data
+        if pivots.shape[-1:] != (min(m, n),) or pivots.size and (
+                pivots.min() < 1 or pivots.max() > m):
+            raise RuntimeError("pivots passed to lu_unpack must be between 1 and LU.size(-2) "
+                               "inclusive.Did you properly pass the result of lu_factor?")
+    P, L, U = _lu_unpack(LU_data, LU_pivots, unpack_data, unpack_pivots)
+    return lu_unpack_return(P.detach(), L, U)
+
+
+def _lu_backward(grad_L, grad_U, P, L, U):
+    """torch's linalg_lu_backward: A = P L U with L m x k, U k x n."""
+    m, n = L.shape[-2], U.shape[-1]
+    k = min(m, n)
+    if m == n:
+        grad = None if grad_L is None else tril(matmul(_mT(L), grad_L), -1)
+        if grad_U is not None:
+            upper = triu(matmul(grad_U, _mT(U)))
+            grad = upper if grad is None else grad + upper
+        grad = _solve_triangular(_mT(U), grad, False, False)
+        grad = _solve_triangular(_mT(L), grad, True, True, True)
+    elif m < n:
+        # A = (A1 | A2) with A1 square: U = (U1 | U2)
+        grad = None if grad_L is None else matmul(_mT(L), grad_L)
+        if grad_U is not None:
+            upper = -matmul(triu(grad_U), _mT(U))
+            grad = upper if grad is None else grad + upper
+        grad = _solve_triangular(_mT(U[..., :k]), tril(grad, -1), False, False)
+        if grad_U is not None:
+            grad = cat((grad + triu(grad_U[..., :k]), grad_U[..., k:]), -1)
+        grad = _solve_triangular(_mT(L), grad, True, True, True)
+        if grad_U is None:
+            grad = cat((grad, zeros_of(grad, grad.shape[:-1] + (n - k,))), -1)
+    else:
+        # A = (A1 ; A2) with A1 square: L = (L1 ; L2)
+        grad = None if grad_U is None else matmul(grad_U, _mT(U))
+        if grad_L is not None:
+            lower = -matmul(_mT(L), tril(grad_L, -1))
+            grad = lower if grad is None else grad + lower
+        grad = _solve_triangular(_mT(L[..., :k, :]), triu(grad), True, True, True)
+        if grad_L is not None:
+            grad = cat((grad + tril(grad_L[..., :k, :], -1), grad_L[..., k:, :]), -2)
+        grad = _solve_triangular(_mT(U), grad, False, False)
+        if grad_L is None:
+            grad = cat((grad, zeros_of(grad, grad.shape[:-2] + (m - k, n))), -2)
+    return matmul(P, grad)
+
+
+@defop("LinalgLuSolveBackward0", save=("LU", "pivots", "result", "left", "adjoint"))
+def _lu_solve(xp, LU: Tensor, pivots: Tensor, B: Tensor, left=True, adjoint=False):
+    return _getrs(xp, LU, pivots, B, left, adjoint)
+
+
+def _lu_solve_grad_LU(ctx):
+    """torch's linalg_lu_solve_LU: the gradient of LU through the L and U it packs."""
+    grad, X, left, adjoint = ctx.grad, ctx.result, ctx.left, ctx.adjoint
+    P, L, U = _lu_unpack(ctx.LU, ctx.pivots, True, left == adjoint)
+    if left != adjoint:
+        grad_R = _solve_triangular(_mT(U), -matmul(grad if left else _mT(grad),
+                                                   _mT(X) if left else X), False)
+        grad_L = _solve_triangular(_mT(L), matmul(grad_R, _mT(U)), True, True, True)
+        return tril(grad_L, -1) + triu(grad_R)
+    grad_R = -matmul(matmul(matmul(_mT(P), X if left else _mT(X)),
+                            _mT(grad) if left else grad), P)
+    grad_R = _solve_triangular(_mT(L), grad_R, True, False, True)
+    grad_U = _solve_triangular(_mT(U), matmul(_mT(L), grad_R), False, False)
+    return tril(grad_R, -1) + triu(grad_U)
+
+
+_lu_solve.derivatives(LU=_lu_solve_grad_LU,
+                      B=lambda ctx: _lu_solve(ctx.LU, ctx.pivots, ctx.grad, ctx.left,
+                                              not ctx.adjoint))
+
+
+def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
+    """X with A X = B (A^T X = B with adjoint; X A = B or X A^T = B with left=False) from
+    lu_factor's (LU, pivots) of A."""
+    name = "linalg.lu_solve"
+    if LU.ndim < 2:
+        raise RuntimeError(f"torch.{name}: The input tensor A must have at least 2 dimensions.")
+    if B.ndim < 2:
+        raise RuntimeError(f"{name}: The input tensor B must have at least 2 dimensions.")
+    _check_matrices("torch." + name, LU, square=False)
+    if LU.shape[-1] != LU.shape[-2]:
+        raise RuntimeError(f"torch.{name}: A must be batches of square matrices, but they are "
+                           f"{LU.shape[-2]} by {LU.shape[-1]} matrices")
+    if B.shape[-2 if left else -1] != LU.shape[-1]:
+        raise RuntimeError(f"{name}: Incompatible shapes of A and B for the equation "
+                           f"{'AX = B' if left else 'XA = B'} ({LU.shape[-2]}x{LU.shape[-1]} "
+                           f"and {B.shape[-2]}x{B.shape[-1]})")
+    if LU.dtype is not B.dtype:
+        raise RuntimeError(f"{name}: Expected LU and B to have the same dtype, but found LU of "
+                           f"type {LU.dtype.legacy_name} and B of type {B.dtype.legacy_name} "
+                           "instead")
+    if pivots.dtype is not _dtype.int32:
+        raise RuntimeError(f"{name}: pivots should be a Tensor of scalar type torch.int32")
+    if pivots.shape[-1:] != LU.shape[-1:]:
+        raise RuntimeError(f"{name}: Number of pivots per batch should be same as the "
+                           "dimension of the matrix")
+    return _lu_solve(LU, pivots, B, left, adjoint)
+
+
+LU_SOLVE_DEPRECATION = (
+    "torch.lu_solve is deprecated in favor of torch.linalg.lu_solveand will be removed in a "
+    "future PyTorch release.\nNote that torch.linalg.lu_solve has its arguments reversed.\n"
+    "X = torch.lu_solve(B, LU, pivots)\nshould be replaced with\n"
+    "X = torch.linalg.lu_solve(LU, pivots, B)")
+
+
+def torch_lu_solve(input, LU_data, LU_pivots, *, out=None):
+    """torch.lu_solve(b, LU, pivots): linalg.lu_solve with its arguments reversed."""
+    warn(LU_SOLVE_DEPRECATION, UserWarning)
+    return lu_solve(LU_data, LU_pivots, input)
+
+
+# ---- LDL -----------------------------------------------------------------------------------
+
+def _not_implemented(aten_name):
+    def formula(ctx):
+        raise RuntimeError(f"derivative for aten::{aten_name} is not implemented")
+    return formula
+
+
+@defop("NotImplemented")
+def _ldl_factor_ex(xp, A: Tensor, hermitian=False, check_errors=False,
+                   name="torch.linalg.ldl_factor_ex"):
+    LD = xp.zeros_like(A)
+    pivots = xp.zeros(A.shape[:-1], xp.int32)
+    info = xp.zeros(A.shape[:-2], xp.int32)
+    if A.size:
+        sytrf = _routine("sytrf", A, name)
+        for index in xp.ndindex(A.shape[:-2]):
+            factor, pivots[index], info[index] = sytrf(A[index], lower=1)
+            LD[index] = xp.tril(factor)  # sytrf leaves the upper triangle as it was
+    if check_errors and info.any():
+        # torch reports a singular D (info > 0) through an internal assertion, in these words
+        raise RuntimeError(f"{name}: Unknown error code: {int(info[info != 0].reshape(-1)[0])}.")
+    return LD, pivots, info
+
+
+_ldl_factor_ex.derivatives(A=_not_implemented("linalg_ldl_factor_ex"))
+
+
+def _check_ldl_input(A):
+    name = "torch.linalg.ldl_factor_ex"
+    _check_matrices(name, A)
+
+
+def ldl_factor_ex(A, *, hermitian=False, check_errors=False, out=None):
+    """(LD, pivots, info): A = P L D L^T P^T by Bunch-Kaufman pivoting (LAPACK's sytrf), L
+    and the block-diagonal D packed in LD's lower triangle; pivots as LAPACK's (1-based,
+    negative for the 2 x 2 blocks of D)."""
+    _check_ldl_input(A)
+    return linalg_ldl_factor_ex_return(*_ldl_factor_ex(A, hermitian, check_errors))
+
+
+def ldl_factor(A, *, hermitian=False, out=None):
+    _check_ldl_input(A)
+    LD, pivots, _ = _ldl_factor_ex(A, hermitian, True, "torch.linalg.ldl_factor")
+    return linalg_ldl_factor_return(LD, pivots)
+
+
+@defop("NotImplemented")
+def _ldl_solve(xp, LD: Tensor, pivots: Tensor, B: Tensor, hermitian=False):
+    batch, (LD, pivots, B) = _batch(LD, pivots, B, cores=(2, 1, 2))
+    X = xp.empty(B.shape, B.dtype)
+    if X.size:
+        sytrs = _routine("sytrs", X, "torch.linalg.ldl_solve")
+        for index in xp.ndindex(batch):
+            X[index], _ = sytrs(LD[index], pivots[index], B[index], lower=1)
+    return X
+
+
+_ldl_solve.derivatives(LD=_not_implemented("linalg_ldl_solve"),
+                       B=_not_implemented("linalg_ldl_solve"))
+
+
+def ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
+    """X with A X = B from ldl_factor's (LD, pivots) of A."""
+    name = "torch.linalg.ldl_solve"
+    if LD.ndim < 2:
+        raise RuntimeError(f"{name}: The input tensor LD must have at least 2 dimensions.")
+    if B.ndim < 2:
+        raise RuntimeError(f"{name}: The input tensor B must have at least 2 dimensions.")
+    _check_matrices(name, LD)
+    if pivots.shape != LD.shape[:-1]:
+        raise RuntimeError(f"{name}: Expected LD.shape[:-1] and pivots.shape to be the same, "
+                           f"but got pivots with shape {list(pivots.shape)} instead")
+    if not (pivots.dtype.is_signed and not pivots.dtype.is_floating_point):
+        raise RuntimeError(f"{name}: Expected pivots to be integers. Got {pivots.dtype}")
+    _check_same_dtype(B, LD)
+    _check_solve_shapes(name, B, LD)
+    return _ldl_solve(LD, pivots.to(_dtype.int32), B, hermitian)
+
+
+# ---- Householder: geqrf, householder_product, ormqr ----------------------------------------
+
+@defop("GeqrfBackward0")
+def _geqrf(xp, input: Tensor):
+    m, n = input.shape[-2:]
+    a = input.copy()
+    tau = xp.zeros(input.shape[:-2] + (min(m, n),), input.dtype)
+    if input.size:
+        geqrf = _routine("geqrf", input, "torch.geqrf")
+        for index in xp.ndindex(input.shape[:-2]):
+            a[index], tau[index], _, _ = geqrf(input[index])
+    return a, tau
+
+
+def _geqrf_backward(ctx):
+    raise NotImplementedError("the derivative for 'geqrf' is not implemented.")
+
+
+_geqrf.derivatives(input=_geqrf_backward)
+
+
+def geqrf(input, *, out=None):
+    """(a, tau): LAPACK's QR, R on and above a's diagonal and the Householder vectors below it,
+    with their scales tau (householder_product makes Q of them)."""
+    if input.ndim < 2:
+        raise RuntimeError("torch.geqrf: input must have at least 2 dimensions.")
+    _check_float("geqrf_cpu", input)
+    return geqrf_return(*_geqrf(input))
+
+
+@defop("LinalgHouseholderProductBackward0", save=("result", "input", "tau"))
+def _householder_product(xp, input: Tensor, tau: Tensor):
+    m, n = input.shape[-2:]
+    Q = xp.empty(input.shape, input.dtype)
+    Q[...] = xp.eye(m, n, dtype=input.dtype)  # no reflectors: the first n columns of I
+    if input.size and tau.shape[-1]:
+        orgqr = _routine("orgqr", input, "torch.linalg.householder_product")
+        for index in xp.ndindex(input.shape[:-2]):
+            Q[index], _, _ = orgqr(input[index], tau[index])
+    return Q
+
+
+def _householder_grads(ctx):
+    """Both gradients at once (they share the work), kept on ctx for the second formula."""
+    if "_householder" not in ctx.__dict__:
+        ctx._householder = _householder_backward(ctx.grad, ctx.result, ctx.input, ctx.tau)
+    return ctx._householder
+
+
+_householder_product.derivatives(input=lambda ctx: _householder_grads(ctx)[0],
+                                 tau=lambda ctx: _householder_grads(ctx)[1])
+
+
+def _householder_backward(grad, result, input, tau, flip=False):
+    """torch's householder_product_backward. Q = H_1 ... H_k (first n columns), H_i = I - tau_i
+    v_i v_i^T with v_i input's column i below the diagonal and 1 on it. With K_i = H_i+ Q_grad^T
+    H_i- (the products after and before H_i), v_i's gradient is -tau_i (v_i^T K_i)^T - tau_i
+    K_i v_i and tau_i's -v_i^T K_i v_i; K_i+1 = H_i+1^-1 K_i H_i, with H(tau)^-1 = H(sigma),
+    sigma = tau / (tau |v|^2 - 1). flip runs i backwards with the sides swapped (ormqr)."""
+    m, n = input.shape[-2:]
+    k = tau.shape[-1]
+    if 0 in input.shape or k == 0:
+        return zeros_of(input), zeros_of(tau)
+    V = tril(input, -1) + _constant(np.eye(m, n), input)
+    sigma = tau / (tau * sum(V[..., :k] * V[..., :k], -2) - 1.0)
+    K = matmul(result, _mT(grad))
+
+    def reflect(K, i, scales, left):
+        v, t = V[..., i:i + 1], unsqueeze(scales[..., i:i + 1], -1)
+        return K - (t * v) * matmul(_mT(v), K) if left else K - matmul(K, t * v) * _mT(v)
+
+    order = range(k - 1, -1, -1) if flip else range(k)
+    K = reflect(K, order[0], sigma, not flip)
+    input_grads, tau_grads = [None] * k, [None] * k
+    for step, i in enumerate(order):
+        v, t = V[..., i:, i:i + 1], unsqueeze(tau[..., i:i + 1], -1)
+        vK = matmul(_mT(v), K[..., i:, :])
+        Kv = matmul(K[..., :, i:], v)
+        input_grads[i] = (-t * vK)[..., 0, :] - (t * Kv)[..., :, 0]
+        tau_grads[i] = -matmul(vK[..., :, i:], v)[..., 0, :]
+        if step + 1 < k:
+            following = order[step + 1]
+            K = reflect(K, following, sigma, not flip)
+            K = reflect(K, i, tau, flip)
+    if k < n:  # the columns past k take no part
+        input_grads.extend([zeros_of(input_grads[0])] * (n - k))
+    return tril(stack(input_grads, -1), -1), cat(tau_grads, -1)
+
+
+def _check_householder(name, input, tau):
+    if input.ndim < 2:
+        raise RuntimeError(f"{name}: input must have at least 2 dimensions.")
+    if tau.ndim < 1:
+        raise RuntimeError(f"{name}: tau must have at least 1 dimension.")
+    if input.shape[:-2] != tau.shape[:-1]:
+        raise RuntimeError(f"{name}: Expected batch dimensions of tau to be equal to "
+                           f"input.shape[:-2], but got {list(tau.shape[:-1])}")
+    if tau.dtype is not input.dtype:
+        raise RuntimeError(f"{name}: tau dtype {tau.dtype.legacy_name} does not match input "
+                           f"dtype {input.dtype.legacy_name}")
+
+
+def householder_product(input, tau, *, out=None):
+    """The first n columns of H_1 ... H_k, H_i = I - tau_i v_i v_i^T, from geqrf's vectors
+    (input's columns below the diagonal, 1 on it) and scales: Q of the QR."""
+    name = "torch.linalg.householder_product"
+    if input.ndim < 2:
+        raise RuntimeError(f"{name}: input must have at least 2 dimensions.")
+    if input.shape[-2] < input.shape[-1]:
+        raise RuntimeError(f"{name}: input.shape[-2] must be greater than or equal to "
+                           "input.shape[-1]")
+    if tau.ndim >= 1 and input.shape[-1] < tau.shape[-1]:
+        raise RuntimeError(f"{name}: input.shape[-1] must be greater than or equal to "
+                           "tau.shape[-1]")
+    _check_householder(name, input, tau)
+    _check_float("orgqr_cpu", input)
+    return _householder_product(input, tau)
+
+
+@defop("OrmqrBackward0", save=("input", "input2", "result", "left", "transpose"))
+def _ormqr(xp, input: Tensor, input2: Tensor, input3: Tensor, left=True, transpose=False):
+    C = input3.copy()
+    if C.size and input2.shape[-1]:
+        ormqr = _routine("ormqr", C, "torch.ormqr")
+        side, trans = "L" if left else "R", "T" if transpose else "N"
+        k = input2.shape[-1]  # SciPy wants as many columns of vectors as scales
+        for index in xp.ndindex(C.shape[:-2]):
+            C[index], _, _ = ormqr(side, trans, input[index][:, :k], input2[index], C[index],
+                                   max(1, C.shape[-1] if left else C.shape[-2]))
+    return C
+
+
+def _ormqr_reflector_grads(ctx):
+    """input's and input2's gradients: householder_product's, with Q grad^T's roles swapped
+    or reversed as the product is applied (torch's ormqr_backward)."""
+    if "_reflectors" not in ctx.__dict__:
+        grad, result = ctx.grad, ctx.result
+        if ctx.left != ctx.transpose:
+            pair = (grad, result) if not ctx.transpose else (_mT(grad), _mT(result))
+            ctx._reflectors = _householder_backward(*pair, ctx.input, ctx.input2)
+        else:
+            pair = (_mT(result), _mT(grad)) if not ctx.transpose else (result, grad)
+            ctx._reflectors = _householder_backward(*pair, ctx.input, ctx.input2, flip=True)
+    return ctx._reflectors
+
+
+_ormqr.derivatives(input=lambda ctx: _ormqr_reflector_grads(ctx)[0],
+                   input2=lambda ctx: _ormqr_reflector_grads(ctx)[1],
+                   input3=lambda ctx: _ormqr(ctx.input, ctx.input2, ctx.grad, ctx.left,
+                                             not ctx.transpose))
+
+
+def ormqr(input, input2, input3, left=True, transpose=False, *, out=None):
+    """Q C, Q^T C, C Q or C Q^T (left, transpose) for Q = householder_product(input, input2),
+    without forming Q (LAPACK's ormqr)."""
+    name = "torch.ormqr"
+    if input.ndim < 2:
+        raise RuntimeError(f"{name}: input must have at least 2 dimensions.")
+    if input3.ndim < 2:
+        raise RuntimeError(f"{name}: other must have at least 2 dimensions.")
+    side = -2 if left else -1
+    if input3.shape[side] != input.shape[-2]:
+        raise RuntimeError(f"{name}: other.shape[{side}] must be equal to input.shape[-2]")
+    if input2.shape[-1] > input.shape[-1]:
+        raise RuntimeError(f"{name}: tau.shape[-1] must be less than or equal to "
+                           "input.shape[-1]")
+    _check_householder(name, input, input2)
+    if input3.shape[:-2] != input.shape[:-2]:
+        raise RuntimeError(f"{name}: Expected batch dimensions of other to be equal to "
+                           f"input.shape[:-2], but got {list(input3.shape[:-2])}")
+    if input3.dtype is not input.dtype:
+        raise RuntimeError(f"{name}: Expected input and other to have the same dtype, but "
+                           f"other has dtype {input3.dtype} instead")
+    _check_float("ormqr_cpu", input)
+    return _ormqr(input, input2, input3, left, transpose)
+
+
+FUNCTIONS = {"cholesky_inverse": cholesky_inverse, "cholesky_solve": cholesky_solve,
+             "geqrf": geqrf, "lu": torch_lu, "lu_solve": torch_lu_solve, "lu_unpack": lu_unpack,
+             "orgqr": householder_product, "ormqr": ormqr, "triangular_solve": triangular_solve}
+METHODS = {"cholesky_inverse": cholesky_inverse, "cholesky_solve": cholesky_solve,
+           "geqrf": geqrf, "lu": _tensor_lu, "lu_solve": torch_lu_solve,
+           "orgqr": householder_product, "ormqr": ormqr, "triangular_solve": triangular_solve}
+LINALG_FUNCTIONS = ("cholesky_ex householder_product inv_ex ldl_factor ldl_factor_ex ldl_solve "
+                    "lu lu_factor lu_factor_ex lu_solve solve_ex solve_triangular").split()
