@@ -1,4 +1,4 @@
-"""Convolution: conv1d/2d and their transposes, unfold and fold.
+"""Convolution: conv1d/2d/3d and their transposes, unfold and fold.
 
 Every kernel handles the whole batch at once. im2col copies the input once into columns for
 ONE batched matmul per convolution, and col2im adds columns back with one add per kernel
@@ -544,6 +544,12 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return _conv("conv2d", 2, input, weight, bias, stride, padding, dilation, groups)
 
 
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """3-d cross-correlation of (N, C, D, H, W) or unbatched (C, D, H, W) input; padding may be
+    'same' or 'valid'."""
+    return _conv("conv3d", 3, input, weight, bias, stride, padding, dilation, groups)
+
+
 def _conv_transpose(function, nd, input, weight, bias, stride, padding, output_padding,
                     groups, dilation):
     _check_batch_dims(function, nd, input)
@@ -567,6 +573,14 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     """The gradient of conv2d with respect to its input, as an op: weight is (C_in, C_out/groups,
     kH, kW)."""
     return _conv_transpose("conv_transpose2d", 2, input, weight, bias, stride, padding,
+                           output_padding, groups, dilation)
+
+
+def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1):
+    """The gradient of conv3d with respect to its input, as an op: weight is (C_in, C_out/groups,
+    kD, kH, kW)."""
+    return _conv_transpose("conv_transpose3d", 3, input, weight, bias, stride, padding,
                            output_padding, groups, dilation)
 
 
@@ -689,5 +703,5 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     return _fold(input, output_size, kernel_size, dilation, padding, stride)
 
 
-FUNCTIONS = "conv1d conv2d conv_transpose1d conv_transpose2d".split()
+FUNCTIONS = "conv1d conv2d conv3d conv_transpose1d conv_transpose2d conv_transpose3d".split()
 NN_FUNCTIONS = FUNCTIONS + "fold unfold".split()

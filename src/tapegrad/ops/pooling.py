@@ -5,6 +5,7 @@ Loops run over the positions of a pooling window or over the few source elements
 element, never over pixels or batch elements. A linear map's gradient is the transposed map,
 whose gradient is the map again, so create_graph works everywhere.
 """
+import functools
 import itertools
 
 import numpy as np
@@ -60,34 +61,69 @@ def _check_pool2d(input, kernel, stride, padding, dilation, out):
                            f"size: ({planes}x{out[0]}x{out[1]}). Output size is too small")
 
 
-# what each argument of 2-d pooling may be, in torch's words
-_POOL2D_ARGUMENTS = {"kernel_size": "must either be a single int, or a tuple of two ints",
-                     "stride": "must either be omitted, a single int, or a tuple of two ints",
-                     "padding": "must either be a single int, or a tuple of two ints",
-                     "dilation": "must be either a single int, or a tuple of two ints"}
+def _check_pool3d(function, input, kernel, stride, padding, dilation, out, average=False):
+    """torch's pool3d_shape_check (average: avg_pool3d's, which checks the kernel fits the
+    unpadded input)."""
+    for text, names, values in (("kernel size", ("kT", "kH", "kW"), kernel),
+                                ("stride", ("dT", "dH", "dW"), stride),
+                                ("dilation", ("dilationT", "dilationH", "dilationW"), dilation)):
+        if min(values) <= 0:
+            raise RuntimeError(f"{text} should be greater than zero, but got " + " ".join(
+                f"{name}: {value}" for name, value in zip(names, values)))
+    if any(size == 0 for size in input.shape[-4:]):
+        raise RuntimeError(f"{function}: Expected input's non-batch dimensions to have "
+                           f"positive length, but input has a shape of {list(input.shape)} and "
+                           "non-batch dimension 0 has length zero!")
+    size = input.shape[-3:]
+    if average and any(n < k for n, k in zip(size, kernel)):
+        raise RuntimeError(f"input image (T: {size[0]} H: {size[1]} W: {size[2]}) smaller than "
+                           f"kernel size (kT: {kernel[0]} kH: {kernel[1]} kW: {kernel[2]})")
+    if any(k // 2 < p for k, p in zip(kernel, padding)):
+        spans = [d * (k - 1) + 1 for k, d in zip(kernel, dilation)]
+        raise RuntimeError("pad should be smaller than or equal to half of effective kernel "
+                           f"size, but got padT: {padding[0]} padW: {padding[2]} padH: "
+                           f"{padding[1]} effectiveKT: {spans[0]} effectiveKW: {spans[2]} "
+                           f"effectiveKH: {spans[1]}")
+    if min(out) < 1:
+        given, calculated = ("x".join(map(str, sizes)) for sizes in (input.shape[-4:],
+                                                                     input.shape[-4:-3] + out))
+        raise RuntimeError(f"Given input size: ({given}). Calculated output size: "
+                           f"({calculated}). Output size is too small")
 
 
-def _pool2d_arguments(function, **arguments):
-    """Each argument as a pair (stride: the kernel when omitted), or torch's error."""
-    pairs = []
+# what each argument of 2-d and 3-d pooling may be, in torch's words (avg_pool3d drops the
+# "either")
+_POOL_ARGUMENTS = {"kernel_size": "must either be a single int, or a tuple of {} ints",
+                   "stride": "must either be omitted, a single int, or a tuple of {} ints",
+                   "padding": "must either be a single int, or a tuple of {} ints",
+                   "dilation": "must be either a single int, or a tuple of {} ints"}
+
+
+def _pool_arguments(function, nd, **arguments):
+    """Each argument as nd ints (stride: the kernel when omitted), or torch's error."""
+    tuples = []
     for name, value in arguments.items():
-        value = () if value is None else int_tuple(value, 2)
-        if len(value) not in (1, 2) and not (name == "stride" and not value):
-            raise RuntimeError(f"{function}: {name} {_POOL2D_ARGUMENTS[name]}")
-        pairs.append(pairs[0] if not value else value * 2 if len(value) == 1 else value)
-    return pairs
+        value = () if value is None else int_tuple(value, nd)
+        if len(value) not in (1, nd) and not (name == "stride" and not value):
+            text = _POOL_ARGUMENTS[name].format({2: "two", 3: "three"}[nd])
+            if function == "avg_pool3d":
+                text = text.replace("either ", "")
+            raise RuntimeError(f"{function}: {name} {text}")
+        tuples.append(tuples[0] if not value else value * nd if len(value) == 1 else value)
+    return tuples
 
 
 def _pooled_sizes(input, kernel, stride, padding, dilation, ceil_mode):
     return tuple(_pooled_size(size, k, p, s, d, ceil_mode) for size, k, p, s, d in
-                 zip(input.shape[-2:], kernel, padding, stride, dilation))
+                 zip(input.shape[-len(kernel):], kernel, padding, stride, dilation))
 
 
 def _pad_for_windows(xp, array, out, kernel, stride, dilation, padding, value):
     """array padded with `value` to exactly the extent `out` windows cover (more on the
     right under ceil_mode, less when the last step leaves rows out)."""
-    pairs, keep = [(0, 0)] * (array.ndim - 2), []
-    for size, o, k, s, d, p in zip(array.shape[-2:], out, kernel, stride, dilation, padding):
+    nd = len(out)
+    pairs, keep = [(0, 0)] * (array.ndim - nd), []
+    for size, o, k, s, d, p in zip(array.shape[-nd:], out, kernel, stride, dilation, padding):
         needed = (o - 1) * s + d * (k - 1) + 1
         pairs.append((p, max(needed - size - p, 0)))
         keep.append(slice(0, needed))
@@ -96,38 +132,58 @@ def _pad_for_windows(xp, array, out, kernel, stride, dilation, padding, value):
     return array[(Ellipsis,) + tuple(keep)]
 
 
-@defop("MaxPool2DWithIndicesBackward0", save=("input", "result1", "kernel_size", "stride",
-                                             "dilation"))
-def _max_pool2d(xp, input: Tensor, kernel_size, stride, padding, dilation, ceil_mode):
+def _along(values, dim, nd):
+    """A 1-d array shaped to broadcast along dim `dim` of nd trailing dims."""
+    return values.reshape((-1,) + (1,) * (nd - 1 - dim))
+
+
+def _flat_strides(size):
+    """The step in a flattened array of shape `size` along each of its dims."""
+    return [numel(size[dim + 1:]) for dim in range(len(size))]
+
+
+def _max_pool(xp, input: Tensor, kernel_size, stride, padding, dilation, ceil_mode):
+    """(maxima, flat indices into the trailing dims) of max pooling over len(kernel_size)
+    trailing dims."""
+    nd = len(kernel_size)
+    size = input.shape[-nd:]
     out = tuple(_pooled_size(n, k, p, s, d, ceil_mode) for n, k, p, s, d in
-                zip(input.shape[-2:], kernel_size, padding, stride, dilation))
+                zip(size, kernel_size, padding, stride, dilation))
     lowest = -xp.inf if input.dtype.kind == "f" else xp.iinfo(input.dtype).min
     padded = _pad_for_windows(xp, input, out, kernel_size, stride, dilation, padding, lowest)
     windows = sliding_windows(xp, padded, kernel_size, stride, dilation)
     # each window position's offset from the window's first element in the flat input
-    width = input.shape[-1]
-    row, column = xp.divmod(xp.arange(numel(kernel_size)), kernel_size[1])
-    offsets = row * dilation[0] * width + column * dilation[1]
+    steps = _flat_strides(size)
+    positions = xp.indices(kernel_size).reshape(nd, -1)
+    offsets = sum(positions[dim] * (dilation[dim] * steps[dim]) for dim in range(nd))
     starts = [xp.arange(o) * s - p for o, s, p in zip(out, stride, padding)]
-    found = None if any(padding) else _first_max(xp, windows, offsets)
+    found = None if any(padding) else _first_max(xp, windows, offsets, nd)
     if found is None:
         # torch starts each window at its first element inside the input (which keeps the
         # index there when every value is -inf)
         first_inside = [xp.maximum(-start + d - 1, 0) // d for start, d in zip(starts, dilation)]
-        values, position = _window_max(xp, windows, first_inside[0][:, None] * kernel_size[1]
-                                       + first_inside[1], lowest)
+        first = sum(_along(inside, dim, nd) * numel(kernel_size[dim + 1:])
+                    for dim, inside in enumerate(first_inside))
+        values, position = _window_max(xp, windows, first, lowest, nd)
         found = values, xp.take(offsets, position)
     values, offset = found
     # flat index = the window's first element + the offset of the position in the window
-    return values, starts[0][:, None] * width + starts[1] + offset
+    return values, sum(_along(start, dim, nd) * steps[dim]
+                       for dim, start in enumerate(starts)) + offset
 
 
-def _first_max(xp, windows, offsets):
-    """(maximum, offset of its position) of each window (..., kH, kW) that starts inside the
+def _window_views(windows, nd):
+    """The values at each window position, row-major, of windows (..., *kernel)."""
+    return [windows[(Ellipsis,) + position]
+            for position in itertools.product(*map(range, windows.shape[-nd:]))]
+
+
+def _first_max(xp, windows, offsets, nd):
+    """(maximum, offset of its position) of each window (..., *kernel) that starts inside the
     input, or None where a NaN is among the values. The maximum first, then the first position
     holding it: torch's row-major scan, in which only a larger value takes over, ends there.
     (A NaN takes over in torch's scan, so the last NaN would win: _window_max finds it.)"""
-    views = [windows[..., i, j] for i, j in itertools.product(*map(range, windows.shape[-2:]))]
+    views = _window_views(windows, nd)
     if len(views) == 1:
         return views[0].copy(), xp.zeros(views[0].shape, xp.int32)
     best = xp.maximum(views[0], views[1])
@@ -145,15 +201,14 @@ def _first_max(xp, windows, offsets):
     return best, offset
 
 
-def _window_max(xp, windows, first, lowest):
-    """(maximum, its position) of each window (..., kH, kW), scanning the window in
+def _window_max(xp, windows, first, lowest, nd):
+    """(maximum, its position) of each window (..., *kernel) of nd dims, scanning the window in
     row-major order from position `first` with `lowest` as torch does: a larger value or a
     NaN takes over. Integer arithmetic keeps the positions (NumPy's argmax over a short last
     axis, or where(), would cost several times more)."""
-    views = [windows[..., i, j] for i, j in itertools.product(*map(range, windows.shape[-2:]))]
-    best = xp.full(views[0].shape, lowest, windows.dtype)
+    best = xp.full(windows.shape[:-nd], lowest, windows.dtype)
     position = xp.broadcast_to(first.astype(xp.int32), best.shape).copy()
-    for k, value in enumerate(views):
+    for k, value in enumerate(_window_views(windows, nd)):
         better = value > best
         if best.dtype.kind == "f":
             better |= xp.isnan(value)
@@ -163,16 +218,16 @@ def _window_max(xp, windows, first, lowest):
     return best, position
 
 
-def _scatter_to_indices(node_name, name):
-    """The gradient op of a max pooling: each output's grad goes to the input element its
-    index names (summed where windows overlap, unless they are disjoint). It takes the input
-    too, as torch's backward function does: an edge whose derivative is zero."""
+def scatter_to_indices(node_name, name, nd):
+    """The gradient op of a max pooling over nd dims: each output's grad goes to the input
+    element its index names (summed where windows overlap, unless they are disjoint). It takes
+    the input too, as torch's backward function does: an edge whose derivative is zero."""
     @defop(node_name, save=("indices",), name=name)
     def scatter(xp, grad_output: Tensor, input: Tensor, indices, disjoint):
-        planes, size = numel(grad_output.shape[:-2]), input.shape[-2] * input.shape[-1]
+        planes, size = numel(grad_output.shape[:-nd]), numel(input.shape[-nd:])
         result = xp.zeros((planes, size), grad_output.dtype)
         rows = xp.arange(planes)[:, None]
-        blocks = numel(grad_output.shape[-2:])
+        blocks = numel(grad_output.shape[-nd:])
         grad, indices = grad_output.reshape(planes, blocks), indices.reshape(planes, blocks)
         if disjoint:  # every index is distinct: one assignment at flat positions
             result.reshape(-1)[(indices + rows * size).reshape(-1)] = grad.reshape(-1)
@@ -180,7 +235,8 @@ def _scatter_to_indices(node_name, name):
             xp.add.at(result, (rows, indices), grad)
         return result.reshape(input.shape)
 
-    scatter.derivatives(grad_output=_gather_at_indices, input=zeros_for_input)
+    scatter.derivatives(grad_output=lambda ctx: gather_at_indices(ctx.grad, ctx.indices, nd),
+                        input=zeros_for_input)
     return scatter
 
 
@@ -189,26 +245,37 @@ def zeros_for_input(ctx):
     return zeros_of(ctx.grad, ctx.input_shape)
 
 
-def _gather_at_indices(ctx):
-    """The max pooling of the incoming gradient: the element each index names."""
-    lead = ctx.grad.shape[:-2]
-    flat = reshape(ctx.grad, lead + (ctx.grad.shape[-2] * ctx.grad.shape[-1],))
-    indices = Tensor._make(ctx.indices.reshape(lead + (numel(ctx.indices.shape[-2:]),)))
-    return reshape(gather(flat, -1, indices), ctx.indices.shape)
+def gather_at_indices(grad, indices, nd):
+    """The element of grad (..., *size) that each of the flat indices (an array (..., *out)
+    into the nd trailing dims) names: the max pooling of a gradient, max unpooling's."""
+    flat = reshape(grad, grad.shape[:-nd] + (numel(grad.shape[-nd:]),))
+    flat_indices = indices.reshape(indices.shape[:-nd] + (numel(indices.shape[-nd:]),))
+    return reshape(gather(flat, -1, Tensor._make(flat_indices)), indices.shape)
 
 
-_max_pool2d_backward = _scatter_to_indices("MaxPool2DWithIndicesBackwardBackward0",
-                                           "_max_pool2d_backward")
-_max_pool2d.derivatives(input=lambda ctx: _max_pool2d_backward(
-    ctx.grad, ctx.input, ctx.result1._data,
-    all(s >= d * (k - 1) + 1 for k, s, d in zip(ctx.kernel_size, ctx.stride, ctx.dilation))))
+def _max_pool_op(nd):
+    """MaxPool{nd}DWithIndices: the op and its gradient op (nd = 2 or 3)."""
+    op = defop(f"MaxPool{nd}DWithIndicesBackward0", save=(
+        "input", "result1", "kernel_size", "stride", "dilation"), name=f"_max_pool{nd}d")(
+        _max_pool)
+    backward = scatter_to_indices(f"MaxPool{nd}DWithIndicesBackwardBackward0",
+                                  f"_max_pool{nd}d_backward", nd)
+    op.derivatives(input=lambda ctx: backward(
+        ctx.grad, ctx.input, ctx.result1._data,
+        all(s >= d * (k - 1) + 1 for k, s, d in zip(ctx.kernel_size, ctx.stride,
+                                                     ctx.dilation))))
+    return op
+
+
+_max_pool2d, _max_pool3d = _max_pool_op(2), _max_pool_op(3)
 
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
     """2-d max pooling of (N, C, H, W) or (C, H, W) input; indices are flat positions in H*W."""
-    kernel, stride, padding, dilation = _pool2d_arguments(
-        "max_pool2d", kernel_size=kernel_size, stride=stride, padding=padding, dilation=dilation)
+    kernel, stride, padding, dilation = _pool_arguments(
+        "max_pool2d", 2, kernel_size=kernel_size, stride=stride, padding=padding,
+        dilation=dilation)
     if input.ndim not in (3, 4):
         raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
     out = _pooled_sizes(input, kernel, stride, padding, dilation, ceil_mode)
@@ -216,6 +283,24 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     if input.dtype.name == "bool":
         raise NotImplementedError("\"max_pool2d\" not implemented for 'Bool'")
     values, indices = _max_pool2d(input, kernel, stride, padding, dilation, ceil_mode)
+    return (values, indices) if return_indices else values
+
+
+def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    """3-d max pooling of (N, C, D, H, W) or (C, D, H, W) input; indices are flat positions in
+    D*H*W."""
+    kernel, stride, padding, dilation = _pool_arguments(
+        "max_pool3d", 3, kernel_size=kernel_size, stride=stride, padding=padding,
+        dilation=dilation)
+    if input.ndim not in (4, 5):
+        raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
+    out = _pooled_sizes(input, kernel, stride, padding, dilation, ceil_mode)
+    _check_pool3d("max_pool3d_with_indices_out_cpu_template()", input, kernel, stride, padding,
+                  dilation, out)
+    if input.dtype.name == "bool":
+        raise NotImplementedError("\"max_pool3d\" not implemented for 'Bool'")
+    values, indices = _max_pool3d(input, kernel, stride, padding, dilation, ceil_mode)
     return (values, indices) if return_indices else values
 
 
@@ -398,7 +483,9 @@ def linear_map(node, name, pooling=False):
 
 
 _avg_pool2d = linear_map("AvgPool2D", "_avg_pool2d", pooling=True)
+_avg_pool3d = linear_map("AvgPool3D", "_avg_pool3d", pooling=True)
 _adaptive_avg_pool2d = linear_map("AdaptiveAvgPool2D", "_adaptive_avg_pool2d", pooling=True)
+_adaptive_avg_pool3d = linear_map("AdaptiveAvgPool3D", "_adaptive_avg_pool3d", pooling=True)
 
 
 def apply_map(op, input, axis_maps):
@@ -442,26 +529,51 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True, divisor_override=None):
     """2-d average pooling of (N, C, H, W) or (C, H, W) input (of integers: the sums divided
     with truncation, as torch)."""
-    kernel, stride, padding = _pool2d_arguments("avg_pool2d", kernel_size=kernel_size,
-                                                stride=stride, padding=padding)
+    kernel, stride, padding = _pool_arguments("avg_pool2d", 2, kernel_size=kernel_size,
+                                              stride=stride, padding=padding)
     if divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
     wrap_dim(-3, input.ndim)
     out = _pooled_sizes(input, kernel, stride, padding, (1, 1), ceil_mode)
     _check_pool2d(input, kernel, stride, padding, (1, 1), out)
-    windows = [_avg_pool_windows(size, o, k, s, p, count_include_pad)
-               for size, o, k, s, p in zip(input.shape[-2:], out, kernel, stride, padding)]
-    # the divisor is a product over the two axes, so each axis divides by its factor; integer
+    return _avg_pool(_avg_pool2d, input, out, kernel, stride, padding, count_include_pad,
+                     divisor_override)
+
+
+def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    """3-d average pooling of (N, C, D, H, W) or (C, D, H, W) input (of integers: the sums
+    divided with truncation, as torch)."""
+    kernel, stride, padding = _pool_arguments("avg_pool3d", 3, kernel_size=kernel_size,
+                                              stride=stride, padding=padding)
+    if divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
+    if input.ndim not in (4, 5):
+        raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
+    out = _pooled_sizes(input, kernel, stride, padding, (1, 1, 1), ceil_mode)
+    _check_pool3d("avg_pool3d()", input, kernel, stride, padding, (1, 1, 1), out, average=True)
+    return _avg_pool(_avg_pool3d, input, out, kernel, stride, padding, count_include_pad,
+                     divisor_override)
+
+
+def _avg_pool(op, input, out, kernel, stride, padding, count_include_pad, divisor_override):
+    """Average pooling over the len(kernel) trailing dims, checked, as the op's linear map."""
+    size = input.shape[-len(kernel):]
+    windows = [_avg_pool_windows(n, o, k, s, p, count_include_pad)
+               for n, o, k, s, p in zip(size, out, kernel, stride, padding)]
+    # the divisor is a product over the axes, so each axis divides by its factor; integer
     # sums are divided at the end, with truncation
     integer = not input.dtype.is_floating_point
-    factors = ((1, 1) if integer else (1 / divisor_override, 1) if divisor_override
-               else (1 / windows[0][2], 1 / windows[1][2]))
-    result = apply_map(_avg_pool2d, input, [
-        _scaled_axis_map(window, factor, o, size, input.dtype.numpy)
-        for window, factor, o, size in zip(windows, factors, out, input.shape[-2:])])
+    ones = (1,) * (len(kernel) - 1)
+    factors = ((1,) + ones if integer else (1 / divisor_override,) + ones if divisor_override
+               else tuple(1 / window[2] for window in windows))
+    result = apply_map(op, input, [
+        _scaled_axis_map(window, factor, o, n, input.dtype.numpy)
+        for window, factor, o, n in zip(windows, factors, out, size)])
     if not integer:
         return result
-    divisors = divisor_override or np.multiply.outer(windows[0][2], windows[1][2])
+    divisors = divisor_override or functools.reduce(np.multiply.outer,
+                                                    [window[2] for window in windows])
     return div(result, Tensor._make(np.asarray(divisors, input.dtype.numpy)),
                rounding_mode="trunc")
 
@@ -481,23 +593,37 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
 def adaptive_avg_pool2d(input, output_size):
     """Average pooling to a given output size (None keeps that input size); windows of
     output o span [floor(o * H / out), ceil((o + 1) * H / out))."""
-    output_size = int_tuple(output_size, 2)
-    if len(output_size) != 2:
-        raise RuntimeError("adaptive_avg_pool2d: output_size must be 2")
-    output_size = tuple(n if o is None else o for o, n in zip(output_size, input.shape[-2:]))
+    return _adaptive_avg_pool(_adaptive_avg_pool2d, "adaptive_avg_pool2d", input, output_size,
+                              2, "")
+
+
+def adaptive_avg_pool3d(input, output_size):
+    """Adaptive average pooling of (N, C, D, H, W) or (C, D, H, W) input (None keeps that
+    input size)."""
+    return _adaptive_avg_pool(_adaptive_avg_pool3d, "adaptive_avg_pool3d", input, output_size,
+                              3, "_cpu")
+
+
+def _adaptive_avg_pool(op, function, input, output_size, nd, kernel_suffix):
+    output_size = int_tuple(output_size, nd)
+    if len(output_size) != nd:
+        raise RuntimeError(f"{function}: output_size must be {nd}")
+    output_size = tuple(n if o is None else o for o, n in zip(output_size, input.shape[-nd:]))
     if min(output_size) < 0:
-        raise RuntimeError("adaptive_avg_pool2d: elements of output_size must be greater than "
-                           f"or equal to 0 but received {{{output_size[0]}, {output_size[1]}}}")
-    if output_size == (1, 1):
-        return reduction.mean(input, (-1, -2), keepdim=True)
-    if input.ndim not in (3, 4):
-        raise RuntimeError(f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got "
+        # (torch writes the 3-d sizes without a space before the last)
+        received = ", ".join(map(str, output_size[:2])) + "".join(f",{o}" for o in
+                                                                  output_size[2:])
+        raise RuntimeError(f"{function}: elements of output_size must be greater than or equal "
+                           f"to 0 but received {{{received}}}")
+    if output_size == (1,) * nd:
+        return reduction.mean(input, tuple(range(-1, -nd - 1, -1)), keepdim=True)
+    if input.ndim not in (nd + 1, nd + 2):
+        raise RuntimeError(f"{function}(): Expected {nd + 1}D or {nd + 2}D tensor, but got "
                            f"{list(input.shape)}")
-    check_nonempty_planes("adaptive_avg_pool2d", input)
-    check_float("adaptive_avg_pool2d", input)
-    return apply_map(_adaptive_avg_pool2d, input, [
-        adaptive_axis(size, out, input.dtype.numpy)
-        for size, out in zip(input.shape[-2:], output_size)])
+    check_nonempty_planes(function, input)
+    check_float(function + kernel_suffix, input)
+    return apply_map(op, input, [adaptive_axis(size, out, input.dtype.numpy)
+                                 for size, out in zip(input.shape[-nd:], output_size)])
 
 
 def check_nonempty_planes(function, input):
@@ -518,48 +644,68 @@ def adaptive_avg_pool1d(input, output_size):
 
 # ---- adaptive max pooling and power-average pooling ---------------------------------------
 
+def _spread(dim, nd, n):
+    """The shape of n values along dim `dim` of nd dims."""
+    return (1,) * dim + (n,) + (1,) * (nd - 1 - dim)
+
+
+def max_over_windows(xp, input, starts, widths, ends=None, lead=(Ellipsis,)):
+    """(maxima, flat indices into the trailing dims) over the windows that start at starts[d]
+    (an array (*lead, out_d)) and are widths[d] wide along each trailing dim d, scanned as
+    torch scans them (from -inf: a larger value or a NaN takes over). ends[d]: where each window
+    ends, for windows narrower than the widest. lead: the index of the leading dims (a batch
+    and a channel index where the windows differ per plane)."""
+    nd = len(starts)
+    size, index, used = input.shape[-nd:], [], True
+    for dim, (start, width) in enumerate(zip(starts, widths)):
+        positions = start[..., None] + xp.arange(width)
+        shape = positions.shape[:-2] + _spread(dim, nd, positions.shape[-2]) + _spread(
+            dim, nd, width)
+        if ends is not None:  # slots past a window's end repeat a valid position and never win
+            used = used & (positions < ends[dim][..., None]).reshape(shape)
+            positions = xp.minimum(positions, size[dim] - 1)
+        index.append(positions.reshape(shape))
+    windows = input[lead + tuple(index)]  # (..., *out, *widths)
+    if ends is not None:
+        windows = xp.where(used, windows, -xp.inf).astype(input.dtype, copy=False)
+    values, position = _window_max(xp, windows, xp.zeros((), xp.int32), -xp.inf, nd)
+    # (an empty window keeps position 0: its start, as torch)
+    slots = xp.unravel_index(position, tuple(max(width, 1) for width in widths))
+    steps = _flat_strides(size)
+    return values, sum((start.reshape(start.shape[:-1] + _spread(dim, nd, start.shape[-1]))
+                        + slots[dim]) * steps[dim] for dim, start in enumerate(starts))
+
+
 def _adaptive_windows(size, out):
-    """(positions, used) of the adaptive windows along one axis, each padded to the widest
-    window's width (unused slots repeat a valid position)."""
+    """(starts, ends, widest width) of the adaptive windows along one axis."""
     outputs = np.arange(out)
     starts, ends = outputs * size // out, -(-(outputs + 1) * size // out)
-    positions = starts[:, None] + np.arange((ends - starts).max(initial=0))
-    used = positions < ends[:, None]
-    return np.minimum(positions, size - 1), used
+    return starts, ends, int((ends - starts).max(initial=0))
 
 
-@defop("AdaptiveMaxPool2DBackward0", save=("input", "result1"))
-def _adaptive_max_pool2d(xp, input: Tensor, output_size):
-    (rows, rows_used), (columns, columns_used) = (
-        _adaptive_windows(size, out) for size, out in zip(input.shape[-2:], output_size))
-    # windows (..., out_h, out_w, window_h, window_w); unused slots never win
-    windows = input[..., rows[:, None, :, None], columns[None, :, None, :]]
-    used = rows_used[:, None, :, None] & columns_used[None, :, None, :]
-    windows = xp.where(used, windows, -xp.inf).astype(input.dtype, copy=False)
-    values, position = _window_max(xp, windows, xp.zeros((), xp.int32), -xp.inf)
-    row, column = xp.divmod(position, columns.shape[1])
-    out_rows, out_columns = xp.arange(len(rows))[:, None], xp.arange(len(columns))
-    return values, rows[out_rows, row] * input.shape[-1] + columns[out_columns, column]
+def _adaptive_max_pool(xp, input: Tensor, output_size):
+    starts, ends, widths = zip(*(_adaptive_windows(size, out) for size, out in
+                                 zip(input.shape[-len(output_size):], output_size)))
+    return max_over_windows(xp, input, starts, widths, ends)
 
 
-_adaptive_max_pool2d_backward = _scatter_to_indices("AdaptiveMaxPool2DBackwardBackward0",
-                                                    "_adaptive_max_pool2d_backward")
-_adaptive_max_pool2d.derivatives(input=lambda ctx: _adaptive_max_pool2d_backward(
-    ctx.grad, ctx.input, ctx.result1._data, False))
+def _adaptive_max_pool_op(nd):
+    """AdaptiveMaxPool{nd}D: the op and its gradient op (nd = 2 or 3)."""
+    op = defop(f"AdaptiveMaxPool{nd}DBackward0", save=("input", "result1"),
+               name=f"_adaptive_max_pool{nd}d")(_adaptive_max_pool)
+    backward = scatter_to_indices(f"AdaptiveMaxPool{nd}DBackwardBackward0",
+                                  f"_adaptive_max_pool{nd}d_backward", nd)
+    op.derivatives(input=lambda ctx: backward(ctx.grad, ctx.input, ctx.result1._data, False))
+    return op
 
 
-def _check_adaptive_input(function, input):
-    for dim in range(1, input.ndim):
-        if input.shape[dim] == 0:
-            raise RuntimeError(f"{function}(): Expected input to have non-zero size for non-batch "
-                               f"dimensions, but input has sizes {list(input.shape)} with "
-                               f"dimension {dim} being empty")
+_adaptive_max_pool2d, _adaptive_max_pool3d = _adaptive_max_pool_op(2), _adaptive_max_pool_op(3)
 
 
-def _sizes_or_input_sizes(output_size, shape):
+def _sizes_or_input_sizes(output_size, shape, nd):
     """F's _list_with_default: the sizes, None meaning the input's size there."""
     if isinstance(output_size, int):
-        return (output_size, output_size)
+        return (output_size,) * nd
     if len(shape) <= len(output_size):
         raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
     return tuple(size if wanted is None else wanted
@@ -569,19 +715,31 @@ def _sizes_or_input_sizes(output_size, shape):
 def adaptive_max_pool2d(input, output_size, return_indices=False):
     """Max pooling to a given output size (None keeps that input size), over the windows of
     adaptive_avg_pool2d; indices are flat positions in H*W."""
-    output_size = _sizes_or_input_sizes(output_size, input.shape)
-    if input.ndim not in (3, 4):
-        raise RuntimeError(f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: "
+    return _adaptive_max_pool(_adaptive_max_pool2d, "adaptive_max_pool2d", "", input,
+                              output_size, return_indices, 2)
+
+
+def adaptive_max_pool3d(input, output_size, return_indices=False):
+    """Max pooling to a given output size (None keeps that input size), over the windows of
+    adaptive_avg_pool3d; indices are flat positions in D*H*W."""
+    return _adaptive_max_pool(_adaptive_max_pool3d, "adaptive_max_pool3d", "_cpu", input,
+                              output_size, return_indices, 3)
+
+
+def _adaptive_max_pool(op, function, kernel_suffix, input, output_size, return_indices, nd):
+    output_size = _sizes_or_input_sizes(output_size, input.shape, nd)
+    if input.ndim not in (nd + 1, nd + 2):
+        raise RuntimeError(f"{function}(): Expected {nd + 1}D or {nd + 2}D tensor, but got: "
                            f"{list(input.shape)}")
-    _check_adaptive_input("adaptive_max_pool2d", input)
-    if len(output_size) != 2:
-        raise RuntimeError("adaptive_max_pool2d(): internal error: output_size.size() must be 2")
+    check_nonempty_planes(function, input)
+    if len(output_size) != nd:
+        raise RuntimeError(f"{function}(): internal error: output_size.size() must be {nd}")
     if min(output_size) < 0:
-        shape = list(input.shape[:-2]) + list(output_size)
+        shape = list(input.shape[:-nd]) + list(output_size)
         raise RuntimeError(f"Trying to create tensor with negative dimension {min(output_size)}: "
                            f"{shape}")
-    check_float("adaptive_max_pool2d", input)
-    values, indices = _adaptive_max_pool2d(input, output_size)
+    check_float(function + kernel_suffix, input)
+    values, indices = op(input, output_size)
     return (values, indices) if return_indices else values
 
 
@@ -589,7 +747,7 @@ def adaptive_max_pool1d(input, output_size, return_indices=False):
     """Adaptive max pooling of (N, C, L) or (C, L) input, run as 2-d pooling of height 1."""
     _check_1d_input("adaptive_max_pool1d", input)
     (output_size,) = _pool1d_arguments("adaptive_max_pool1d", output_size=output_size)
-    _check_adaptive_input("adaptive_max_pool1d", input)
+    check_nonempty_planes("adaptive_max_pool1d", input)
     values, indices = adaptive_max_pool2d(unsqueeze(input, -2), (1, output_size), True)
     values = squeeze(values, -2)
     return (values, squeeze(indices, -2)) if return_indices else values
@@ -617,7 +775,14 @@ def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
                     height * width)
 
 
+def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    depth, height, width = int_tuple(kernel_size, 3)
+    return _lp_pool(max_pool3d, avg_pool3d, input, norm_type, kernel_size, stride, ceil_mode,
+                    depth * height * width)
+
+
 # torch.adaptive_max_pool1d always returns the indices too: only F's is exported.
-FUNCTIONS = "adaptive_avg_pool1d avg_pool1d max_pool1d max_pool2d".split()
-NN_FUNCTIONS = FUNCTIONS + ("adaptive_avg_pool2d adaptive_max_pool1d adaptive_max_pool2d "
-                            "avg_pool2d lp_pool1d lp_pool2d").split()
+FUNCTIONS = "adaptive_avg_pool1d avg_pool1d max_pool1d max_pool2d max_pool3d".split()
+NN_FUNCTIONS = FUNCTIONS + ("adaptive_avg_pool2d adaptive_avg_pool3d adaptive_max_pool1d "
+                            "adaptive_max_pool2d adaptive_max_pool3d avg_pool2d avg_pool3d "
+                            "lp_pool1d lp_pool2d lp_pool3d").split()
