@@ -25,11 +25,13 @@ def pytest_configure():
 
 
 def pytest_terminal_summary(terminalreporter):
-    """The counts of torch's op and module databases (tests/test_torch_op_db.py,
-    tests/test_torch_module_db.py), for the modules that ran."""
+    """The counts of torch's op, module and optimiser databases (tests/test_torch_op_db.py,
+    test_torch_module_db.py, test_torch_optim_db.py), for the modules that ran."""
     for module_name, title in (("test_torch_op_db", "torch op database (OpInfos per dtype)"),
                                ("test_torch_module_db",
-                                "torch module database (ModuleInfos per dtype)")):
+                                "torch module database (ModuleInfos per dtype)"),
+                               ("test_torch_optim_db",
+                                "torch optimiser database (OptimizerInfos per dtype)")):
         module = sys.modules.get(module_name)
         if module is not None and module.COUNTS:
             terminalreporter.section(title)
