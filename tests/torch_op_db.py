@@ -26,6 +26,8 @@ import tapegrad
 torch.set_num_threads(1)
 
 DTYPES = {"float64": (torch.float64, 1e-7), "float32": (torch.float32, 1e-5)}
+# run by test_torch_op_db_complex.py (and `python torch_op_db.py --complex ...`)
+COMPLEX_DTYPES = {"complex128": (torch.complex128, 1e-7), "complex64": (torch.complex64, 1e-5)}
 
 # The op families another issue (#13) brings: out of this test's scope.
 LATER_FAMILIES = ("special.", "fft.", "masked.", "signal.", "sparse.", "_refs.")
@@ -305,7 +307,7 @@ def _compare_arrays(what, expected, actual, tolerance, values=True):
     if want.dtype == np.bool_ or not np.issubdtype(want.dtype, np.inexact):
         same = np.array_equal(want, got)
     else:
-        if want.dtype == np.float32:  # a float32 tensor in a float64 sample (cov's aweights)
+        if want.dtype in (np.float32, np.complex64):  # a float32 tensor in a float64 sample
             tolerance = max(tolerance, DTYPES["float32"][1])
         # Rounding errors grow with the operands' magnitude (torch's samples reach +-9), so the
         # absolute tolerance scales with the largest finite expected value.
@@ -313,7 +315,8 @@ def _compare_arrays(what, expected, actual, tolerance, values=True):
         scale = max(1.0, float(finite.max())) if finite.size else 1.0
         same = np.allclose(got, want, rtol=tolerance, atol=tolerance * scale, equal_nan=True)
     if not same:
-        difference = np.abs(got.astype(float) - want.astype(float))
+        kind = complex if want.dtype.kind == "c" else float
+        difference = np.abs(got.astype(kind) - want.astype(kind))
         worst = np.nanmax(difference) if np.isfinite(difference).any() else np.nan
         raise Failure("mismatch", f"{what} values differ (max abs diff {worst:.3g})")
 
@@ -331,7 +334,10 @@ def _compare_results(expected, actual, tolerance, values):
 
 def _cotangent(tensor):
     rng = np.random.default_rng(tensor.numel())
-    return rng.uniform(-1, 1, tuple(tensor.shape))
+    cotangent = rng.uniform(-1, 1, tuple(tensor.shape))
+    if tensor.is_complex():  # both parts vary, so a gradient's conjugation shows
+        return np.asarray(cotangent + 1j * rng.uniform(-1, 1, tuple(tensor.shape)))
+    return cotangent
 
 
 class _Converted:
@@ -479,7 +485,7 @@ def _compare_vjp(sample, mine, outputs, tolerance):
 
 def run(op, dtype_name):
     """Check every sample of one OpInfo in one dtype: None if all pass, else the Failure."""
-    dtype, tolerance = DTYPES[dtype_name]
+    dtype, tolerance = {**DTYPES, **COMPLEX_DTYPES}[dtype_name]
     torch.manual_seed(0)
     requires_grad = op.supports_autograd and dtype in op.supported_backward_dtypes("cpu")
     for sample in op.sample_inputs("cpu", dtype, requires_grad=requires_grad):
@@ -519,8 +525,15 @@ def write_xfails(path, failures):
     pathlib.Path(path).write_text("\n".join(lines) + "\n}\n")
 
 
-def _dtypes_of(op):
-    return [name for name, (dtype, _) in DTYPES.items() if dtype in op.supported_dtypes("cpu")]
+def _dtypes_of(op, dtypes=DTYPES):
+    return [name for name, (dtype, _) in dtypes.items() if dtype in op.supported_dtypes("cpu")]
+
+
+def has_complex_cpu(op):
+    """An OpInfo that test_torch_op_db_complex.py runs: complex CPU kernels, a public name."""
+    return not op.name.startswith(("_", "jiterator_")) and not op.name.endswith("_backward") \
+        and not isinstance(op.op, (torch._ops.OpOverloadPacket, torch._ops.OpOverload)) \
+        and any(dtype in op.supported_dtypes("cpu") for dtype, _ in COMPLEX_DTYPES.values())
 
 
 if __name__ == "__main__":
@@ -532,13 +545,15 @@ if __name__ == "__main__":
     warnings.filterwarnings("ignore")
     arguments = sys.argv[1:]
     write = "--write-xfails" in arguments
-    names = [name for a in arguments if a != "--write-xfails"
-             for name in ([n for n in ALL_OPS if n.startswith(a)] if a.endswith(".") else [a])
-             ] or list(OPS)
+    in_complex = "--complex" in arguments  # the complex dtypes instead of the float ones
+    known = {key(op): op for op in op_db if has_complex_cpu(op)} if in_complex else ALL_OPS
+    names = [name for a in arguments if a not in ("--write-xfails", "--complex")
+             for name in ([n for n in known if n.startswith(a)] if a.endswith(".") else [a])
+             ] or list(known if in_complex else OPS)
     counts, failures = collections.Counter(), {}
     for name in names:
-        for dtype_name in _dtypes_of(ALL_OPS[name]):
-            failure = run(ALL_OPS[name], dtype_name)
+        for dtype_name in _dtypes_of(known[name], COMPLEX_DTYPES if in_complex else DTYPES):
+            failure = run(known[name], dtype_name)
             counts[dtype_name, failure.kind if failure else "pass"] += 1
             if failure:
                 failures[name, dtype_name] = str(failure).split("\n")[0][:300]

@@ -7,6 +7,7 @@ import numpy as np
 
 from .. import _dtype, _layout
 from .._tensor import Tensor
+from .._warnings import warn
 from ._checks import (broadcast_shapes, counting_tensor, is_number, number, overload_error,
                       scaled, type_name)
 from ._define import array_of, defop
@@ -404,7 +405,7 @@ _addcdiv.derivatives(
 def addcdiv(input, tensor1, tensor2, *, value=1):
     """input + value * tensor1 / tensor2, as a true division."""
     require_tensors("addcdiv", input=input, tensor1=tensor1, tensor2=tensor2)
-    if not (tensor1.dtype.is_floating_point or tensor2.dtype.is_floating_point):
+    if not any(t.dtype.is_floating_point or t.dtype.is_complex for t in (tensor1, tensor2)):
         raise RuntimeError(
             "Integer division with addcdiv is no longer supported, and in a future  release "
             "addcdiv will perform a true division of tensor1 and tensor2. The historic addcdiv "
@@ -697,7 +698,13 @@ def clip(input, min=None, max=None):
     return _clamp_any("clip", input, min, max)
 
 
+def _refuse_complex(input, message="clamp is not supported for complex types"):
+    if isinstance(input, Tensor) and input.dtype.is_complex:
+        raise NotImplementedError(message)
+
+
 def _clamp_any(name, input, min, max):
+    _refuse_complex(input)
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     # two tensor bounds or two number bounds, never one of each
@@ -736,6 +743,7 @@ _clamp_min_tensor.derivatives(input=lambda ctx: _passed_where(ctx.input >= ctx.m
 
 def clamp_min(input, min):
     """Limit input from below by a number or a (broadcast) tensor."""
+    _refuse_complex(input)
     if takes_tensors("clamp_min", (input,), (min,)):
         return _clamp_min_tensor(input, min)
     return _clamp_min_scalar(input, *_bounds_in_dtype(input, min))
@@ -760,6 +768,7 @@ _clamp_max_tensor.derivatives(input=lambda ctx: _passed_where(ctx.input <= ctx.m
 
 def clamp_max(input, max):
     """Limit input from above by a number or a (broadcast) tensor."""
+    _refuse_complex(input)
     if takes_tensors("clamp_max", (input,), (max,)):
         return _clamp_max_tensor(input, max)
     return _clamp_max_scalar(input, *_bounds_in_dtype(input, max))
@@ -773,7 +782,22 @@ def _maximum_grad(ctx, mine, theirs):
 
 @defop("MaximumBackward0", save=("input", "other"), promote="common")
 def _maximum(xp, input: Tensor, other: Tensor):
+    _check_ordered(xp, "maximum", input, other)
     return xp.maximum(input, other)
+
+
+def _check_ordered(xp, name, input, other):
+    if _is_complex(input, other):
+        raise RuntimeError(f"{name} not implemented for complex tensors.")
+
+
+def _is_complex(*values):
+    """Whether a forward's operand (an array, or a number left as it is) is complex: cheaper
+    than asking NumPy for the result type on every comparison."""
+    for value in values:
+        if getattr(value, "dtype", None) is not None and value.dtype.kind == "c":
+            return True
+    return False
 
 
 _maximum.derivatives(input=lambda ctx: _maximum_grad(ctx, ctx.input, ctx.other),
@@ -782,6 +806,7 @@ _maximum.derivatives(input=lambda ctx: _maximum_grad(ctx, ctx.input, ctx.other),
 
 @defop("MinimumBackward0", save=("input", "other"), promote="common")
 def _minimum(xp, input: Tensor, other: Tensor):
+    _check_ordered(xp, "minimum", input, other)
     return xp.minimum(input, other)
 
 
@@ -872,7 +897,7 @@ nan_to_num.derivatives(input=lambda ctx: ctx.grad * isfinite(ctx.input))
 
 # ---- comparisons, logic and tests (never differentiable) -----------------------------------------
 
-def _binary_predicate(name, ufunc):
+def _binary_predicate(name, ufunc, ordering=True):
     @defop(None, promote="common", name=name)
     def predicate(xp, input: Tensor, other: Tensor):
         if other is None or input is None:  # NumPy would compare with None
@@ -882,12 +907,15 @@ def _binary_predicate(name, ufunc):
                             f"({kinds}), but expected one of:\n * (Tensor input, Tensor other, *,"
                             " Tensor out = None)\n * (Tensor input, Number other, *, Tensor out"
                             " = None)\n")
+        if ordering and _is_complex(input, other):  # complex numbers have no order
+            raise NotImplementedError(not_implemented_for(f"{name}_cpu",
+                                                          xp.result_type(input, other)))
         return ufunc(input, other)
     return predicate
 
 
-eq = _binary_predicate("eq", np.equal)
-ne = _binary_predicate("ne", np.not_equal)
+eq = _binary_predicate("eq", np.equal, ordering=False)
+ne = _binary_predicate("ne", np.not_equal, ordering=False)
 lt = _binary_predicate("lt", np.less)
 le = _binary_predicate("le", np.less_equal)
 gt = _binary_predicate("gt", np.greater)
@@ -987,14 +1015,20 @@ clone.derivatives(input=lambda ctx: ctx.grad)
 
 @defop("ToCopyBackward0", save=("input_dtype",))
 def _to_copy(xp, input: Tensor, dtype, input_dtype=None):
+    if input.dtype.kind == "c" and dtype.numpy.kind != "c":
+        input = input.real  # torch's cast keeps the real part (to_copy warns as torch)
     return input.astype(dtype.numpy)
 
 
-_to_copy.derivatives(input=lambda ctx: ctx.grad.to(ctx.input_dtype))
+# a real input of a complex copy takes the gradient's real part (torch's _to_copy_backward)
+_to_copy.derivatives(input=lambda ctx: (real(ctx.grad) if not ctx.input_dtype.is_complex
+                                        else ctx.grad).to(ctx.input_dtype))
 
 
 def to_copy(input, dtype):
     """A copy of input cast to dtype, differentiable back to input's dtype."""
+    if input.dtype.is_complex and not dtype.is_complex:
+        warn("Casting complex values to real discards the imaginary part")
     return _to_copy(input, dtype, input.dtype)
 
 

@@ -251,7 +251,15 @@ def acosh(xp, input: Tensor):
     return xp.arccosh(input)
 
 
-acosh.derivatives(input=lambda ctx: ctx.grad * conj_of(rsqrt(sub_scalar(ctx.input * ctx.input, 1))))
+def _acosh_grad(ctx):
+    # torch: 1 / sqrt(x*x - 1) for real x (finite below -1 too); for complex z the branch of
+    # 1 / (sqrt(z - 1) sqrt(z + 1)), whose sign differs from the former's across the cut
+    if not ctx.input.dtype.is_complex:
+        return ctx.grad * rsqrt(sub_scalar(ctx.input * ctx.input, 1))
+    return ctx.grad * conj(rsqrt(sub_scalar(ctx.input, 1)) * rsqrt(add_scalar(ctx.input, 1)))
+
+
+acosh.derivatives(input=_acosh_grad)
 
 
 @defop("AtanhBackward0", save=("input",), promote="float")
