@@ -28,27 +28,31 @@ def _reduction_identity(op_name, input, *args):
     """The 0-d tensor a masked-out element becomes for the reduction op_name (None for those
     torch computes from counts: mean, var, std)."""
     dtype = input.dtype
-    if op_name in ("sum", "cumsum"):
-        value = 0
-    elif op_name in ("prod", "cumprod"):
-        value = 1
-    elif op_name in ("amax", "argmax", "logaddexp", "logsumexp", "amin", "argmin"):
-        lowest = op_name not in ("amin", "argmin")
-        if dtype.is_floating_point or dtype.is_complex:
-            value = -np.inf if lowest else np.inf
-        else:
-            limits = np.iinfo(dtype.numpy)
-            value = int(limits.min if lowest else limits.max)
-    elif op_name == "norm":
-        value = np.inf if args and args[0] == -np.inf else 0
-    elif op_name == "median":
-        value = np.nan
-        dtype = dtype if dtype.is_floating_point else _dtype.float32
-    elif op_name in ("mean", "var", "std"):
+    if op_name in ("mean", "var", "std"):
         return None
-    else:
-        raise NotImplementedError(f"identity of {op_name} on {dtype} input")
+    value = _identity_value(op_name, dtype, *args)
+    if op_name == "median" and not dtype.is_floating_point:
+        dtype = _dtype.float32
     return _creation.tensor(value, dtype=dtype)
+
+
+def _identity_value(op_name, dtype, *args):
+    if op_name in ("sum", "cumsum"):
+        return 0
+    if op_name in ("prod", "cumprod"):
+        return 1
+    if op_name == "norm":
+        return np.inf if args and args[0] == -np.inf else 0
+    if op_name == "median":
+        return np.nan
+    if op_name in ("amax", "argmax", "logaddexp", "logsumexp", "amin", "argmin"):
+        lowest = op_name not in ("amin", "argmin")
+        if dtype.is_floating_point or dtype.is_complex and op_name == "logsumexp":
+            return -np.inf if lowest else np.inf
+        if dtype.is_signed or dtype is _dtype.uint8:
+            limits = np.iinfo(dtype.numpy)
+            return int(limits.min if lowest else limits.max)
+    raise NotImplementedError(f"identity of {op_name} on {dtype} input")
 
 
 def _canonical_dim(dim, ndim):
