@@ -5,11 +5,13 @@ from .adagrad import Adagrad
 from .adam import Adam
 from .adamax import Adamax
 from .adamw import AdamW
+from .asgd import ASGD
 from .nadam import NAdam
 from .optimizer import Optimizer
 from .radam import RAdam
 from .rmsprop import RMSprop
+from .rprop import Rprop
 from .sgd import SGD
 
-__all__ = ["Adadelta", "Adagrad", "Adam", "Adamax", "AdamW", "NAdam", "Optimizer", "RAdam",
-           "RMSprop", "SGD", "lr_scheduler"]
+__all__ = ["ASGD", "Adadelta", "Adagrad", "Adam", "Adamax", "AdamW", "NAdam", "Optimizer",
+           "RAdam", "RMSprop", "Rprop", "SGD", "lr_scheduler"]

@@ -13,9 +13,19 @@ class Adam(Optimizer):
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  amsgrad=False, *, foreach=None, maximize=False, capturable=False,
                  differentiable=False, fused=None, decoupled_weight_decay=False):
+        if isinstance(lr, tapegrad.Tensor) and foreach and not capturable:
+            raise ValueError("lr as a Tensor is not supported for capturable=False and "
+                             "foreach=True")
         check_adam_options(lr, betas, eps, weight_decay)
         if isinstance(betas[0], tapegrad.Tensor) != isinstance(betas[1], tapegrad.Tensor):
             raise ValueError("betas must be either both floats or both Tensors")
+        for index, beta in enumerate(betas):
+            if isinstance(beta, tapegrad.Tensor):
+                if foreach and not capturable:
+                    raise ValueError(f"betas[{index}] as a Tensor is not supported for "
+                                     "capturable=False and foreach=True")
+                if beta.numel() != 1:
+                    raise ValueError(f"Tensor betas[{index}] must be 1-element")
         defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
                     "amsgrad": amsgrad, "maximize": maximize, "foreach": foreach,
                     "capturable": capturable, "differentiable": differentiable, "fused": fused,

@@ -1,0 +1,37 @@
+"""ASGD: SGD with a decaying step and a running average `ax` of the iterates, averaging from
+step t0 on."""
+from .optimizer import (Optimizer, advance_step, check_lr, check_nonnegative, decayed_grad,
+                        init_state, new_step, signed_grad)
+
+__all__ = ["ASGD"]
+
+
+class ASGD(Optimizer):
+    """torch.optim.ASGD; `foreach` and `capturable` are stored but change nothing."""
+
+    def __init__(self, params, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0,
+                 foreach=None, maximize=False, differentiable=False, capturable=False):
+        check_lr(lr)
+        check_nonnegative("weight_decay value", weight_decay)
+        defaults = {"lr": lr, "lambd": lambd, "alpha": alpha, "t0": t0,
+                    "weight_decay": weight_decay, "foreach": foreach, "maximize": maximize,
+                    "differentiable": differentiable, "capturable": capturable}
+        super().__init__(params, defaults)
+
+    def _update_param(self, param, group):
+        state = self.state[param]
+        if not state:
+            init_state(state, param, ("ax",))
+            state["eta"] = new_step().add_(float(group["lr"]))
+            state["mu"] = new_step().add_(1)
+        step = advance_step(state)
+        grad = decayed_grad(param, signed_grad(param, group), group)
+        lr, lambd = float(group["lr"]), group["lambd"]
+        eta = state["eta"].item()
+        param.mul_(1 - lambd * eta).add_(grad, alpha=-eta)
+        if state["mu"].item() != 1:
+            state["ax"].add_(param.sub(state["ax"]).mul_(state["mu"].item()))
+        else:
+            state["ax"].copy_(param)
+        state["eta"].fill_(lr / (1 + lambd * lr * step) ** group["alpha"])
+        state["mu"].fill_(1 / max(1, step - group["t0"]))
