@@ -107,13 +107,13 @@ def _norm_mode(norm, forward):
 
 def _promoted(input, require_complex):
     """torch's promote_tensor_fft: integers to the default float dtype, then to complex if
-    required; half floats are refused on the CPU."""
+    required; half floats are refused, as by torch on the CPU."""
     dtype = input.dtype
     if not dtype.is_complex:
         if not dtype.is_floating_point:
             dtype = _dtype.get_default_dtype()
         if dtype not in (_dtype.float32, _dtype.float64):
-            raise NotImplementedError(f"Unsupported dtype {dtype.legacy_name}")
+            raise RuntimeError(f"Unsupported dtype {dtype.legacy_name}")
         if require_complex:
             dtype = dtype.to_complex()
     return input if dtype is input.dtype else input.to(dtype)
@@ -342,11 +342,14 @@ def _frequencies(name, count, n, d, dtype, device, requires_grad):
         raise RuntimeError(f"{name} requires a floating point or complex dtype")
     if count < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {count}: [{count}]")
+    if dtype.is_complex:
+        raise NotImplementedError(f'"arange_cpu" not implemented for \'{dtype.legacy_name}\'')
     values = np.arange(count).astype(dtype.numpy)
     if name == "fftfreq":
         values[(n + 1) // 2:] -= n
-    # torch multiplies by 1 / (n d) in the result's dtype
-    values *= np.asarray(1.0 / (n * d)).astype(values.real.dtype)
+    # torch multiplies by 1 / (n d), computed in double (inf for n = 0), in the result's dtype
+    with np.errstate(all="ignore"):
+        values *= (np.float64(1.0) / np.float64(n * d)).astype(dtype.numpy)
     result = Tensor._make(values)
     if device is not None:
         result = result.to(device)

@@ -109,8 +109,7 @@ def _frames(input, n_fft, hop_length, win_length, window, align_to_window, pad_m
     """The windowed frames of stft's input, (batch, frames, n_fft), after torch's checks;
     and whether the input was one signal (1-d)."""
     if not (input.dtype.is_floating_point or input.is_complex()):
-        raise NotImplementedError(described + "expected a tensor of floating point or complex "
-                                              "values")
+        raise RuntimeError(described + "expected a tensor of floating point or complex values")
     if input.ndim not in (1, 2):
         raise RuntimeError(described + "expected a 1D or 2D tensor")
     one_signal = input.ndim == 1
@@ -157,6 +156,10 @@ def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tr
     if not input.is_complex():
         raise RuntimeError("istft requires a complex-valued input tensor matching the output from "
                         "stft with return_complex=True.")
+    for dim in (-2, -3):  # torch reads the frames and frequencies of the real view first
+        if input.ndim + 1 < -dim:
+            raise IndexError(f"Dimension out of range (expected to be in range of "
+                             f"[{-input.ndim - 1}, {input.ndim}], but got {dim})")
     described = (f"istft({_type_text(input)}{list(input.shape)}, n_fft={n_fft}, "
                  f"hop_length={hop_length}, win_length={win_length}, window="
                  f"{_window_text(window)}, center={int(center)}, normalized={int(normalized)}, "
