@@ -1,4 +1,4 @@
-"""Convolution layers: Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d, as torch.nn."""
+"""Convolution layers: Conv1d/2d/3d and ConvTranspose1d/2d/3d, as torch.nn."""
 from collections.abc import Iterable
 
 import tapegrad
@@ -8,7 +8,7 @@ from ..parameter import Parameter
 from .linear import optional_bias, reset_weight_and_bias
 from .module import Module
 
-__all__ = ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d"]
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"]
 
 
 def expand_size(value, n):
@@ -149,6 +149,23 @@ class Conv2d(_ConvNd):
         return self._conv_forward(input, self.weight, self.bias)
 
 
+class Conv3d(_ConvNd):
+    """3-d cross-correlation over (N, C_in, D, H, W) or (C_in, D, H, W) input."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
+                 groups=1, bias=True, padding_mode="zeros", device=None, dtype=None):
+        kernel_size, stride, padding, dilation = _conv_sizes(3, kernel_size, stride, padding,
+                                                             dilation)
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
+                         False, (0, 0, 0), groups, bias, padding_mode, device, dtype)
+
+    def _conv_forward(self, input, weight, bias):
+        return self._padded_conv(F.conv3d, input, weight, bias)
+
+    def forward(self, input):
+        return self._conv_forward(input, self.weight, self.bias)
+
+
 class _ConvTransposeNd(_ConvNd):
     """Transposed convolutions: only 'zeros' padding, optional requested output size."""
 
@@ -219,3 +236,16 @@ class ConvTranspose2d(_ConvTransposeNd):
 
     def forward(self, input, output_size=None):
         return self._transposed_forward(F.conv_transpose2d, input, output_size)
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    """The gradient of Conv3d with respect to its input, as a layer."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
+                 output_padding=0, groups=1, bias=True, dilation=1, padding_mode="zeros",
+                 device=None, dtype=None):
+        super().__init__(3, in_channels, out_channels, kernel_size, stride, padding,
+                         output_padding, groups, bias, dilation, padding_mode, device, dtype)
+
+    def forward(self, input, output_size=None):
+        return self._transposed_forward(F.conv_transpose3d, input, output_size)
