@@ -25,15 +25,8 @@ _SMALL_INTEGERS = ("bool", "uint8", "int8", "int16", "int32")  # summed in int64
 # ---- masks and identities -----------------------------------------------------------------
 
 def _reduction_identity(op_name, input, *args):
-    """The 0-d tensor a masked-out element becomes for the reduction op_name (None for those
-    torch computes from counts: mean, var, std)."""
-    dtype = input.dtype
-    if op_name in ("mean", "var", "std"):
-        return None
-    value = _identity_value(op_name, dtype, *args)
-    if op_name == "median" and not dtype.is_floating_point:
-        dtype = _dtype.float32
-    return _creation.tensor(value, dtype=dtype)
+    """The 0-d tensor the masked-out elements become before the reduction op_name runs."""
+    return _creation.tensor(_identity_value(op_name, input.dtype, *args), dtype=input.dtype)
 
 
 def _identity_value(op_name, dtype, *args):
@@ -82,7 +75,7 @@ def _input_mask(input, *args, **kwargs):
         if mask.ndim > input.ndim:
             raise IndexError("_input_mask expected broadcastable mask (got mask dimensionality "
                              "higher than of the input)")
-        mask = broadcast_to(mask.clone(), input.shape)
+        mask = broadcast_to(mask, input.shape)
     return mask.to(dtype=_dtype.bool)
 
 
