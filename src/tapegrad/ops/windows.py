@@ -142,18 +142,15 @@ def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None, layout
 
 # ---- torch.signal.windows: composed of ops ------------------------------------------------
 
-def _window_function_checks(name, M, dtype, layout):
+def _checked(name, M, dtype, layout):
+    """dtype, resolved, after torch.signal.windows' checks of the common arguments."""
+    dtype = dtype or _dtype.get_default_dtype()
     if M < 0:
         raise ValueError(f"{name} requires non-negative window length, got M={M}")
     if layout is not strided:
         raise ValueError(f"{name} is implemented for strided tensors only, got: {layout}")
     if dtype not in (_dtype.float32, _dtype.float64):
         raise ValueError(f"{name} expects float32 or float64 dtypes, got: {dtype}")
-
-
-def _checked(name, M, dtype, layout):
-    dtype = dtype or _dtype.get_default_dtype()
-    _window_function_checks(name, M, dtype, layout)
     return dtype
 
 
