@@ -53,8 +53,13 @@ def _assert_same(expected, actual):
     assert actual.is_leaf == expected.is_leaf
     node = type(expected.grad_fn).__name__ if expected.grad_fn is not None else None
     assert (type(actual.grad_fn).__name__ if actual.grad_fn is not None else None) == node
-    want = expected.detach().float().numpy()
-    np.testing.assert_allclose(actual.detach().float().numpy(), want, rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(_array(actual), _array(expected), rtol=1e-6, atol=1e-7)
+
+
+def _array(tensor):
+    """tensor's values, float16 and bfloat16 (which NumPy may lack) as float32."""
+    tensor = tensor.detach()
+    return (tensor.float() if tensor.dtype.itemsize == 2 else tensor).numpy()
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float32", "float16", "bfloat16"])
