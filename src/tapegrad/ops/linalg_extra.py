@@ -19,6 +19,8 @@ from .linalg import matmul, mm, vdot
 from .pointwise import clone, mul, nan_to_num
 from .reduction import cumprod, return_type, sum
 from .reordering import diagonal as torch_diagonal
+from .complex_parts import real
+from .reordering import diag_embed
 from .shape import movedim, reshape, squeeze, unsqueeze, view, zeros_of
 
 _INF = float("inf")
@@ -282,6 +284,67 @@ def matrix_exp(A):
     return _matrix_exp(A)
 
 
+# ---- eigenvalues of general matrices -------------------------------------------------------
+
+linalg_eig_return = return_type("linalg_eig", ("eigenvalues", "eigenvectors"))
+
+
+@defop("LinalgEigBackward0", save=("A", "result0", "result1"))
+def _eig(xp, A: Tensor):
+    if not xp.isfinite(A).all():
+        raise RuntimeError("torch.linalg.eig: input tensor should not contain infs or NaNs.")
+    values, vectors = xp.linalg.eig(A)
+    # complex whatever the spectrum (NumPy returns real arrays for a real one)
+    dtype = xp.result_type(A.dtype, xp.complex64)
+    return values.astype(dtype), vectors.astype(dtype)
+
+
+def _eig_backward(ctx):
+    """torch's linalg_eig_backward: V^-H (diag(gL) + (V^H gV - V^H V diag(re(V^H gV))) / E*) V^H
+    with E_ij = L_j - L_i; its real part for a real A. The columns of V are unit vectors fixed
+    up to a phase, so a loss that depends on the phase has no gradient (torch's error)."""
+    (L, V), (grad_L, grad_V) = (ctx.result0, ctx.result1), ctx.grads
+    V_h = _mT(V).conj()  # V is complex
+    if grad_V is None:
+        inner = diag_embed(grad_L)
+    else:
+        projected = matmul(V_h, grad_V)
+        on_diagonal = torch_diagonal(projected, 0, -2, -1)
+        if not np.allclose(on_diagonal._data.imag, 0, rtol=1e-2, atol=1e-2):
+            raise RuntimeError("linalg_eig_backward: The eigenvectors in the complex case are "
+                               "specified up to multiplication by e^{i phi}. The specified loss "
+                               "function depends on this quantity, so it is ill-defined.")
+        projected = projected - matmul(V_h, V * unsqueeze(real(on_diagonal), -2))
+        conjugate = L.conj()
+        identity = Tensor._make(np.eye(L.shape[-1], dtype=L.dtype.numpy))
+        inner = projected / (unsqueeze(conjugate, -2) - unsqueeze(conjugate, -1) + identity)
+        if grad_L is not None:
+            inner = inner + diag_embed(grad_L)
+    grad_A = solve(V_h, matmul(inner, V_h))
+    return grad_A if ctx.A.dtype.is_complex else real(grad_A)
+
+
+_eig.derivatives(A=_eig_backward)
+
+
+def _check_eig(A):
+    if not (A.dtype.is_floating_point or A.dtype.is_complex):
+        raise RuntimeError(f"Unknown Complex ScalarType for {A.dtype.legacy_name}")
+    _check_matrices("linalg.eig", A)
+
+
+def eig(A, *, out=None):
+    """Eigenvalues and unit eigenvectors of square matrices, complex always, in LAPACK's order
+    and phases (geev's, as torch's)."""
+    _check_eig(A)
+    return linalg_eig_return(*_eig(A))
+
+
+def eigvals(A, *, out=None):
+    _check_eig(A)
+    return _eig(A)[0]
+
+
 # ---- least squares ------------------------------------------------------------------------
 
 linalg_lstsq_return = return_type("linalg_lstsq", ("solution", "residuals", "rank",
@@ -401,7 +464,7 @@ def lstsq(A, B, rcond=None, *, driver=None):
     return linalg_lstsq_return(solution, residuals, rank, singular_values.detach())
 
 
-LINALG_FUNCTIONS = ("cond diagonal lstsq matrix_exp matrix_power matrix_rank multi_dot tensorinv "
-                    "tensorsolve vander vecdot").split()
+LINALG_FUNCTIONS = ("cond diagonal eig eigvals lstsq matrix_exp matrix_power matrix_rank multi_dot "
+                    "tensorinv tensorsolve vander vecdot").split()
 FUNCTIONS = {"matrix_exp": matrix_exp, "matrix_power": matrix_power}
 METHODS = FUNCTIONS
