@@ -93,6 +93,13 @@ CONVOLUTION_ERRORS = {
     "transposed-input-1d": lambda lib: F(lib).conv_transpose1d(R(lib, 8), R(lib, 3, 4, 1)),
     "transposed-float-input-double-weight": lambda lib: F(lib).conv_transpose2d(
         _x(lib), R(lib, 3, 4, 3, 3, dtype="float64")),
+    # one small float32 image and a small kernel: torch's native path words the error
+    "unbatched-float-input-double-weight": lambda lib: F(lib).conv2d(
+        R(lib, 1, 3, 8, 8), R(lib, 4, 3, 3, 3, dtype="float64")),
+    "transposed-unbatched-float-input-double-weight": lambda lib: F(lib).conv_transpose2d(
+        R(lib, 1, 3, 8, 8), R(lib, 3, 4, 3, 3, dtype="float64")),
+    "conv1d-float-input-double-weight": lambda lib: F(lib).conv1d(
+        R(lib, 1, 3, 8), R(lib, 4, 3, 3, dtype="float64")),
 }
 
 

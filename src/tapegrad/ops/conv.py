@@ -360,27 +360,31 @@ def _batched(function, input, nd, *args):
 
 
 def _uses_mkldnn(input, weight, groups):
-    """Whether torch's CPU convolution picks its MKLDNN path (which checks bias's dtype): a
-    float32 input with groups, a kernel over 3x3, a batch, or many elements (1-d as 2-d)."""
+    """Whether torch's CPU convolution picks its MKLDNN path (whose dtype errors are worded
+    apart): a float32 input with groups, a kernel over 3x3, a batch, or many elements in its
+    first four dims (1-d as 2-d)."""
     kernel = (1,) * (4 - weight.ndim) + tuple(weight.shape[2:])
     return input.dtype.name == "float32" and (
         groups > 1 or (kernel[-1] > 3 and kernel[-2] > 3) or input.shape[0] > 1
-        or input.numel() > 20480)
+        or numel(input.shape[:4]) > 20480)
 
 
 def _check_transposed_dtypes(input, weight, bias, groups):
-    """torch's CPU transposed kernels: their dtype dispatch, weight's dtype, then bias is added
-    to the result, so a bias of any dtype that casts to the result's is taken. (The text of
-    torch's weight error depends on whether it picks its MKLDNN path; ours is that path's.)"""
+    """torch's CPU transposed kernels: their dtype dispatch, weight's dtype, then bias, which
+    the 2-d kernel adds to the result (a bias of any dtype that casts to the result's is
+    taken) and the 3-d one requires of the input's dtype."""
     if input.dtype.name not in ("float32", "float64", "float16", "bfloat16", "int64",
                                 "complex64", "complex128"):
         kernel = f"slow_conv_transpose{max(weight.ndim - 2, 2)}d_out_cpu"
         raise NotImplementedError(f'"{kernel}" not implemented for \'{input.dtype.legacy_name}\'')
-    _check_conv_dtypes(input, weight, None)
+    _check_conv_dtypes(input, weight, None, groups)
     if bias is not None and bias.dtype is not input.dtype and _uses_mkldnn(input, weight, groups):
         raise RuntimeError(f"Input type (torch.{input.dtype.legacy_name}Tensor) and bias type "
                            f"(torch.{bias.dtype.legacy_name}Tensor) should be the same or input "
                            "should be a MKLDNN tensor and bias is a dense tensor")
+    if bias is not None and bias.dtype is not input.dtype and weight.ndim == 5:
+        raise RuntimeError(f"expected scalar type {input.dtype.legacy_name} but found "
+                           f"{bias.dtype.legacy_name}")
     if bias is not None:
         promoted = _dtype.promote_types(input.dtype, bias.dtype)
         if _dtype._category(promoted) > _dtype._category(input.dtype):
@@ -388,9 +392,9 @@ def _check_transposed_dtypes(input, weight, bias, groups):
                                f"desired output type {input.dtype.legacy_name}")
 
 
-def _check_conv_dtypes(input, weight, bias):
+def _check_conv_dtypes(input, weight, bias, groups):
     if weight.dtype is not input.dtype:
-        if input.dtype.name == "float32":
+        if _uses_mkldnn(input, weight, groups):
             raise RuntimeError(f"Input type (torch.{input.dtype.legacy_name}Tensor) and weight "
                                f"type (torch.{weight.dtype.legacy_name}Tensor) should be the "
                                "same or input should be a MKLDNN tensor and weight is a dense "
@@ -472,7 +476,7 @@ def _checked_convolution(input, weight, bias, stride, padding, dilation, transpo
         if bias is not None and bias.dtype is not input.dtype:
             bias = bias.to(input.dtype)
     else:
-        _check_conv_dtypes(input, weight, bias)
+        _check_conv_dtypes(input, weight, bias, groups)
     return _convolution(input, weight, bias, stride, padding, dilation, transposed,
                         output_padding, groups)
 
@@ -483,9 +487,10 @@ def _check_transposed_sizes(input, weight, stride, padding, output_padding, dila
     if any(o >= s and o >= d for o, s, d in zip(output_padding, stride, dilation)):
         values = zip(("output_padding", "stride", "dilation"),
                      ((0,) * len(lead) + output_padding, lead + stride, lead + dilation))
+        dims = ("depth", "height", "width")[-max(len(stride), 2):]
         raise RuntimeError("output padding must be smaller than either stride or dilation, but "
-                           "got " + " ".join(f"{name}_height: {v[0]} {name}_width: {v[1]}"
-                                             for name, v in values))
+                           "got " + " ".join(f"{name}_{dim}: {v}" for name, vs in values
+                                             for dim, v in zip(dims, vs)))
     size = _transposed_size(input.shape[2:], weight.shape[2:], stride, padding,
                             output_padding, dilation)
     if any(s < 1 for s in size):
