@@ -57,6 +57,12 @@ CASES = [
     ("RAdam", {"lr": 0.05, "weight_decay": 0.1}),
     ("RAdam", {"lr": 0.05, "weight_decay": 0.1, "decoupled_weight_decay": True}),
     ("RAdam", {"lr": 0.05, "maximize": True, "betas": (0.5, 0.9)}),
+    ("Rprop", {"lr": 0.05}),
+    ("Rprop", {"lr": 0.05, "etas": (0.3, 1.5), "step_sizes": (1e-3, 0.2), "maximize": True}),
+    ("ASGD", {"lr": 0.05}),
+    # t0 within the run: the average of the iterates starts moving at step 6
+    ("ASGD", {"lr": 0.05, "t0": 5, "lambd": 1e-2, "alpha": 0.5, "weight_decay": 0.1}),
+    ("ASGD", {"lr": 0.05, "t0": 3, "maximize": True}),
 ]
 NAMES = sorted({name for name, _ in CASES})
 
@@ -384,3 +390,62 @@ def test_float32_adam_matches_torch():
         results.append(param.detach().numpy())
     assert results[0].dtype == np.float32
     np.testing.assert_allclose(results[0], results[1], rtol=1e-6)
+
+
+def _rosenbrock(lib, start=(-1.2, 1.0)):
+    point = lib.tensor(start, dtype=lib.float64, requires_grad=True)
+
+    def loss():
+        x, y = point[0], point[1]
+        return (1 - x) ** 2 + 100 * (y - x ** 2) ** 2
+    return point, loss
+
+
+@pytest.mark.parametrize("line_search_fn", [None, "strong_wolfe"])
+def test_lbfgs_finds_the_rosenbrock_minimum(line_search_fn):
+    point, loss = _rosenbrock(tapegrad)
+    opt = optim.LBFGS([point], lr=1 if line_search_fn else 0.1, max_iter=50,
+                      line_search_fn=line_search_fn)
+
+    def closure():
+        opt.zero_grad()
+        value = loss()
+        value.backward()
+        return value
+    for _ in range(20 if line_search_fn else 200):
+        opt.step(closure)
+    np.testing.assert_allclose(point.detach().numpy(), [1.0, 1.0], atol=1e-4)
+
+
+@pytest.mark.parametrize("options", [{}, {"line_search_fn": "strong_wolfe"},
+                                     {"history_size": 2, "max_iter": 7, "lr": 0.5}])
+def test_lbfgs_rosenbrock_steps_match_torch(options):
+    torch = torch_or_skip()
+    runs = []
+    for lib in (tapegrad, torch):
+        point, loss = _rosenbrock(lib)
+        opt = lib.optim.LBFGS([point], **options)
+
+        def closure():
+            opt.zero_grad()
+            value = loss()
+            value.backward()
+            return value
+        runs.append([(float(opt.step(closure)), point.detach().numpy().copy())
+                     for _ in range(4)])
+        runs[-1].append(opt.state_dict()["state"][0]["func_evals"])
+    (*mine, mine_evals), (*theirs, their_evals) = runs
+    for (my_loss, my_point), (their_loss, their_point) in zip(mine, theirs):
+        assert my_loss == pytest.approx(their_loss, rel=1e-9)
+        np.testing.assert_allclose(my_point, their_point, rtol=1e-9)
+    assert mine_evals == their_evals
+
+
+def test_lbfgs_refuses_parameter_groups_and_other_line_searches():
+    first, second = (tapegrad.zeros(2, requires_grad=True) for _ in range(2))
+    with pytest.raises(ValueError, match="LBFGS doesn't support per-parameter options"):
+        optim.LBFGS([{"params": [first]}, {"params": [second]}])
+    opt = optim.LBFGS([first], line_search_fn="backtracking")
+    first.grad = tapegrad.ones(2)
+    with pytest.raises(RuntimeError, match="only 'strong_wolfe' is supported"):
+        opt.step(lambda: (first ** 2).sum())

@@ -6,6 +6,7 @@ from .adam import Adam
 from .adamax import Adamax
 from .adamw import AdamW
 from .asgd import ASGD
+from .lbfgs import LBFGS
 from .nadam import NAdam
 from .optimizer import Optimizer
 from .radam import RAdam
@@ -13,5 +14,5 @@ from .rmsprop import RMSprop
 from .rprop import Rprop
 from .sgd import SGD
 
-__all__ = ["ASGD", "Adadelta", "Adagrad", "Adam", "Adamax", "AdamW", "NAdam", "Optimizer",
+__all__ = ["ASGD", "Adadelta", "Adagrad", "Adam", "Adamax", "AdamW", "LBFGS", "NAdam", "Optimizer",
            "RAdam", "RMSprop", "Rprop", "SGD", "lr_scheduler"]

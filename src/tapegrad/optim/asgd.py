@@ -1,7 +1,9 @@
 """ASGD: SGD with a decaying step and a running average `ax` of the iterates, averaging from
 step t0 on."""
+import tapegrad
+
 from .optimizer import (Optimizer, advance_step, check_lr, check_nonnegative, decayed_grad,
-                        init_state, new_step, signed_grad)
+                        new_step, signed_grad)
 
 __all__ = ["ASGD"]
 
@@ -20,10 +22,11 @@ class ASGD(Optimizer):
 
     def _update_param(self, param, group):
         state = self.state[param]
-        if not state:
-            init_state(state, param, ("ax",))
+        if not state:  # in torch's order: step, eta, mu, ax
+            state["step"] = new_step()
             state["eta"] = new_step().add_(float(group["lr"]))
             state["mu"] = new_step().add_(1)
+            state["ax"] = tapegrad.zeros_like(param)
         step = advance_step(state)
         grad = decayed_grad(param, signed_grad(param, group), group)
         lr, lambd = float(group["lr"]), group["lambd"]
@@ -33,5 +36,7 @@ class ASGD(Optimizer):
             state["ax"].add_(param.sub(state["ax"]).mul_(state["mu"].item()))
         else:
             state["ax"].copy_(param)
-        state["eta"].fill_(lr / (1 + lambd * lr * step) ** group["alpha"])
-        state["mu"].fill_(1 / max(1, step - group["t0"]))
+        # through a tensor of the default dtype, as torch's: a float64 eta loaded from a
+        # state_dict still takes float32-rounded values
+        state["eta"].copy_(tapegrad.as_tensor(lr / (1 + lambd * lr * step) ** group["alpha"]))
+        state["mu"].copy_(tapegrad.as_tensor(1 / max(1, step - group["t0"])))

@@ -30,9 +30,11 @@ class Rprop(Optimizer):
         shrink, grow = group["etas"]
         smallest, largest = group["step_sizes"]
         agreement = grad.mul(state["prev"]).sign()
-        factor = tapegrad.where(agreement > 0, grow, tapegrad.where(agreement < 0, shrink, 1.0))
-        state["step_size"].mul_(factor.to(param.dtype)).clamp_(smallest, largest)
+        flipped = agreement < 0
+        factor = (agreement.masked_fill(agreement > 0, grow).masked_fill(flipped, shrink)
+                  .masked_fill(agreement == 0, 1))  # in the parameter's dtype, as torch's
+        state["step_size"].mul_(factor).clamp_(smallest, largest)
         # after a sign flip the step is skipped, and the next one compares with zero
-        grad = tapegrad.where(agreement < 0, 0.0, grad)
+        grad = grad.masked_fill(flipped, 0)
         param.addcmul_(grad.sign(), state["step_size"], value=-1)
         state["prev"].copy_(grad)
