@@ -264,6 +264,15 @@ def test_fft_batched_matches_one_by_one():
                                atol=1e-12)
 
 
+def test_fft_sizes_as_integer_tensors_and_positional():
+    torch = torch_or_skip()
+    x = signal((4, 5))
+    for lib in (tapegrad, torch):
+        assert tuple(lib.fft.fft(lib.tensor(x), n=lib.tensor(3)).shape) == (4, 3)
+        assert tuple(lib.fft.fft2(lib.tensor(x), (2,), 1).shape) == (4, 2)
+        assert lib.fft.fftfreq(lib.tensor(4), True).tolist() == [0.0, 0.25, -0.5, -0.25]
+
+
 def test_fftn_of_a_scalar_and_over_no_dims():
     torch = torch_or_skip()
     for lib in (tapegrad, torch):
@@ -307,6 +316,21 @@ def test_fftn_of_a_scalar_and_over_no_dims():
     lambda lib, x, z: lib.fft.rfftfreq(4, dtype=lib.bool),
     lambda lib, x, z: lib.fft.fftfreq(-1),
     lambda lib, x, z: lib.fft.fftfreq(4, dtype=lib.complex64),
+    lambda lib, x, z: lib.fft.fft(x, n=2.5),
+    lambda lib, x, z: lib.fft.ifft(x, 2.5),
+    lambda lib, x, z: lib.fft.rfft(x, dim=1.5),
+    lambda lib, x, z: lib.fft.hfft(z, n=True),
+    lambda lib, x, z: lib.fft.fft(x, norm=1),
+    lambda lib, x, z: lib.fft.fft2(x, s=2.5),
+    lambda lib, x, z: lib.fft.fftn(x, dim=[1.5]),
+    lambda lib, x, z: lib.fft.irfftn(z, [2, 2.5]),
+    lambda lib, x, z: lib.fft.ihfftn(x, None, [0.5]),
+    lambda lib, x, z: lib.fft.rfft2(x, dim=1.5),
+    lambda lib, x, z: lib.fft.fftshift(x, dim=1.5),
+    lambda lib, x, z: lib.fft.fftfreq(2.5),
+    lambda lib, x, z: lib.fft.rfftfreq(4, d="a"),
+    lambda lib, x, z: lib.fft.fft([1.0, 2.0]),
+    lambda lib, x, z: lib.fft.irfft2(None),
 ])
 def test_fft_errors_like_torch(call):
     same_error(lambda lib: call(lib, lib.tensor(signal((2, 3))),

@@ -11,10 +11,14 @@ primitives with their own nodes (aten's _fft_r2c, _fft_c2c, _fft_c2r), computed 
 inverse transforms of real signals are conjugates of forward ones, as in torch (ifft of a real
 input is conj(r2c), hfft is c2r of the conjugate).
 """
+import functools
+import inspect
+
 import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor
+from ._checks import as_int, int_list, type_name
 from ._define import defop
 from .activation import pad
 from .complex_parts import conj, conj_physical, real
@@ -189,19 +193,50 @@ def _c2r_shape_and_dims(name, input, s, dim):
     return sizes, dims, last_dim_size
 
 
+def _parsed(function):
+    """function, raising the TypeErrors of torch's argument parser for a size, dim or norm
+    of the wrong type (fft_fft(): argument 'n' must be int, not float)."""
+    name = f"fft_{function.__name__}"
+    parameters = list(inspect.signature(function).parameters)
+    one_dim = function.__name__ in ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft")
+
+    @functools.wraps(function)
+    def parse(*args, **kwargs):
+        given = [(p, value, i + 1) for i, (p, value) in enumerate(zip(parameters, args))]
+        for parameter, value, position in given + [(k, v, None) for k, v in kwargs.items()]:
+            if value is None or parameter == "input":
+                continue
+            where = "" if position is None else f" (position {position})"
+            if parameter == "norm" and not isinstance(value, str):
+                raise TypeError(f"{name}(): argument 'norm'{where} must be str, not "
+                                f"{type_name(value)}")
+            if parameter == "d" and not isinstance(value, (int, float)):
+                raise TypeError(f"{name}(): argument 'd'{where} must be float, not "
+                                f"{type_name(value)}")
+            if parameter == "n" or parameter == "dim" and one_dim:
+                if as_int(value) is None:
+                    raise TypeError(f"{name}(): argument '{parameter}'{where} must be int, not "
+                                    f"{type_name(value)}")
+            elif parameter in ("s", "dim") and as_int(value) is None:  # one int or a sequence
+                int_list(value, name, parameter, position, varargs=False,
+                         keyword=position is None)
+        return function(*args, **kwargs)
+    return parse
+
+
 # ---- one-dimensional transforms ----------------------------------------------------------------
 
-def _one_dim(input, n, dim, default_n):
-    """The wrapped dim and the input resized to n on it (when n is given)."""
-    dim = _wrapped(dim, input.ndim)
+def _one_dim(input, n, dim):
+    """The input resized to n on dim (when n is given), and the wrapped dim."""
+    dim, n = _wrapped(dim, input.ndim), as_int(n)  # n may be an integer tensor
     if n is None:
-        _checked_size(default_n(input.shape[dim]))
+        _checked_size(input.shape[dim])
         return input, dim
     return _resized(input, (dim,), (_checked_size(n),)), dim
 
 
 def _c2c(input, n, dim, norm, forward):
-    input, dim = _one_dim(input, n, dim, lambda size: size)
+    input, dim = _one_dim(input, n, dim)
     return _fft_c2c(input, (dim,), _norm_mode(norm, forward), forward)
 
 
@@ -209,14 +244,14 @@ def _r2c(name, input, n, dim, norm, forward, onesided):
     if input.is_complex():
         raise RuntimeError(f"{name} expects a real input tensor, but got "
                         f"{input.dtype.legacy_name}")
-    input, dim = _one_dim(_promoted(input, False), n, dim, lambda size: size)
+    input, dim = _one_dim(_promoted(input, False), n, dim)
     result = _fft_r2c(input, (dim,), _norm_mode(norm, forward), onesided)
     return result if forward else conj(result)
 
 
 def _c2r(input, n, dim, norm, forward):
     input = _promoted(input, True)
-    dim = _wrapped(dim, input.ndim)
+    dim, n = _wrapped(dim, input.ndim), as_int(n)
     last_dim_size = _checked_size(2 * (input.shape[dim] - 1) if n is None else n)
     if n is not None:
         input = _resized(input, (dim,), (last_dim_size // 2 + 1,))
@@ -359,12 +394,14 @@ def _frequencies(name, count, n, d, dtype, device, requires_grad):
 def fftfreq(n, d=1.0, *, dtype=None, layout=None, device=None, requires_grad=False,
             pin_memory=False):
     """The frequencies of fft's n results for a sample spacing d: 0, 1, ..., -1 over n d."""
+    n = as_int(n)
     return _frequencies("fftfreq", n, n, d, dtype, device, requires_grad)
 
 
 def rfftfreq(n, d=1.0, *, dtype=None, layout=None, device=None, requires_grad=False,
              pin_memory=False):
     """The frequencies of rfft's n // 2 + 1 results for a sample spacing d."""
+    n = as_int(n)
     return _frequencies("rfftfreq", n // 2 + 1, n, d, dtype, device, requires_grad)
 
 
@@ -384,5 +421,6 @@ def ifftshift(input, dim=None):
     return _shifted(input, dim, lambda size: (size + 1) // 2)
 
 
-FFT_FUNCTIONS = ("fft ifft rfft irfft hfft ihfft fft2 ifft2 rfft2 irfft2 hfft2 ihfft2 fftn ifftn "
-                 "rfftn irfftn hfftn ihfftn fftfreq rfftfreq fftshift ifftshift").split()
+FFT_FUNCTIONS = {name: _parsed(globals()[name]) for name in (
+    "fft ifft rfft irfft hfft ihfft fft2 ifft2 rfft2 irfft2 hfft2 ihfft2 fftn ifftn rfftn irfftn "
+    "hfftn ihfftn fftfreq rfftfreq fftshift ifftshift").split()}

@@ -60,7 +60,7 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
     if center and align_to_window is not None:
         raise RuntimeError("stft align_to_window should only be set when center = false")
     if center:
-        signal_dim = input.ndim
+        signal_dim = input.dim()
         extended = input.view([1] * (3 - signal_dim) + list(input.shape))
         padded = pad(extended, (n_fft // 2, n_fft // 2), pad_mode)
         input = padded.view(padded.shape[-signal_dim:])
