@@ -111,15 +111,8 @@ INTEGER_OPS = ["sum", "sum-dim", "prod-dim", "cumsum", "cumprod", "amax-dim", "a
                "logsumexp-dim"]
 
 
-# tapegrad's cumsum/cumprod accept dtype=torch.bool, which torch refuses (ops/reduction.py)
-_BOOL_CUMULATIVE = pytest.mark.xfail(strict=True, reason="tapegrad.cumsum(x, dtype=torch.bool) "
-                                     "runs where torch raises NotImplementedError")
-
-
-@pytest.mark.parametrize("op, dtype", [
-    pytest.param(op, dtype, marks=_BOOL_CUMULATIVE if dtype == "bool" and op in (
-        "cumsum", "cumprod") else ()) for op in INTEGER_OPS
-    for dtype in ("int32", "int64", "uint8", "bool")])
+@pytest.mark.parametrize("op, dtype", [(op, dtype) for op in INTEGER_OPS
+                                       for dtype in ("int32", "int64", "uint8", "bool")])
 def test_integer_inputs_match_torch(op, dtype):
     """sum and prod of narrow integers in int64, var of integers in float32, median's and
     amax's identities of the integer type, as torch."""

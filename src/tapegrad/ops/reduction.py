@@ -798,15 +798,22 @@ def _cumprod_backward_exact(grad, input, dim):
 _cumprod.derivatives(input=_cumprod_backward)
 
 
+def _check_running_dtype(kernel, dtype):
+    if dtype is not None and dtype.name == "bool":  # torch has no bool accumulation kernel
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
+
+
 @numpy_keywords
 def cumsum(input, dim, *, dtype=None):
     check_grad_dtype(input, dtype)
+    _check_running_dtype("cumsum_out_cpu", dtype)
     return _cumsum(input, wrap_dim(dim, input.ndim), dtype)
 
 
 @numpy_keywords
 def cumprod(input, dim, *, dtype=None):
     check_grad_dtype(input, dtype)
+    _check_running_dtype("cumprod_out_cpu", dtype)
     return _cumprod(input, wrap_dim(dim, input.ndim), dtype)
 
 
