@@ -89,23 +89,26 @@ def i0(xp, input: Tensor):
     return bessel_i_array(xp, 0, input.astype(xp.float64)).astype(input.dtype, copy=False)
 
 
-i0.derivatives(input=lambda ctx: ctx.grad * _i1(ctx.input))
+i0.derivatives(input=lambda ctx: ctx.grad * i1(ctx.input))
 
 
-@defop("SpecialI1Backward0", save=("input", "result"), promote="float")
-def _i1(xp, input: Tensor):
+@defop("SpecialI1Backward0", save=("input", "result"), promote="float", name="special_i1")
+def i1(xp, input: Tensor):
+    """torch.special.i1: the modified Bessel function of the first kind of order 1."""
     return bessel_i_array(xp, 1, input.astype(xp.float64)).astype(input.dtype, copy=False)
 
 
-def _i1_grad(ctx):
-    # I1'(x) = I0(x) - I1(x) / x, whose limit at 0 is 1/2 (torch takes it below machine eps)
+def bessel_i1_grad(ctx, derivative):
+    """ctx.grad * derivative(x) for i1 and i1e, whose derivatives divide by x: as torch, their
+    limit 1/2 where |x| is below machine eps, and derivative() sees only the other elements."""
     tiny = float(np.finfo(ctx.input.dtype.numpy).eps)
     away = abs(ctx.input) > tiny
     safe = where(away, ctx.input, tiny)
-    return ctx.grad * where(away, i0(safe) - ctx.result / safe, 0.5)
+    return ctx.grad * where(away, derivative(safe), 0.5)
 
 
-_i1.derivatives(input=_i1_grad)
+# I1'(x) = I0(x) - I1(x) / x
+i1.derivatives(input=lambda ctx: bessel_i1_grad(ctx, lambda safe: i0(safe) - ctx.result / safe))
 
 
 FUNCTIONS = "erfinv i0".split()
