@@ -484,8 +484,8 @@ def torch_lu(A, pivot=True, get_infos=False, out=None):
 
 
 def _tensor_lu(self, pivot=True, get_infos=False):
-    """Tensor.lu: torch.lu as a method (torch's warns the same)."""
-    return torch_lu(self, pivot, get_infos)
+    """Tensor.lu: torch.lu as a method, its results a plain tuple."""
+    return tuple(torch_lu(self, pivot, get_infos))
 
 
 @defop("LinalgLuBackward0", save=("result0", "result1", "result2"))
@@ -530,15 +530,16 @@ def _lu_unpack_backward(ctx):
     m, n = ctx.LU_data_shape[-2:]
     k = min(m, n)
     grad = None
-    if grad_L is not None:  # m x k: zero columns past k
-        grad = tril(grad_L, -1)
-        if k < n:
-            grad = cat((grad, zeros_of(grad, grad.shape[:-1] + (n - k,))), -1)
+    # U's part first: with L and U not unpacked (empty), torch's error is triu's
     if grad_U is not None:  # k x n: zero rows past k
-        upper = triu(grad_U)
+        grad = triu(grad_U)
         if k < m:
-            upper = cat((upper, zeros_of(upper, upper.shape[:-2] + (m - k, n))), -2)
-        grad = upper if grad is None else grad + upper
+            grad = cat((grad, zeros_of(grad, grad.shape[:-2] + (m - k, n))), -2)
+    if grad_L is not None:  # m x k: zero columns past k
+        lower = tril(grad_L, -1)
+        if k < n:
+            lower = cat((lower, zeros_of(lower, lower.shape[:-1] + (n - k,))), -1)
+        grad = lower if grad is None else lower + grad
     return grad
 
 
@@ -812,8 +813,8 @@ def _householder_backward(grad, result, input, tau, flip=False):
     sigma = tau / (tau |v|^2 - 1). flip runs i backwards with the sides swapped (ormqr)."""
     m, n = input.shape[-2:]
     k = tau.shape[-1]
-    if 0 in input.shape or k == 0:
-        return zeros_of(input), zeros_of(tau)
+    if 0 in input.shape or k == 0:  # as torch: no gradient at all
+        return None, None
     V = tril(input, -1) + _constant(np.eye(m, n), input)
     sigma = tau / (tau * sum(V[..., :k] * V[..., :k], -2) - 1.0)
     K = matmul(result, _mT(grad))
@@ -840,17 +841,18 @@ def _householder_backward(grad, result, input, tau, flip=False):
     return tril(stack(input_grads, -1), -1), cat(tau_grads, -1)
 
 
-def _check_householder(name, input, tau):
-    if input.ndim < 2:
-        raise RuntimeError(f"{name}: input must have at least 2 dimensions.")
-    if tau.ndim < 1:
-        raise RuntimeError(f"{name}: tau must have at least 1 dimension.")
-    if input.shape[:-2] != tau.shape[:-1]:
-        raise RuntimeError(f"{name}: Expected batch dimensions of tau to be equal to "
-                           f"input.shape[:-2], but got {list(tau.shape[:-1])}")
-    if tau.dtype is not input.dtype:
-        raise RuntimeError(f"{name}: tau dtype {tau.dtype.legacy_name} does not match input "
-                           f"dtype {input.dtype.legacy_name}")
+def _check_reflectors(name, input, tau):
+    """What householder_product and ormqr ask of the vectors and their scales."""
+    if input.ndim - tau.ndim != 1:
+        raise RuntimeError(f"{name}: Expected tau to have one dimension less than input, but got "
+                           f"tau.ndim equal to {tau.ndim} and input.ndim is equal to "
+                           f"{input.ndim}")
+
+
+def _check_batch(name, what, batch, input):
+    if input.ndim > 2 and batch != input.shape[:-2]:
+        raise RuntimeError(f"{name}: Expected batch dimensions of {what} to be equal to "
+                           f"input.shape[:-2], but got {list(batch)}")
 
 
 def householder_product(input, tau, *, out=None):
@@ -862,10 +864,14 @@ def householder_product(input, tau, *, out=None):
     if input.shape[-2] < input.shape[-1]:
         raise RuntimeError(f"{name}: input.shape[-2] must be greater than or equal to "
                            "input.shape[-1]")
-    if tau.ndim >= 1 and input.shape[-1] < tau.shape[-1]:
+    if tau.ndim and input.shape[-1] < tau.shape[-1]:
         raise RuntimeError(f"{name}: input.shape[-1] must be greater than or equal to "
                            "tau.shape[-1]")
-    _check_householder(name, input, tau)
+    _check_reflectors(name, input, tau)
+    _check_batch(name, "tau", tau.shape[:-1], input)
+    if tau.dtype is not input.dtype:
+        raise RuntimeError(f"{name}: tau dtype {tau.dtype.legacy_name} does not match input "
+                           f"dtype {input.dtype.legacy_name}")
     _check_float("orgqr_cpu", input)
     return _householder_product(input, tau)
 
@@ -907,23 +913,27 @@ def ormqr(input, input2, input3, left=True, transpose=False, *, out=None):
     """Q C, Q^T C, C Q or C Q^T (left, transpose) for Q = householder_product(input, input2),
     without forming Q (LAPACK's ormqr)."""
     name = "torch.ormqr"
-    if input.ndim < 2:
-        raise RuntimeError(f"{name}: input must have at least 2 dimensions.")
-    if input3.ndim < 2:
-        raise RuntimeError(f"{name}: other must have at least 2 dimensions.")
+    for label, tensor in (("input", input), ("other", input3)):
+        if tensor.ndim < 2:
+            raise RuntimeError(f"{name}: {label} must have at least 2 dimensions.")
     side = -2 if left else -1
     if input3.shape[side] != input.shape[-2]:
         raise RuntimeError(f"{name}: other.shape[{side}] must be equal to input.shape[-2]")
-    if input2.shape[-1] > input.shape[-1]:
-        raise RuntimeError(f"{name}: tau.shape[-1] must be less than or equal to "
-                           "input.shape[-1]")
-    _check_householder(name, input, input2)
-    if input3.shape[:-2] != input.shape[:-2]:
-        raise RuntimeError(f"{name}: Expected batch dimensions of other to be equal to "
-                           f"input.shape[:-2], but got {list(input3.shape[:-2])}")
-    if input3.dtype is not input.dtype:
-        raise RuntimeError(f"{name}: Expected input and other to have the same dtype, but "
-                           f"other has dtype {input3.dtype} instead")
+    if input2.ndim and input2.shape[-1] != min(input3.shape[side], input.shape[-1]):
+        raise RuntimeError(f"{name}: tau.shape[-1] must be equal to min(other.shape[{side}], "
+                           "input.shape[-1])")
+    _check_reflectors(name, input, input2)
+    if input.ndim != input3.ndim:
+        raise RuntimeError(f"{name}: Expected other to have the same number of dimensions as "
+                           f"input, but got other.ndim equal to {input3.ndim} and input.ndim is "
+                           f"equal to {input.ndim}")
+    _check_batch(name, "tau", input2.shape[:-1], input)
+    _check_batch(name, "other", input3.shape[:-2], input)
+    for label, tensor in (("tau", input2), ("other", input3)):
+        if tensor.dtype is not input.dtype:
+            raise RuntimeError(f"{name}: Expected input and {label} to have the same dtype, but "
+                               f"input has dtype{input.dtype.legacy_name} and {label} has dtype "
+                               f"{tensor.dtype.legacy_name}")
     _check_float("ormqr_cpu", input)
     return _ormqr(input, input2, input3, left, transpose)
 
