@@ -13,6 +13,7 @@ from .pointwise import (add_scalar, binary_of_tensors, integer_in_place, invalid
 from .reduction import return_type
 from .shape import zeros_of
 from .unary import exp, exp2, sign
+from .complex_parts import conj_of
 
 
 def _require_floating(kernel, dtype):
@@ -80,11 +81,26 @@ def _log_of_summed_powers(name, node_name, power, summary):
     @defop(node_name, save=("input", "other"), promote="common", name="_" + name)
     def op(xp, input: Tensor, other: Tensor):
         _require_floating(f"{name}_cpu", xp.result_type(input, other))
+        if name == "logaddexp" and xp.result_type(input, other).kind == "c":
+            return _complex_logaddexp(xp, input, other)  # NumPy's ufunc has no complex loop
         return getattr(xp, name)(input, other)
 
-    op.derivatives(input=lambda ctx: ctx.grad / add_scalar(power(ctx.other - ctx.input), 1),
-                   other=lambda ctx: ctx.grad / add_scalar(power(ctx.input - ctx.other), 1))
+    op.derivatives(
+        input=lambda ctx: ctx.grad / conj_of(add_scalar(power(ctx.other - ctx.input), 1)),
+        other=lambda ctx: ctx.grad / conj_of(add_scalar(power(ctx.input - ctx.other), 1)))
     return op, binary_of_tensors(name, op, summary)
+
+
+def _complex_logaddexp(xp, input, other):
+    """log(exp(a) + exp(b)) of complex numbers: the one with the larger real part factored
+    out, so that exp cannot overflow."""
+    input, other = xp.broadcast_arrays(input, other)
+    first = input.real >= other.real
+    larger, smaller = xp.where(first, input, other), xp.where(first, other, input)
+    summed = larger + xp.log1p(xp.exp(smaller - larger))
+    # equal infinite real parts: exp(inf - inf) would be nan, and the sum is that infinity
+    same_infinity = xp.isinf(larger.real) & (larger == smaller)
+    return xp.where(same_infinity, larger, summed)
 
 
 _logaddexp, logaddexp = _log_of_summed_powers(
@@ -163,8 +179,8 @@ def _ldexp(xp, input: Tensor, other: Tensor):
 
 # torch's pow(2, other) is an integer power for an integer other: 0 for a negative one. A
 # float base keeps torch's node (PowBackward2) and gives the true gradient, 2 ** other.
-_ldexp.derivatives(input=lambda ctx: ctx.grad * pow(2.0, ctx.other),
-                   other=lambda ctx: mul_scalar(ctx.grad * ctx.result, math.log(2.0)))
+_ldexp.derivatives(input=lambda ctx: ctx.grad * conj_of(pow(2.0, ctx.other)),
+                   other=lambda ctx: mul_scalar(ctx.grad * conj_of(ctx.result), math.log(2.0)))
 
 
 ldexp = binary_of_tensors("ldexp", _ldexp, "input * 2**other, a float. Unlike torch (0), the "
@@ -191,20 +207,27 @@ def frexp(input):
 
 
 def float_power(input, exponent):
-    """input ** exponent in float64, whatever the dtypes (torch: its pow on double copies)."""
+    """input ** exponent in float64 (complex128 if either is complex), whatever the dtypes
+    (torch: its pow on double copies)."""
     if not (isinstance(input, Tensor) or isinstance(exponent, Tensor)) or not all(
             isinstance(v, Tensor) or is_number(v) for v in (input, exponent)):
         raise invalid_combination("float_power", (input, exponent))
-    input = input.to(_dtype.float64) if isinstance(input, Tensor) else input
-    exponent = exponent.to(_dtype.float64) if isinstance(exponent, Tensor) else float(exponent)
+    is_complex = any(v.dtype.is_complex if isinstance(v, Tensor) else isinstance(v, complex)
+                     for v in (input, exponent))
+    dtype = _dtype.complex128 if is_complex else _dtype.float64
+    input = input.to(dtype) if isinstance(input, Tensor) else input
+    exponent = (exponent.to(dtype) if isinstance(exponent, Tensor)
+                else complex(exponent) if is_complex else float(exponent))
     return pow(input, exponent)
 
 
 def _float_power_(self, exponent):
     """Tensor.float_power_: in place only on a float64 tensor, which the result fits."""
-    if self.dtype is not _dtype.float64:
+    wanted = _dtype.complex128 if self.dtype.is_complex or isinstance(exponent, complex) or (
+        isinstance(exponent, Tensor) and exponent.dtype.is_complex) else _dtype.float64
+    if self.dtype is not wanted:
         raise RuntimeError(f"the base given to float_power_ has dtype {self.dtype.legacy_name} "
-                           "but the operation's result requires dtype Double")
+                           f"but the operation's result requires dtype {wanted.legacy_name}")
     from ._inplace import inplace  # it imports the op modules
     return inplace(float_power, self, exponent)
 

@@ -291,9 +291,9 @@ def _chalf(self, memory_format=None):
                               "complex32 type)")
 
 
-FUNCTIONS = ("angle complex conj conj_physical is_conj is_neg polar positive real "
+FUNCTIONS = ("angle complex conj conj_physical imag is_conj is_neg polar positive real "
              "resolve_conj resolve_neg view_as_complex view_as_real").split()
-METHODS = [name for name in FUNCTIONS if name not in ("real", "complex", "polar",
+METHODS = [name for name in FUNCTIONS if name not in ("real", "imag", "complex", "polar",
                                                       "view_as_real", "view_as_complex")]
 TENSOR_ONLY = {"real": property(real, _part_setter(real)),
                "imag": property(imag, _part_setter(imag)),

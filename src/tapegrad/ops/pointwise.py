@@ -18,7 +18,8 @@ from .shape import zeros_of
 # torch's dtype checks name the C++ element types
 _C_TYPE_NAMES = {"float16": "c10::Half", "float32": "float", "float64": "double",
                  "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
-                 "uint8": "unsigned char", "bool": "bool"}
+                 "uint8": "unsigned char", "bool": "bool", "complex64": "c10::complex<float>",
+                 "complex128": "c10::complex<double>"}
 
 
 def not_implemented_for(kernel, numpy_dtype):
@@ -420,13 +421,13 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
 # input + weight * (end - input), else end + (weight - 1) * (end - input), fused as torch's.
 @defop("LerpBackward0", save=("weight",))
 def _lerp_scalar(xp, input: Tensor, end: Tensor, weight):
-    if -0.5 < weight < 0.5:
+    if abs(weight) < 0.5:
         return fused_multiply_add(xp, weight, end - input, input)
     return fused_multiply_add(xp, weight - 1, end - input, end)
 
 
-_lerp_scalar.derivatives(input=lambda ctx: mul_scalar(ctx.grad, 1 - ctx.weight),
-                         end=lambda ctx: mul_scalar(ctx.grad, ctx.weight))
+_lerp_scalar.derivatives(input=lambda ctx: mul_scalar(ctx.grad, conj_of(1 - ctx.weight)),
+                         end=lambda ctx: mul_scalar(ctx.grad, conj_of(ctx.weight)))
 
 
 @defop("LerpBackward1", save=("input", "end", "weight"))
@@ -437,9 +438,9 @@ def _lerp_tensor(xp, input: Tensor, end: Tensor, weight: Tensor):
                               xp.where(small, input, end))
 
 
-_lerp_tensor.derivatives(input=lambda ctx: ctx.grad * _sub(1.0, ctx.weight),
-                         end=lambda ctx: ctx.grad * ctx.weight,
-                         weight=lambda ctx: ctx.grad * (ctx.end - ctx.input))
+_lerp_tensor.derivatives(input=lambda ctx: ctx.grad * conj_of(_sub(1.0, ctx.weight)),
+                         end=lambda ctx: ctx.grad * conj_of(ctx.weight),
+                         weight=lambda ctx: ctx.grad * conj_of(ctx.end - ctx.input))
 
 
 def lerp(input, end, weight):
@@ -450,7 +451,7 @@ def lerp(input, end, weight):
                 and (name == "end" or value.ndim)):
             raise RuntimeError(f"expected dtype {_C_TYPE_NAMES[input.dtype.name]} for `{name}` "
                                f"but got dtype {_C_TYPE_NAMES[value.dtype.name]}")
-    if not input.dtype.is_floating_point:
+    if not input.dtype.is_differentiable:
         kernel = "lerp_kernel_tensor" if weight_is_tensor else "lerp_kernel_scalar"
         raise NotImplementedError(not_implemented_for(kernel, input.dtype.numpy))
     if weight_is_tensor:
@@ -907,7 +908,8 @@ def _binary_predicate(name, ufunc, ordering=True):
                             f"({kinds}), but expected one of:\n * (Tensor input, Tensor other, *,"
                             " Tensor out = None)\n * (Tensor input, Number other, *, Tensor out"
                             " = None)\n")
-        if ordering and _is_complex(input, other):  # complex numbers have no order
+        # complex numbers have no order (input has the promoted dtype: other's test is spared)
+        if ordering and _is_complex(input):
             raise NotImplementedError(not_implemented_for(f"{name}_cpu",
                                                           xp.result_type(input, other)))
         return ufunc(input, other)

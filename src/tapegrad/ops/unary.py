@@ -439,7 +439,7 @@ def _sinc_grad(ctx):
     scaled = ctx.input * math.pi
     denominator = scaled * ctx.input
     slope = (scaled * cos(scaled) - sin(scaled)) / denominator
-    return where(denominator == 0, 0.0, ctx.grad * slope)  # also where x**2 underflows
+    return where(denominator == 0, 0.0, ctx.grad * conj_of(slope))  # also where x**2 underflows
 
 
 sinc.derivatives(input=_sinc_grad)
@@ -557,3 +557,14 @@ FUNCTIONS = (
     "log1p log2 logit rad2deg relu round rsqrt sgn sigmoid sign sin sinc sinh sqrt tan tanh "
     "trunc").split()
 METHODS = FUNCTIONS
+
+
+def _abs_(self):
+    """Tensor.abs_: torch refuses it for complex tensors, whose abs is real."""
+    if self.dtype.is_complex:
+        raise RuntimeError("In-place abs is not supported for complex tensors.")
+    from ._inplace import inplace  # it builds on this module
+    return inplace(abs, self)
+
+
+TENSOR_ONLY = {"abs_": _abs_, "absolute_": _abs_}
