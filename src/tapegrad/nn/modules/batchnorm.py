@@ -1,4 +1,4 @@
-"""Batch normalisation layers with running statistics: BatchNorm1d, BatchNorm2d, as torch.nn."""
+"""Batch normalisation layers with running statistics: BatchNorm1d, 2d and 3d, as torch.nn."""
 import tapegrad
 
 from .. import functional as F
@@ -6,7 +6,7 @@ from .. import init
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["BatchNorm1d", "BatchNorm2d"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d"]
 
 
 def register_affine(module, shape, has_weight, has_bias, device, dtype):
@@ -112,3 +112,11 @@ class BatchNorm2d(_BatchNorm):
     def _check_input_dim(self, input):
         if input.dim() != 4:
             raise ValueError(f"expected 4D input (got {input.dim()}D input)")
+
+
+class BatchNorm3d(_BatchNorm):
+    """Batch normalisation over (N, C, D, H, W) input."""
+
+    def _check_input_dim(self, input):
+        if input.dim() != 5:
+            raise ValueError(f"expected 5D input (got {input.dim()}D input)")

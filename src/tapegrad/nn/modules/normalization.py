@@ -1,13 +1,18 @@
-"""Per-sample normalisation layers: LayerNorm, GroupNorm, InstanceNorm1d/2d, as torch.nn."""
+"""Per-sample normalisation layers: LayerNorm, RMSNorm, GroupNorm, InstanceNorm1d/2d/3d, as
+torch.nn."""
 import numbers
+
+import tapegrad
 
 from .. import functional as F
 from .. import init
+from ..parameter import Parameter
 from .batchnorm import _NormBase, register_affine
 from .module import Module
 from ..._warnings import warn
 
-__all__ = ["GroupNorm", "InstanceNorm1d", "InstanceNorm2d", "LayerNorm"]
+__all__ = ["GroupNorm", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "LayerNorm",
+           "RMSNorm"]
 
 
 def _reset_affine(module):
@@ -40,6 +45,36 @@ class LayerNorm(Module):
     def extra_repr(self):
         return (f"{self.normalized_shape}, eps={self.eps}, "
                 f"elementwise_affine={self.elementwise_affine}, bias={self.bias is not None}")
+
+
+class RMSNorm(Module):
+    """Divide by the root mean square over the trailing `normalized_shape` dims, then scale;
+    eps=None takes the input dtype's machine epsilon."""
+
+    def __init__(self, normalized_shape, eps=None, elementwise_affine=True, device=None,
+                 dtype=None):
+        super().__init__()
+        if isinstance(normalized_shape, numbers.Integral):
+            normalized_shape = (normalized_shape,)
+        self.normalized_shape = tuple(normalized_shape)
+        self.eps = eps
+        self.elementwise_affine = elementwise_affine
+        weight = None
+        if elementwise_affine:  # a weight only: torch's RMSNorm has no bias at all
+            weight = Parameter(tapegrad.empty(self.normalized_shape, device=device, dtype=dtype))
+        self.register_parameter("weight", weight)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        if self.elementwise_affine:
+            init.ones_(self.weight)
+
+    def forward(self, x):
+        return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)
+
+    def extra_repr(self):
+        return (f"{self.normalized_shape}, eps={self.eps}, "
+                f"elementwise_affine={self.elementwise_affine}")
 
 
 class GroupNorm(Module):
@@ -118,3 +153,14 @@ class InstanceNorm2d(_InstanceNorm):
     def _check_input_dim(self, input):
         if input.dim() not in (3, 4):
             raise ValueError(f"expected 3D or 4D input (got {input.dim()}D input)")
+
+
+class InstanceNorm3d(_InstanceNorm):
+    """Instance normalisation of (N, C, D, H, W) or (C, D, H, W) input."""
+
+    def _get_no_batch_dim(self):
+        return 4
+
+    def _check_input_dim(self, input):
+        if input.dim() not in (4, 5):
+            raise ValueError(f"expected 4D or 5D input (got {input.dim()}D input)")

@@ -4,8 +4,8 @@ from .conv import expand_size
 from .module import Module
 
 __all__ = ["CircularPad1d", "CircularPad2d", "CircularPad3d", "ConstantPad1d", "ConstantPad2d",
-           "ConstantPad3d", "ReflectionPad1d",
-           "ReflectionPad2d", "ReplicationPad1d", "ReplicationPad2d", "ZeroPad1d", "ZeroPad2d",
+           "ConstantPad3d", "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d",
+           "ReplicationPad1d", "ReplicationPad2d", "ReplicationPad3d", "ZeroPad1d", "ZeroPad2d",
            "ZeroPad3d"]
 
 
@@ -91,6 +91,13 @@ class ReflectionPad2d(_PadNd):
     padding_dims = 2
 
 
+class ReflectionPad3d(_PadNd):
+    """Mirror padding of the last 3 dims."""
+
+    mode = "reflect"
+    padding_dims = 3
+
+
 class ReplicationPad1d(_PadNd):
     """Edge-value padding of the last dim."""
 
@@ -102,6 +109,13 @@ class ReplicationPad2d(_PadNd):
 
     mode = "replicate"
     padding_dims = 2
+
+
+class ReplicationPad3d(_PadNd):
+    """Edge-value padding of the last 3 dims."""
+
+    mode = "replicate"
+    padding_dims = 3
 
 
 class _CircularPadNd(_PadNd):
