@@ -18,7 +18,8 @@ import torch
 from torch.testing._internal.common_optimizers import OptimizerErrorEnum, optim_db
 
 import tapegrad
-from torch_op_db import DTYPES, Failure, Missing, _compare_arrays, _on_tapegrad, to_tapegrad
+from torch_op_db import (DTYPES, Failure, Missing, _compare_arrays, _on_tapegrad, _tensors,
+                         to_tapegrad)
 
 torch.set_num_threads(1)
 
@@ -129,7 +130,11 @@ def check_error(info, error_input):
     """tapegrad refuses (or warns about) the error input as torch does."""
     optim_input = error_input.optimizer_error_input
     name, wanted = info.optim_cls.__name__, error_input.error_type
-    params, kwargs = to_tapegrad(optim_input.params), to_tapegrad(optim_input.kwargs)
+    memo = {}
+    params, kwargs = to_tapegrad(optim_input.params, memo), to_tapegrad(optim_input.kwargs)
+    for tensor in _tensors(optim_input.params):  # the gradients a step error needs
+        if tensor.grad is not None:
+            memo[id(tensor)].grad = to_tapegrad(tensor.grad)
 
     def run():
         optimizer = _optimizer(tapegrad, name, params, kwargs)

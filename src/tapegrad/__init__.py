@@ -19,6 +19,7 @@ from ._dtype import (bfloat16, bool, cdouble, cfloat, complex64, complex128, dou
                      float16, float32, float64, get_default_dtype, half, int, int8, int16, int32,
                      int64, long, promote_types, set_default_dtype, short, uint8, uint64)
 from ._printing import get_printoptions, set_printoptions
+from ._type_info import finfo, iinfo
 from ._random import (Generator, default_generator, get_rng_state, initial_seed, manual_seed,
                       seed, set_rng_state)
 from ._tensor import Size, Tensor, device, is_tensor

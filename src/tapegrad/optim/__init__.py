@@ -1,6 +1,7 @@
 """tapegrad.optim: torch.optim's optimizers and learning-rate schedulers."""
 from . import lr_scheduler
 from .adadelta import Adadelta
+from .adafactor import Adafactor
 from .adagrad import Adagrad
 from .adam import Adam
 from .adamax import Adamax
@@ -14,5 +15,5 @@ from .rmsprop import RMSprop
 from .rprop import Rprop
 from .sgd import SGD
 
-__all__ = ["ASGD", "Adadelta", "Adagrad", "Adam", "Adamax", "AdamW", "LBFGS", "NAdam", "Optimizer",
+__all__ = ["ASGD", "Adadelta", "Adafactor", "Adagrad", "Adam", "Adamax", "AdamW", "LBFGS", "NAdam", "Optimizer",
            "RAdam", "RMSprop", "Rprop", "SGD", "lr_scheduler"]
