@@ -414,6 +414,26 @@ def test_stft_window_gradient_like_torch():
     assert_like_torch(with_window, signal((2, 40)), signal(8, True))
 
 
+@pytest.mark.parametrize("fn", [
+    lambda lib, x: lib.stft(x[:, 2], 8, hop_length=5, center=False, return_complex=True),
+    lambda lib, x: lib.stft(x.t()[1:3], 8, center=False, return_complex=True),
+    lambda lib, x: lib.stft(x.t()[1:, 3:], 8, return_complex=True),
+])
+def test_stft_strided_input_like_torch(fn):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert_like_torch(fn, signal((40, 4)))
+
+
+def test_istft_window_gradient_like_torch():
+    def inverse(lib, spectrum, window):
+        return lib.istft(spectrum, 10, hop_length=2, win_length=8, window=window,
+                         return_complex=window.is_complex(), onesided=False)
+    window = 1 + RNG.uniform(0, 1, 8)
+    assert_like_torch(inverse, signal((3, 10, 12), True), window)
+    assert_like_torch(inverse, signal((10, 12), True), window + 1j * RNG.uniform(0, 1, 8))
+
+
 def test_stft_method_and_float32():
     torch = torch_or_skip()
     x = signal((2, 64), dtype=np.float32)
