@@ -79,11 +79,9 @@ def _check_pool3d(function, input, kernel, stride, padding, dilation, out, avera
         raise RuntimeError(f"input image (T: {size[0]} H: {size[1]} W: {size[2]}) smaller than "
                            f"kernel size (kT: {kernel[0]} kH: {kernel[1]} kW: {kernel[2]})")
     if any(k // 2 < p for k, p in zip(kernel, padding)):
-        spans = [d * (k - 1) + 1 for k, d in zip(kernel, dilation)]
-        raise RuntimeError("pad should be smaller than or equal to half of effective kernel "
-                           f"size, but got padT: {padding[0]} padW: {padding[2]} padH: "
-                           f"{padding[1]} effectiveKT: {spans[0]} effectiveKW: {spans[2]} "
-                           f"effectiveKH: {spans[1]}")
+        raise RuntimeError("pad should be smaller than or equal to half of kernel size, but got "
+                           f"kT: {kernel[0]} kW: {kernel[2]} kH: {kernel[1]} padT: {padding[0]} "
+                           f"padW: {padding[2]} padH: {padding[1]}")
     if min(out) < 1:
         given, calculated = ("x".join(map(str, sizes)) for sizes in (input.shape[-4:],
                                                                      input.shape[-4:-3] + out))
