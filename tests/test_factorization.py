@@ -506,6 +506,21 @@ def test_errors_like_torch(call):
         same_error(lambda lib: call(lib, lib.tensor(A3), lib.tensor(PIVOTS)))
 
 
+@pytest.mark.parametrize("call", [
+    lambda lib, A, B: lib.linalg.solve_triangular(A, B, upper=True),
+    lambda lib, A, B: lib.linalg.lu_solve(A, lib.ones(2, 3, dtype=lib.int32), B),
+    lambda lib, A, B: lib.linalg.solve_ex(A, B),
+    lambda lib, A, B: lib.cholesky_solve(B, A),
+    lambda lib, A, B: lib.triangular_solve(B, A),
+    lambda lib, A, B: lib.linalg.ldl_solve(A, lib.ones(2, 3, dtype=lib.int32), B),
+])
+def test_batches_that_do_not_broadcast_like_torch(call):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        same_error(lambda lib: call(lib, lib.tensor(general(2, 3, 3)),
+                                    lib.tensor(general(4, 3, 1))))
+
+
 def test_lu_unpack_without_data_refuses_backward_like_torch():
     """L and U not unpacked are empty tensors that require grad; torch's backward of them
     fails in triu."""

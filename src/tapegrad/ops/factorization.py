@@ -10,9 +10,9 @@ from .. import _dtype
 from .._scipy import scipy
 from .._tensor import Tensor
 from .._warnings import warn
+from ._checks import broadcast_shapes
 from ._define import defop, is_array
-from .decomposition import (_check_matrices, _cholesky_backward, _failure, _mT,
-                            _solve_grad_A, _solve_grad_B, _is_vector_rhs)
+from .decomposition import _check_matrices, _failure, _is_vector_rhs, _mT
 from .joining import cat, stack
 from .linalg import matmul
 from .reduction import return_type, sum
@@ -166,6 +166,7 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
         raise RuntimeError(f"{name}: Incompatible shapes of A and B for the equation "
                            f"{'AX = B' if left else 'XA = B'} ({A.shape[-2]}x{A.shape[-1]} and "
                            f"{B.shape[-2]}x{B.shape[-1]})")
+    broadcast_shapes(B.shape[:-2], A.shape[:-2])  # torch's error for batches that do not match
     return _solve_triangular(A, B, upper, left, unitriangular)
 
 
@@ -254,7 +255,19 @@ def _cholesky_ex(xp, A: Tensor, upper=False, check_errors=False):
     return factor, info
 
 
-_cholesky_ex.derivatives(A=_cholesky_backward)
+def _cholesky_ex_backward(ctx):
+    """L^-T Phi L^-1, Phi the lower triangle of L^T grad made symmetric (its diagonal halved),
+    by triangular solves as torch's: a failed factor's zero pivot gives infinities, not an
+    error."""
+    L, grad = ctx.result, ctx.grad
+    if ctx.upper:
+        L, grad = _mT(L), _mT(grad)
+    phi = tril(matmul(_mT(L), grad))
+    phi = 0.5 * (phi + _mT(tril(phi, -1)))
+    return _solve_triangular(L, _solve_triangular(_mT(L), phi, True), False, False)
+
+
+_cholesky_ex.derivatives(A=_cholesky_ex_backward)
 
 
 def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
@@ -374,7 +387,20 @@ def _solve_ex(xp, A: Tensor, B: Tensor, left=True, check_errors=False):
     return X[..., 0] if vector else X, info
 
 
-_solve_ex.derivatives(A=_solve_grad_A, B=_solve_grad_B)
+def _solve_ex_grad_B(ctx):
+    """A^-T grad (left) or grad A^-T, by LAPACK as the forward: infinities for a singular A
+    (torch's backward solves with the saved LU), where linalg.solve would raise."""
+    return _solve_ex(_mT(ctx.A), ctx.grad, ctx.left)[0]
+
+
+def _solve_ex_grad_A(ctx):
+    grad_B, X = _solve_ex_grad_B(ctx), ctx.result
+    if _is_vector_rhs(ctx.A, X):
+        grad_B, X = unsqueeze(grad_B, -1), unsqueeze(X, -1)
+    return -matmul(grad_B, _mT(X)) if ctx.left else -matmul(_mT(X), grad_B)
+
+
+_solve_ex.derivatives(A=_solve_ex_grad_A, B=_solve_ex_grad_B)
 
 
 def solve_ex(A, B, *, left=True, check_errors=False, out=None):
@@ -391,6 +417,7 @@ def solve_ex(A, B, *, left=True, check_errors=False, out=None):
         raise RuntimeError("linalg.solve: Incompatible shapes of A and B for the equation "
                            f"{'AX = B' if left else 'XA = B'} ({A.shape[-2]}x{A.shape[-1]} and "
                            f"{rhs[-2]}x{rhs[-1]})")
+    broadcast_shapes(rhs[:-2], A.shape[:-2])
     return linalg_solve_ex_return(*_solve_ex(A, B, left, check_errors))
 
 
@@ -656,6 +683,7 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
     if pivots.shape[-1:] != LU.shape[-1:]:
         raise RuntimeError(f"{name}: Number of pivots per batch should be same as the "
                            "dimension of the matrix")
+    broadcast_shapes(B.shape[:-2], LU.shape[:-2])
     return _lu_solve(LU, pivots, B, left, adjoint)
 
 
@@ -749,6 +777,7 @@ def ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
         raise RuntimeError(f"{name}: Expected pivots to be integers. Got {pivots.dtype}")
     _check_same_dtype(B, LD)
     _check_solve_shapes(name, B, LD)
+    broadcast_shapes(B.shape[:-2], LD.shape[:-2])
     return _ldl_solve(LD, pivots.to(_dtype.int32), B, hermitian)
 
 
