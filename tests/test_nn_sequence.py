@@ -882,3 +882,50 @@ def test_transformer_encoder_shapes_and_state_dict_without_torch():
     assert first is not second and np.array_equal(first.detach().numpy(),
                                                   second.detach().numpy())
 
+
+
+# ---- Transformer decoder and the full Transformer ---------------------------------------------
+@pytest.mark.parametrize("options", [dict(), dict(norm_first=True), dict(batch_first=True),
+                                     dict(activation="gelu", bias=False)])
+def test_transformer_decoder_layer_matches_torch(torch, options):
+    rng = np.random.default_rng(11)
+    layer = nn.TransformerDecoderLayer(8, 2, 16, dropout=0.0, dtype=tapegrad.float64, **options)
+    torch_layer = torch.nn.TransformerDecoderLayer(8, 2, 16, dropout=0.0, dtype=torch.float64,
+                                                   **options)
+    shape = (3, 4, 8) if options.get("batch_first") else (4, 3, 8)
+    (tgt, torch_tgt), (memory, torch_memory) = _pair(rng, torch, *shape), _pair(
+        rng, torch, *shape[:-1], 8)
+    mask = np.triu(np.full((4, 4), -np.inf), 1)
+    _compare(torch, layer, torch_layer, (tgt, memory), (torch_tgt, torch_memory),
+             {"tgt_mask": tapegrad.tensor(mask)}, {"tgt_mask": torch.tensor(mask)})
+
+
+def test_transformer_matches_torch_with_masks(torch):
+    rng = np.random.default_rng(12)
+    tapegrad.manual_seed(3)
+    torch.manual_seed(3)
+    model = nn.Transformer(8, 2, 1, 2, 16, dropout=0.0, dtype=tapegrad.float64)
+    torch_model = torch.nn.Transformer(8, 2, 1, 2, 16, dropout=0.0, dtype=torch.float64)
+    # the same seed gives the same xavier-initialised weights
+    for (name, param), torch_param in zip(model.named_parameters(), torch_model.parameters()):
+        np.testing.assert_array_equal(param.detach().numpy(), torch_param.detach().numpy(),
+                                      err_msg=name)
+    (src, torch_src), (tgt, torch_tgt) = _pair(rng, torch, 5, 2, 8), _pair(rng, torch, 4, 2, 8)
+    padding = np.array([[False] * 5, [False] * 3 + [True] * 2])
+    causal = nn.Transformer.generate_square_subsequent_mask(4, dtype=tapegrad.float64)
+    kwargs = {"tgt_mask": causal, "src_key_padding_mask": tapegrad.tensor(padding),
+              "memory_key_padding_mask": tapegrad.tensor(padding)}
+    torch_kwargs = {"tgt_mask": torch.tensor(causal.numpy()),
+                    "src_key_padding_mask": torch.tensor(padding),
+                    "memory_key_padding_mask": torch.tensor(padding)}
+    _compare(torch, model, torch_model, (src, tgt), (torch_src, torch_tgt), kwargs,
+             torch_kwargs)
+
+
+def test_transformer_shape_errors_match_torch(torch):
+    model = nn.Transformer(8, 2, 1, 1, 16)
+    torch_model = torch.nn.Transformer(8, 2, 1, 1, 16)
+    for src, tgt in [((5, 2, 8), (4, 3, 8)), ((5, 2, 8), (4, 2, 6))]:
+        assert _error(lambda: model(tapegrad.zeros(src), tapegrad.zeros(tgt))) == _error(
+            lambda: torch_model(torch.zeros(src), torch.zeros(tgt)))
+    assert repr(model) == repr(torch_model)
