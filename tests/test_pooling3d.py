@@ -11,19 +11,8 @@ import pytest
 
 import tapegrad
 from tapegrad.autograd import gradcheck, gradgradcheck
+from test_conv3d import F, R, randn
 from test_ops import assert_raises_like_torch, labelled_params
-
-
-def F(lib):
-    return lib.nn.functional
-
-
-def randn(*shape, seed=0):
-    return np.random.default_rng(seed + sum(shape)).standard_normal(shape)
-
-
-def R(lib, *shape, dtype="float32", requires_grad=False):
-    return lib.tensor(randn(*shape), dtype=getattr(lib, dtype), requires_grad=requires_grad)
 
 
 def _samples(lib, *shape, dtype="float64"):

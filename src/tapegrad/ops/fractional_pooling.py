@@ -4,9 +4,8 @@ of shape (N, C, dims) in the input's dtype) and the starts computed in that dtyp
 computes them, so a shared seed gives torch's windows."""
 from .. import _random
 from .._tensor import Tensor
-from ._define import defop
 from .conv import int_tuple
-from .pooling import max_over_windows, scatter_to_indices
+from .pooling import max_over_windows, max_pool_op
 
 
 def _window_starts(xp, samples, size, out, pool):
@@ -40,18 +39,9 @@ def _fractional_max_pool(xp, input: Tensor, kernel_size, output_size, random_sam
     return (values, indices) if input.ndim == nd + 2 else (values[0], indices[0])
 
 
-def _fractional_max_pool_op(nd):
-    """FractionalMaxPool{nd}D (nd = 2 or 3) and its gradient op."""
-    op = defop(f"FractionalMaxPool{nd}DBackward0", save=("input", "result1"),
-               name=f"_fractional_max_pool{nd}d")(_fractional_max_pool)
-    backward = scatter_to_indices(f"FractionalMaxPool{nd}DBackwardBackward0",
-                                  f"_fractional_max_pool{nd}d_backward", nd)
-    op.derivatives(input=lambda ctx: backward(ctx.grad, ctx.input, ctx.result1._data, False))
-    return op
-
-
-_fractional_max_pool2d, _fractional_max_pool3d = (_fractional_max_pool_op(2),
-                                                  _fractional_max_pool_op(3))
+_fractional_max_pool2d, _fractional_max_pool3d = (
+    max_pool_op(f"FractionalMaxPool{nd}D", f"_fractional_max_pool{nd}d", _fractional_max_pool,
+                nd) for nd in (2, 3))
 
 
 def _output_size(function, nd, input, output_size, output_ratio):

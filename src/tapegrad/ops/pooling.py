@@ -216,7 +216,7 @@ def _window_max(xp, windows, first, lowest, nd):
     return best, position
 
 
-def scatter_to_indices(node_name, name, nd):
+def _scatter_to_indices(node_name, name, nd):
     """The gradient op of a max pooling over nd dims: each output's grad goes to the input
     element its index names (summed where windows overlap, unless they are disjoint). It takes
     the input too, as torch's backward function does: an edge whose derivative is zero."""
@@ -251,21 +251,25 @@ def gather_at_indices(grad, indices, nd):
     return reshape(gather(flat, -1, Tensor._make(flat_indices)), indices.shape)
 
 
-def _max_pool_op(nd):
-    """MaxPool{nd}DWithIndices: the op and its gradient op (nd = 2 or 3)."""
-    op = defop(f"MaxPool{nd}DWithIndicesBackward0", save=(
-        "input", "result1", "kernel_size", "stride", "dilation"), name=f"_max_pool{nd}d")(
-        _max_pool)
-    backward = scatter_to_indices(f"MaxPool{nd}DWithIndicesBackwardBackward0",
-                                  f"_max_pool{nd}d_backward", nd)
-    op.derivatives(input=lambda ctx: backward(
-        ctx.grad, ctx.input, ctx.result1._data,
-        all(s >= d * (k - 1) + 1 for k, s, d in zip(ctx.kernel_size, ctx.stride,
-                                                     ctx.dilation))))
+def max_pool_op(node, name, forward, nd, save=(), disjoint=lambda ctx: False):
+    """The op f"{node}Backward0" of a max pooling over nd dims (forward gives the maxima and
+    their indices) and its gradient op f"{node}BackwardBackward0", which scatters to the
+    indices (disjoint(ctx): whether no two windows overlap)."""
+    op = defop(f"{node}Backward0", save=("input", "result1") + save, name=name)(forward)
+    backward = _scatter_to_indices(f"{node}BackwardBackward0", name + "_backward", nd)
+    op.derivatives(input=lambda ctx: backward(ctx.grad, ctx.input, ctx.result1._data,
+                                              disjoint(ctx)))
     return op
 
 
-_max_pool2d, _max_pool3d = _max_pool_op(2), _max_pool_op(3)
+def _disjoint_windows(ctx):
+    return all(s >= d * (k - 1) + 1 for k, s, d in zip(ctx.kernel_size, ctx.stride,
+                                                        ctx.dilation))
+
+
+_max_pool2d, _max_pool3d = (max_pool_op(f"MaxPool{nd}DWithIndices", f"_max_pool{nd}d", _max_pool,
+                                        nd, ("kernel_size", "stride", "dilation"),
+                                        _disjoint_windows) for nd in (2, 3))
 
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
@@ -687,17 +691,9 @@ def _adaptive_max_pool(xp, input: Tensor, output_size):
     return max_over_windows(xp, input, starts, widths, ends)
 
 
-def _adaptive_max_pool_op(nd):
-    """AdaptiveMaxPool{nd}D: the op and its gradient op (nd = 2 or 3)."""
-    op = defop(f"AdaptiveMaxPool{nd}DBackward0", save=("input", "result1"),
-               name=f"_adaptive_max_pool{nd}d")(_adaptive_max_pool)
-    backward = scatter_to_indices(f"AdaptiveMaxPool{nd}DBackwardBackward0",
-                                  f"_adaptive_max_pool{nd}d_backward", nd)
-    op.derivatives(input=lambda ctx: backward(ctx.grad, ctx.input, ctx.result1._data, False))
-    return op
-
-
-_adaptive_max_pool2d, _adaptive_max_pool3d = _adaptive_max_pool_op(2), _adaptive_max_pool_op(3)
+_adaptive_max_pool2d, _adaptive_max_pool3d = (
+    max_pool_op(f"AdaptiveMaxPool{nd}D", f"_adaptive_max_pool{nd}d", _adaptive_max_pool, nd)
+    for nd in (2, 3))
 
 
 def _sizes_or_input_sizes(output_size, shape, nd):
