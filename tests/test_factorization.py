@@ -398,6 +398,18 @@ def test_failed_matrices_like_torch(call):
 
 
 @pytest.mark.parametrize("call", [
+    lambda lib, S, N: lib.linalg.cholesky_ex(N).L,
+    lambda lib, S, N: lib.linalg.solve_ex(S[:1], S[:1, 0]).result,
+    lambda lib, S, N: lib.linalg.inv_ex(S[:1]).inverse,
+    lambda lib, S, N: lib.linalg.solve_triangular(S - S.triu(), S, upper=True),
+])
+def test_gradients_of_failed_matrices_like_torch(call):
+    """torch's backward of a failed factor or a singular matrix solves without checking: the
+    gradient is infinite or NaN, not an error."""
+    assert_like_torch(lambda lib, S, N: call(lib, S, N), SINGULAR, INDEFINITE)
+
+
+@pytest.mark.parametrize("call", [
     lambda lib, S, N: lib.linalg.inv_ex(S, check_errors=True),
     lambda lib, S, N: lib.linalg.inv_ex(S[0], check_errors=True),
     lambda lib, S, N: lib.linalg.solve_ex(S, S, check_errors=True),
