@@ -1,7 +1,8 @@
 """Runs PyTorch's own module database (torch.testing's `module_db`) against tapegrad.nn.
 
 For every ModuleInfo and every ModuleInput its function makes, torch's module and tapegrad's
-are built from the same constructor arguments; tapegrad's must have the same state_dict keys,
+are built from the same constructor arguments (a lazy module then runs the forward input once,
+to infer its parameters); tapegrad's must have the same state_dict keys,
 and is then given torch's parameter and buffer values. The same forward input goes through
 both (each module's own copy, so in-place modules write their own), and what is compared:
 the outputs (structure, shapes, dtypes, values, requires_grad), the vector-Jacobian product
@@ -80,6 +81,12 @@ def _built(info, module_input, dtype, training):
     mine = _on_tapegrad(lambda: _module(info.module_cls.__name__, constructor.args,
                                         constructor.kwargs).to(to_tapegrad(dtype)))
     mine.train(training)
+    if info.is_lazy:  # a first forward gives both their parameters (and their shapes)
+        forward = module_input.forward_input
+        with torch.no_grad():
+            theirs(*forward.args, **forward.kwargs)
+        with tapegrad.no_grad():
+            _on_tapegrad(lambda: mine(*to_tapegrad(forward.args), **to_tapegrad(forward.kwargs)))
     expected, actual = list(theirs.state_dict()), list(mine.state_dict())
     if actual != expected:
         raise Failure("mismatch", f"state_dict keys {actual} != {expected}")
