@@ -406,10 +406,18 @@ NOT_IMPLEMENTED_NODES = {"_remainder_scalar_tensor", "_scatter_reducing"}
 MODULE_ONLY_NODES = {"mkldnn_rnn_layer"}
 
 
+# the namespaces whose functions rows name as "<prefix>.<name>" (masked.sum is not sum)
+PREFIXED = {"special": tapegrad.ops.SPECIAL_FUNCTIONS, "fft": tapegrad.ops.FFT_FUNCTIONS,
+            "masked": tapegrad.ops.MASKED_FUNCTIONS}
+
+
 def public_functions():
-    """Names of tapegrad.ops, tapegrad.nn.functional and tapegrad.linalg functions."""
+    """Names of tapegrad.ops, tapegrad.nn.functional and tapegrad.linalg functions, and the
+    prefixed names of tapegrad.special, fft and masked."""
     namespace = {**vars(tapegrad.ops), **tapegrad.ops.NN_FUNCTIONS,
                  **tapegrad.ops.LINALG_FUNCTIONS}
+    for prefix, functions in PREFIXED.items():
+        namespace.update((f"{prefix}.{name}", value) for name, value in functions.items())
     return {name for name, value in namespace.items()
             if not name.startswith("_") and callable(value)
             and not isinstance(value, (type, types.ModuleType))}

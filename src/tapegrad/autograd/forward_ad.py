@@ -166,7 +166,10 @@ def propagate(op, args, input_positions, outputs):
         seeds = [zeros_like(replayed[k]).requires_grad_() for k in floating]
         vjps = autograd_grad([replayed[k] for k in floating], [replay_args[i] for i in tangents],
                              grad_outputs=seeds, create_graph=True, allow_unused=True)
-        pairing = [(vjp * t.to(vjp.dtype)).sum() for vjp, t in zip(vjps, tangents.values())
+        # <vjp, t> as a real number: for a complex input the real part of conj(vjp) * t,
+        # whose derivative in the seeds is then J t under the conjugate Wirtinger convention
+        pairing = [(vjp.conj() * t.to(vjp.dtype)).real.sum() if vjp.is_complex()
+                   else (vjp * t.to(vjp.dtype)).sum() for vjp, t in zip(vjps, tangents.values())
                    if vjp is not None and vjp.requires_grad]
         jvps = (autograd_grad(sum(pairing), seeds, allow_unused=True, materialize_grads=True)
                 if pairing else [seed.detach() for seed in seeds])
