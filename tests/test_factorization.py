@@ -390,6 +390,8 @@ INDEFINITE = np.array([[[1.0, 2.0], [2.0, 1.0]], [[1.0, 0.0], [0.0, 1.0]]])
     lambda lib, S, N: lib.triangular_solve(S, S.tril(-1), upper=False),
     lambda lib, S, N: lib.cholesky_solve(S, S.triu(1)),
     lambda lib, S, N: lib.linalg.lu_solve(*lib.linalg.lu_factor_ex(S)[:2], S),
+    lambda lib, S, N: lib.linalg.ldl_factor_ex(S - S),
+    lambda lib, S, N: lib.linalg.ldl_factor_ex(N),
 ])
 def test_failed_matrices_like_torch(call):
     """The *_ex forms report LAPACK's info, keep its partial factors; solves with a zero on the
@@ -424,6 +426,15 @@ def test_gradients_of_failed_matrices_like_torch(call):
 ])
 def test_failure_errors_like_torch(call):
     same_error(lambda lib: call(lib, lib.tensor(SINGULAR), lib.tensor(INDEFINITE)))
+
+
+def test_ldl_factor_of_a_singular_matrix():
+    """ldl_factor_ex reports a zero block of D in info; ldl_factor raises, in the words of
+    torch's internal assertion."""
+    LD, pivots, info = tapegrad.linalg.ldl_factor_ex(tapegrad.zeros(2, 3, 3))
+    assert info.tolist() == [1, 1] and LD.abs().sum().item() == 0
+    with pytest.raises(RuntimeError, match="torch.linalg.ldl_factor: Unknown error code: 1"):
+        tapegrad.linalg.ldl_factor(tapegrad.zeros(3, 3))
 
 
 def test_linalg_error_is_a_runtime_error():
@@ -489,6 +500,7 @@ PIVOTS = np.array([1, 2, 3], np.int32)
     lambda lib, A, p: lib.linalg.ldl_solve(A, p, A[:2]),
     lambda lib, A, p: lib.linalg.ldl_solve(A, p, A.float()),
     lambda lib, A, p: lib.linalg.ldl_solve(A, p[:2], A),
+    lambda lib, A, p: lib.linalg.ldl_solve(A, p.float(), A),
     lambda lib, A, p: lib.geqrf(A[0]),
     lambda lib, A, p: lib.geqrf(A.long()),
     lambda lib, A, p: lib.linalg.householder_product(A[0], A[0]),

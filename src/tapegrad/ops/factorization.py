@@ -60,14 +60,13 @@ def _trsm(xp, A, B, upper, left, transpose, unitriangular):
     """op(A) X = B (left) or X op(A) = B for triangular A, op(A) = A or A^T, by BLAS's trsm:
     no check for a zero on A's diagonal, which gives infinities and NaN as torch's."""
     batch, (A, B) = _batch(A, B)
-    dtype = np.result_type(A.dtype, B.dtype)
-    X = xp.empty(B.shape, dtype)
+    X = xp.empty(B.shape, B.dtype)
     if X.size == 0:
         return X
     trsm = _routine("trsm", X, "torch.linalg.solve_triangular")
     for index in xp.ndindex(batch):
-        X[index] = trsm(1.0, A[index].astype(dtype), B[index].astype(dtype), side=int(not left),
-                        lower=int(not upper), trans_a=int(transpose), diag=int(unitriangular))
+        X[index] = trsm(1.0, A[index], B[index], side=int(not left), lower=int(not upper),
+                        trans_a=int(transpose), diag=int(unitriangular))
     return X
 
 
@@ -721,21 +720,16 @@ def _ldl_factor_ex(xp, A: Tensor, hermitian=False, check_errors=False,
 _ldl_factor_ex.derivatives(A=_not_implemented("linalg_ldl_factor_ex"))
 
 
-def _check_ldl_input(A):
-    name = "torch.linalg.ldl_factor_ex"
-    _check_matrices(name, A)
-
-
 def ldl_factor_ex(A, *, hermitian=False, check_errors=False, out=None):
     """(LD, pivots, info): A = P L D L^T P^T by Bunch-Kaufman pivoting (LAPACK's sytrf), L
     and the block-diagonal D packed in LD's lower triangle; pivots as LAPACK's (1-based,
     negative for the 2 x 2 blocks of D)."""
-    _check_ldl_input(A)
+    _check_matrices("torch.linalg.ldl_factor_ex", A)
     return linalg_ldl_factor_ex_return(*_ldl_factor_ex(A, hermitian, check_errors))
 
 
 def ldl_factor(A, *, hermitian=False, out=None):
-    _check_ldl_input(A)
+    _check_matrices("torch.linalg.ldl_factor_ex", A)
     LD, pivots, _ = _ldl_factor_ex(A, hermitian, True, "torch.linalg.ldl_factor")
     return linalg_ldl_factor_return(LD, pivots)
 
@@ -766,8 +760,9 @@ def ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
     if pivots.shape != LD.shape[:-1]:
         raise RuntimeError(f"{name}: Expected LD.shape[:-1] and pivots.shape to be the same, "
                            f"but got pivots with shape {list(pivots.shape)} instead")
-    if not (pivots.dtype.is_signed and not pivots.dtype.is_floating_point):
-        raise RuntimeError(f"{name}: Expected pivots to be integers. Got {pivots.dtype}")
+    if pivots.dtype.is_floating_point or pivots.dtype.is_complex or pivots.dtype.name == "bool":
+        raise RuntimeError(f"{name}: Expected pivots to be integers. Got "
+                           f"{pivots.dtype.legacy_name}")
     _check_same_dtype(B, LD)
     _check_solve_shapes(name, B, LD)
     broadcast_shapes(B.shape[:-2], LD.shape[:-2])
