@@ -101,8 +101,8 @@ def _singular(xp, name, A, problem):
 
 @defop("LinalgInvExBackward0", save=("result",))
 def _inv(xp, A: Tensor):
-    try:
-        return xp.linalg.inv(A)
+    try:  # column-major, as LAPACK's (torch's) inverse: a reshape of it is then torch's
+        return _swap(xp.linalg.inv(_swap(A)))
     except xp.linalg.LinAlgError:
         raise _singular(xp, "linalg.inv", A, "The diagonal element {} is zero, the inversion could "
                         "not be completed because the input matrix is singular.") from None
@@ -248,6 +248,12 @@ _solve.derivatives(A=_solve_grad_A, B=_solve_grad_B)
 
 def solve(A, B, *, left=True, out=None):
     """X with A X = B (left) or X A = B; B may be a vector or a batch of vectors."""
+    check_solve(A, B, left)
+    return _solve(A, B, left)
+
+
+def check_solve(A, B, left):
+    """torch's checks of linalg.solve's arguments (solve_ex's too)."""
     _check_matrices("linalg.solve", A)
     if B.ndim < 1:
         raise RuntimeError("linalg.solve: The input tensor B must have at least 2 dimensions.")
@@ -261,7 +267,6 @@ def solve(A, B, *, left=True, out=None):
         raise RuntimeError("linalg.solve: Incompatible shapes of A and B for the equation "
                            f"{'AX = B' if left else 'XA = B'} ({A.shape[-2]}x{A.shape[-1]} and "
                            f"{rhs[-2]}x{rhs[-1]})")
-    return _solve(A, B, left)
 
 
 # ---- cholesky ------------------------------------------------------------------------------
@@ -569,7 +574,7 @@ def svd(A, full_matrices=True, *, driver=None, out=None):
 
 
 def svdvals(A, *, driver=None, out=None):
-    _check_matrices("linalg.svdvals", A, square=False)
+    _check_matrices("linalg.svd", A, square=False)  # torch's texts name svd
     return _svd(A, False)[1]
 
 

@@ -203,7 +203,8 @@ def cond(A, p=None, *, out=None):
         return sum(singular_values, -1) * sum(singular_values.reciprocal(), -1)
     if not isinstance(p, str):
         _check_square(A, p)
-    result = matrix_norm(A, p) * matrix_norm(_inverse_or_inf(A), p)
+    inverse = _inverse_or_inf(A)  # first, as torch: its dtype error is inv's
+    result = matrix_norm(A, p) * matrix_norm(inverse, p)
     return nan_to_num(result, _INF, _INF, -_INF)  # 0 * inf: inf, as NumPy
 
 
@@ -215,7 +216,8 @@ def _shown(p):
 
 
 def _check_square(A, p):
-    _check_matrices(f"linalg.cond(ord={_shown(p)})", A)
+    # the shape only: the dtype is refused by the ops cond goes on to (svd, inv)
+    _check_matrices(f"linalg.cond(ord={_shown(p)})", A, dtype=_dtype.float64)
 
 
 def _inverse_or_inf(A):
@@ -363,8 +365,9 @@ def _lstsq(xp, A: Tensor, B: Tensor, rcond=None, driver="gelsy"):
     rhs = B[..., None] if vector else B
     (m, n), k = A.shape[-2:], rhs.shape[-1]
     batch = np.broadcast_shapes(A.shape[:-2], rhs.shape[:-2])
-    A_all = xp.broadcast_to(A, batch + (m, n)).reshape(-1, m, n)
-    rhs_all = xp.broadcast_to(rhs, batch + (m, k)).reshape(-1, m, k)
+    count = math.prod(batch)
+    A_all = xp.broadcast_to(A, batch + (m, n)).reshape(count, m, n)
+    rhs_all = xp.broadcast_to(rhs, batch + (m, k)).reshape(count, m, k)
     if rcond is None:
         rcond = xp.finfo(A.dtype).eps * max(m, n)
     solution = xp.zeros((len(A_all), n, k), A.dtype)
@@ -388,8 +391,8 @@ def _lstsq(xp, A: Tensor, B: Tensor, rcond=None, driver="gelsy"):
     own = tuple(slice(None) if size == full else slice(0, 1)  # A's batch, not the broadcast
                 for size, full in zip(A.shape[:-2], batch))
     rank = rank.reshape(batch)[own] if driver != "gels" else xp.zeros(0, xp.int64)
-    singular_values = (singular_values.reshape(batch + (-1,))[own] if driver in ("gelsd", "gelss")
-                       else xp.zeros(0, A.dtype))
+    singular_values = (singular_values.reshape(batch + (min(m, n),))[own]
+                       if driver in ("gelsd", "gelss") else xp.zeros(0, A.dtype))
     if vector:
         solution = solution[..., 0]
     return solution, residuals, rank, singular_values
