@@ -101,10 +101,6 @@ def _getrs(xp, LU, pivots, B, left, adjoint):
     return X
 
 
-def _identity_batch(xp, batch, n, dtype):
-    return xp.broadcast_to(xp.eye(n, dtype=dtype), batch + (n, n))
-
-
 def _check_float(kernel, *tensors):
     for tensor in tensors:
         if not tensor.dtype.is_floating_point:
@@ -112,11 +108,10 @@ def _check_float(kernel, *tensors):
                                       f"'{tensor.dtype.legacy_name}'")
 
 
-def _check_same_dtype(b, A, b_name="b", A_name="A"):
+def _check_same_dtype(b, A):
     if b.dtype is not A.dtype:
-        raise RuntimeError(f"Expected {b_name} and {A_name} to have the same dtype, but found "
-                           f"{b_name} of type {b.dtype.legacy_name} and {A_name} of type "
-                           f"{A.dtype.legacy_name} instead.")
+        raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type "
+                           f"{b.dtype.legacy_name} and A of type {A.dtype.legacy_name} instead.")
 
 
 # ---- triangular solves ---------------------------------------------------------------------
@@ -355,7 +350,7 @@ def _inv_ex(xp, A: Tensor, check_errors=False):
     if check_errors and info.any():
         raise _failure(xp, "linalg.inv_ex", A.ndim > 2, info, SINGULAR_INVERSE)
     # as torch, the solve of A X = I: a singular matrix gives infinities, not an error
-    identity = _identity_batch(xp, A.shape[:-2], A.shape[-1], A.dtype)
+    identity = xp.broadcast_to(xp.eye(A.shape[-1], dtype=A.dtype), A.shape)
     return _getrs(xp, LU, pivots, identity, True, False), info
 
 
