@@ -1,0 +1,102 @@
+import tapegrad
+from tapegrad._tensor import Size
+
+from . import constraints
+from ._sampling import binomial_array
+from .distribution import Distribution
+from .utils import _one_of, broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+
+__all__ = ["Binomial"]
+
+
+def _clamp_by_zero(x):
+    # clamp(x, min=0) with gradient 1/2 at 0
+    return (x.clamp(min=0) + x - x.clamp(max=0)) / 2
+
+
+class Binomial(Distribution):
+    """The number of successes in total_count Bernoulli(probs) trials."""
+    arg_constraints = {"total_count": constraints.nonnegative_integer,
+                       "probs": constraints.unit_interval, "logits": constraints.real}
+    has_enumerate_support = True
+
+    def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
+        given, name = _one_of(probs, logits)
+        total_count, self._param = broadcast_all(total_count, given)
+        self.total_count = total_count.type_as(self._param)
+        setattr(self, name, self._param)
+        super().__init__(self._param.size(), validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        return self._expanded(Binomial, batch_shape, _instance,
+                              ("total_count", "probs", "logits"))
+
+    def _new(self, *args, **kwargs):
+        return self._param.new(*args, **kwargs)
+
+    @constraints.dependent_property(is_discrete=True, event_dim=0)
+    def support(self):
+        return constraints.integer_interval(0, self.total_count)
+
+    @property
+    def mean(self):
+        return self.total_count * self.probs
+
+    @property
+    def mode(self):
+        return ((self.total_count + 1) * self.probs).floor().clamp(max=self.total_count)
+
+    @property
+    def variance(self):
+        return self.total_count * self.probs * (1 - self.probs)
+
+    @lazy_property
+    def logits(self):
+        return probs_to_logits(self.probs, is_binary=True)
+
+    @lazy_property
+    def probs(self):
+        return logits_to_probs(self.logits, is_binary=True)
+
+    @property
+    def param_shape(self):
+        return self._param.size()
+
+    def sample(self, sample_shape=Size()):
+        shape = self._extended_shape(sample_shape)
+        with tapegrad.no_grad():
+            count = self.total_count.expand(shape).numpy()
+            drawn = binomial_array(count, self.probs.expand(shape).numpy())
+            return tapegrad.tensor(drawn, dtype=self.total_count.dtype)
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        log_factorial_n = tapegrad.lgamma(self.total_count + 1)
+        log_factorial_k = tapegrad.lgamma(value + 1)
+        log_factorial_nmk = tapegrad.lgamma(self.total_count - value + 1)
+        # n log(1 - p) as -n max(logit, 0) - n log1p(exp(-|logit|)), stable for either sign
+        normalize_term = (self.total_count * _clamp_by_zero(self.logits)
+                          + self.total_count * tapegrad.log1p(tapegrad.exp(-tapegrad.abs(
+                              self.logits)))
+                          - log_factorial_n)
+        return value * self.logits - log_factorial_k - log_factorial_nmk - normalize_term
+
+    def _homogeneous_count(self, what):
+        total_count = int(self.total_count.max())
+        if not self.total_count.min() == total_count:
+            raise NotImplementedError(f"Inhomogeneous total count not supported by `{what}`.")
+        return total_count
+
+    def entropy(self):
+        self._homogeneous_count("entropy")
+        log_prob = self.log_prob(self.enumerate_support(False))
+        return -(tapegrad.exp(log_prob) * log_prob).sum(0)
+
+    def enumerate_support(self, expand=True):
+        total_count = self._homogeneous_count("enumerate_support")
+        values = tapegrad.arange(1 + total_count, dtype=self._param.dtype)
+        values = values.view((-1,) + (1,) * len(self._batch_shape))
+        if expand:
+            values = values.expand((-1,) + self._batch_shape)
+        return values

@@ -1,0 +1,74 @@
+from numbers import Number
+
+import tapegrad
+from tapegrad._tensor import Size
+from tapegrad.nn.functional import binary_cross_entropy_with_logits
+
+from . import constraints
+from .distribution import Distribution
+from .utils import _one_of, broadcast_all, finfo, lazy_property, logits_to_probs, probs_to_logits
+
+__all__ = ["Geometric"]
+
+
+class Geometric(Distribution):
+    """The number of failures before the first success of Bernoulli(probs) trials."""
+    arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
+    support = constraints.nonnegative_integer
+
+    def __init__(self, probs=None, logits=None, validate_args=None):
+        given, name = _one_of(probs, logits)
+        (tensor,) = broadcast_all(given)
+        setattr(self, name, tensor)
+        batch_shape = Size() if isinstance(given, Number) else given.size()
+        super().__init__(batch_shape, validate_args=validate_args)
+        if self._validate_args and probs is not None:
+            # unit_interval admits 0, which gives no distribution
+            valid = self.probs > 0
+            if not valid.all():
+                raise ValueError(
+                    f"Expected parameter probs ({type(self.probs).__name__} of shape "
+                    f"{tuple(self.probs.shape)}) of distribution {self!r} to be positive but "
+                    f"found invalid values:\n{self.probs.data[~valid]}")
+
+    def expand(self, batch_shape, _instance=None):
+        return self._expanded(Geometric, batch_shape, _instance, ("probs", "logits"))
+
+    @property
+    def mean(self):
+        return 1.0 / self.probs - 1.0
+
+    @property
+    def mode(self):
+        return tapegrad.zeros_like(self.probs)
+
+    @property
+    def variance(self):
+        return (1.0 / self.probs - 1.0) / self.probs
+
+    @lazy_property
+    def logits(self):
+        return probs_to_logits(self.probs, is_binary=True)
+
+    @lazy_property
+    def probs(self):
+        return logits_to_probs(self.logits, is_binary=True)
+
+    def sample(self, sample_shape=Size()):
+        shape = self._extended_shape(sample_shape)
+        tiny = float(finfo(self.probs.dtype).tiny)
+        with tapegrad.no_grad():
+            u = self.probs.new(shape).uniform_(tiny, 1)
+            return (u.log() / (-self.probs).log1p()).floor()
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        value, probs = broadcast_all(value, self.probs)
+        probs = probs.clone(memory_format=tapegrad.contiguous_format)
+        probs[(probs == 1) & (value == 0)] = 0  # 0 * log(0) is 0 here
+        return value * (-probs).log1p() + self.probs.log()
+
+    def entropy(self):
+        return (binary_cross_entropy_with_logits(self.logits, self.probs, reduction="none")
+                / self.probs)

@@ -1,0 +1,65 @@
+from numbers import Number
+
+import tapegrad
+from tapegrad._tensor import Size
+
+from . import constraints
+from .distribution import Distribution
+from .utils import broadcast_all, finfo
+
+__all__ = ["Laplace"]
+
+
+class Laplace(Distribution):
+    """The Laplace distribution with location loc and scale scale."""
+    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
+    support = constraints.real
+    has_rsample = True
+
+    def __init__(self, loc, scale, validate_args=None):
+        self.loc, self.scale = broadcast_all(loc, scale)
+        scalars = isinstance(loc, Number) and isinstance(scale, Number)
+        super().__init__(Size() if scalars else self.loc.size(), validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        return self._expanded(Laplace, batch_shape, _instance, ("loc", "scale"))
+
+    @property
+    def mean(self):
+        return self.loc
+
+    @property
+    def mode(self):
+        return self.loc
+
+    @property
+    def variance(self):
+        return 2 * self.scale.pow(2)
+
+    @property
+    def stddev(self):
+        return (2 ** 0.5) * self.scale
+
+    def rsample(self, sample_shape=Size()):
+        shape = self._extended_shape(sample_shape)
+        # u in (-1, 1): eps - 1 keeps log1p(-|u|) finite
+        u = self.loc.new(shape).uniform_(float(finfo(self.loc.dtype).eps) - 1, 1)
+        return self.loc - self.scale * u.sign() * tapegrad.log1p(-u.abs())
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        return -tapegrad.log(2 * self.scale) - tapegrad.abs(value - self.loc) / self.scale
+
+    def cdf(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        centred = value - self.loc
+        return 0.5 - 0.5 * centred.sign() * tapegrad.expm1(-centred.abs() / self.scale)
+
+    def icdf(self, value):
+        term = value - 0.5
+        return self.loc - self.scale * term.sign() * tapegrad.log1p(-2 * term.abs())
+
+    def entropy(self):
+        return 1 + tapegrad.log(2 * self.scale)

@@ -1,0 +1,119 @@
+"""Helpers shared by the distributions, as torch.distributions.utils."""
+from functools import update_wrapper
+from numbers import Number
+
+import numpy as np
+
+import tapegrad
+from tapegrad._tensor import Tensor
+
+euler_constant = 0.57721566490153286060  # Euler-Mascheroni
+
+__all__ = ["broadcast_all", "logits_to_probs", "clamp_probs", "probs_to_logits",
+           "lazy_property", "tril_matrix_to_vec", "vec_to_tril_matrix"]
+
+
+def finfo(dtype):
+    """eps, tiny, min and max of a floating dtype (tapegrad has no torch.finfo yet)."""
+    return np.finfo(np.dtype(dtype.numpy))
+
+
+def broadcast_all(*values):
+    """Tensors and numbers broadcast to one shape; numbers become tensors of the first
+    tensor's dtype, or of the default dtype when all are numbers."""
+    if not all(isinstance(v, (Tensor, Number)) for v in values):
+        raise ValueError("Input arguments must all be instances of Number, torch.Tensor or "
+                         "objects implementing __torch_function__.")
+    first = next((v for v in values if isinstance(v, Tensor)), None)
+    dtype = tapegrad.get_default_dtype() if first is None else first.dtype
+    tensors = [v if isinstance(v, Tensor) else tapegrad.tensor(v, dtype=dtype) for v in values]
+    return tapegrad.broadcast_tensors(*tensors)
+
+
+def _standard_normal(shape, dtype, device):
+    # torch draws in place with normal_(), which fixes the stream's order
+    return tapegrad.empty(shape, dtype=dtype, device=device).normal_()
+
+
+def _sum_rightmost(value, dim):
+    """value summed over its dim rightmost dimensions."""
+    if dim == 0:
+        return value
+    return value.reshape(value.shape[:-dim] + (-1,)).sum(-1)
+
+
+def logits_to_probs(logits, is_binary=False):
+    if is_binary:
+        return tapegrad.sigmoid(logits)
+    return tapegrad.nn.functional.softmax(logits, dim=-1)
+
+
+def clamp_probs(probs):
+    eps = float(finfo(probs.dtype).eps)
+    return probs.clamp(min=eps, max=1 - eps)
+
+
+def probs_to_logits(probs, is_binary=False):
+    clamped = clamp_probs(probs)
+    if is_binary:
+        return tapegrad.log(clamped) - tapegrad.log1p(-clamped)
+    return tapegrad.log(clamped)
+
+
+class lazy_property:
+    """A property computed once (with grad enabled, as torch) and then stored on the
+    instance, so that a parameter given either way (probs or logits) is derived on demand."""
+
+    def __init__(self, wrapped):
+        self.wrapped = wrapped
+        update_wrapper(self, wrapped)
+
+    def __get__(self, instance, obj_type=None):
+        if instance is None:
+            return _lazy_property_and_property(self.wrapped)
+        with tapegrad.enable_grad():
+            value = self.wrapped(instance)
+        setattr(instance, self.wrapped.__name__, value)
+        return value
+
+
+class _lazy_property_and_property(lazy_property, property):
+    """What the class attribute reads as: both kinds, so that documentation tools see a
+    property."""
+
+    def __init__(self, wrapped):
+        property.__init__(self, wrapped)
+
+
+def _tril_mask(n, diag):
+    index = tapegrad.arange(n)
+    return index < index.view(-1, 1) + (diag + 1)
+
+
+def tril_matrix_to_vec(mat, diag=0):
+    """The lower triangle of mat (from diagonal diag) as a vector, row by row."""
+    n = mat.shape[-1]
+    if diag < -n or diag >= n:
+        raise ValueError(f"diag ({diag}) provided is outside [{-n}, {n - 1}].")
+    return mat[..., _tril_mask(n, diag)]
+
+
+def vec_to_tril_matrix(vec, diag=0):
+    """The inverse of tril_matrix_to_vec: a square matrix zero above diagonal diag."""
+    # n solves n**2 + (1 + 2 diag) n - |diag| (diag + 1) - 2 len(vec) = 0
+    linear = 1 + 2 * diag
+    n = (-linear + (linear ** 2 + 8 * vec.shape[-1] + 4 * abs(diag) * (diag + 1)) ** 0.5) / 2
+    if round(n) - n > float(finfo(vec.dtype).eps):
+        raise ValueError(f"The size of last dimension is {vec.shape[-1]} which cannot be "
+                         "expressed as the lower triangular part of a square D x D matrix.")
+    n = round(n)
+    mat = vec.new_zeros(vec.shape[:-1] + tapegrad.Size((n, n)))
+    mat[..., _tril_mask(n, diag)] = vec
+    return mat
+
+
+def _one_of(probs, logits):
+    """The parameter given of a probs-or-logits pair, and its name."""
+    if (probs is None) == (logits is None):
+        raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+    return (probs, "probs") if probs is not None else (logits, "logits")
