@@ -101,7 +101,8 @@ def _bags_of(input, offsets, include_last_offset):
     indices, starts = input._data, offsets._data.astype(np.int64)
     if starts.size and starts[0] != 0:
         raise RuntimeError("offsets[0] has to be 0, i.e., the first sequence in the mini-batch "
-                           f"has to start from position 0. However, got {starts[0]}")
+                           f"has to start from position 0. However, got {starts[0]}\n"
+                         "[ torch.LongTensor{} ]")  # torch's check prints the offsets' type
     if starts.size and starts[-1] > indices.size:
         raise RuntimeError(f"offsets[-1] can not be greater than input's length {indices.size} "
                            f"but got offsets[-1] of {starts[-1]}")
@@ -189,7 +190,9 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
                   mode="mean", sparse=False, per_sample_weights=None, include_last_offset=False,
                   padding_idx=None):
     """The sum, mean or max of the rows of weight each bag of input picks. Differs from torch:
-    sparse=True gives a dense gradient (no sparse tensors)."""
+    sparse=True gives a dense gradient (no sparse tensors); with include_last_offset the last
+    bag runs to the end of input, as torch's kernel for float64, max mode or a padding_idx
+    (its float32 sum and mean stop at the last offset)."""
     _check_embedding_bag(input, weight, offsets, mode, scale_grad_by_freq, sparse,
                          per_sample_weights)
     if max_norm is not None:

@@ -172,8 +172,8 @@ def _grid_sampler(node_name, name):
         mode = _MODES[interpolation_mode]
         batch, channels, *sizes = input.shape
         out_sizes = grid.shape[1:-1]
-        points = grid.reshape(batch, -1, len(sizes))
-        flat = input.reshape(batch, channels, -1)
+        points = grid.reshape(batch, int(np.prod(out_sizes)), len(sizes))
+        flat = input.reshape(batch, channels, int(np.prod(sizes)))
         axes = _axes(points, sizes, mode, _PADDINGS[padding_mode], align_corners)
         weights = [_weights(mode, axis.fraction) for axis in axes]
         result = xp.zeros((batch, channels, points.shape[1]), input.dtype)
@@ -197,7 +197,7 @@ def _formula_axes(ctx):
     grid = ctx.grid
     batch, channels, *sizes = ctx.input_shape
     mode = _MODES[ctx.interpolation_mode]
-    points = reshape(grid, (batch, -1, len(sizes)))
+    points = reshape(grid, (batch, int(np.prod(ctx.grid_shape[1:-1])), len(sizes)))
     values = array_of(points)
     axes = _axes(values, sizes, mode, _PADDINGS[ctx.padding_mode], ctx.align_corners)
     fractions = []
@@ -216,7 +216,7 @@ def _input_grad(ctx):
     """Each output's gradient, weighted, added into the taps it came from."""
     mode, sizes, axes, fractions = _formula_axes(ctx)
     batch, channels = ctx.input_shape[:2]
-    grad = reshape(ctx.grad, (batch, channels, -1))
+    grad = reshape(ctx.grad, (batch, channels, int(np.prod(ctx.grid_shape[1:-1]))))
     weights = [_weights(mode, t) for t in fractions]
     shape = (batch, channels, int(np.prod(sizes)))
     total = None
@@ -239,8 +239,8 @@ def _grid_grad(ctx):
     if mode == "nearest":
         return zeros_of(ctx.grid)
     batch, channels = ctx.input_shape[:2]
-    grad = reshape(ctx.grad, (batch, channels, -1))
-    flat = reshape(ctx.input, (batch, channels, -1))
+    grad = reshape(ctx.grad, (batch, channels, int(np.prod(ctx.grid_shape[1:-1]))))
+    flat = reshape(ctx.input, (batch, channels, int(np.prod(sizes))))
     weights = [_weights(mode, t) for t in fractions]
     slopes = [_weight_slopes(mode, t) for t in fractions]
     nd = len(sizes)

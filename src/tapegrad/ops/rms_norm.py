@@ -26,8 +26,9 @@ def _check_normalized_shape(input, normalized_shape, weight):
                            f"weight of shape {list(weight.shape)} and normalized_shape = "
                            f"{list(shape)}")
     if input.ndim < len(shape) or tuple(input.shape[input.ndim - len(shape):]) != shape:
+        # unlike layer_norm's, torch's text puts no comma after the star
         raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape "
-                           f"[*{''.join(f', {size}' for size in shape)}], but got input of "
+                           f"[*{', '.join(map(str, shape))}], but got input of "
                            f"size{list(input.shape)}")
     return shape
 
