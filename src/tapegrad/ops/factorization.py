@@ -344,14 +344,21 @@ SINGULAR_INVERSE = ("The diagonal element {} is zero, the inversion could not be
                     "because the input matrix is singular.")
 
 
+def _solver_lu(xp, A, name):
+    """torch's LU for solving with A: of A^T when A is row-major contiguous (LAPACK is
+    column-major), solved with the transposed flag. (LU, pivots, info, transposed)."""
+    transposed = A.flags.c_contiguous
+    return (*_getrf(xp, A.swapaxes(-1, -2) if transposed else A, name), transposed)
+
+
 @defop("LinalgInvExBackward0", save=("result",))
 def _inv_ex(xp, A: Tensor, check_errors=False):
-    LU, pivots, info = _getrf(xp, A, "torch.linalg.inv_ex")
+    LU, pivots, info, transposed = _solver_lu(xp, A, "torch.linalg.inv_ex")
     if check_errors and info.any():
         raise _failure(xp, "linalg.inv_ex", A.ndim > 2, info, SINGULAR_INVERSE)
     # as torch, the solve of A X = I: a singular matrix gives infinities, not an error
     identity = xp.broadcast_to(xp.eye(A.shape[-1], dtype=A.dtype), A.shape)
-    return _getrs(xp, LU, pivots, identity, True, False), info
+    return _getrs(xp, LU, pivots, identity, True, transposed), info
 
 
 _inv_ex.derivatives(A=lambda ctx: -matmul(_mT(ctx.result), matmul(ctx.grad, _mT(ctx.result))))
@@ -365,18 +372,19 @@ def inv_ex(A, *, check_errors=False, out=None):
 
 @defop("LinalgSolveExBackward0", save=("A", "result", "left"))
 def _solve_ex(xp, A: Tensor, B: Tensor, left=True, check_errors=False):
-    LU, pivots, info = _getrf(xp, A, "torch.linalg.solve_ex")
+    LU, pivots, info, transposed = _solver_lu(xp, A, "torch.linalg.solve_ex")
     if check_errors and info.any():
         raise _failure(xp, "torch.linalg.solve_ex", A.ndim > 2, info,
                        "The solver failed because the input matrix is singular.")
     vector = _is_vector_rhs(A, B)
-    X = _getrs(xp, LU, pivots, B[..., None] if vector else B, left, False)
+    X = _getrs(xp, LU, pivots, B[..., None] if vector else B, left, transposed)
     return X[..., 0] if vector else X, info
 
 
 def _solve_ex_grad_B(ctx):
     """A^-T grad (left) or grad A^-T, by LAPACK as the forward: infinities for a singular A
-    (torch's backward solves with the saved LU), where linalg.solve would raise."""
+    (torch's backward solves with the saved LU), where linalg.solve would raise. A^T is
+    factored as torch's saved LU is, for a row-major A."""
     return _solve_ex(_mT(ctx.A), ctx.grad, ctx.left)[0]
 
 
