@@ -2,8 +2,8 @@
 
 `import tapegrad as torch` runs ordinary PyTorch autograd code and prints what torch prints.
 """
-from . import (accelerator, autograd, backends, cuda, fft, interop, linalg, masked, nn, optim,
-               random, return_types, signal, special, utils)
+from . import (accelerator, autograd, backends, cuda, fft, func, interop, linalg, masked, nn,
+               optim, random, return_types, signal, special, utils)
 from ._creation import (arange, as_tensor, empty, empty_like, empty_permuted, empty_strided, eye,
                         from_numpy, full, full_like, linspace, logspace, ones, ones_like, rand,
                         rand_like, randint, randint_like, randn, randn_like, randperm,

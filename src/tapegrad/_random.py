@@ -27,10 +27,14 @@ class Generator:
         self.next_normal = None  # the second Box-Muller value of the scalar path
         return self
 
+    forbidden = None  # while set, a message: every draw is refused (vmap's randomness="error")
+
     @property
     def engine(self):
         """The mt19937 state after manual_seed, made on first use: it needs numpy.random, whose
         import alone would cost `import tapegrad` a tenth of its time."""
+        if Generator.forbidden is not None:
+            raise RuntimeError(Generator.forbidden)
         if self._engine is None:
             self._engine = _mt.engine(self._seed)
         return self._engine
