@@ -257,9 +257,36 @@ def test_complex_complex_and_polar_values():
     lambda lib: lib.tensor([1 + 1j]).trunc(),
     lambda lib: lib.tensor([1 + 1j]).round(),
     lambda lib: lib.tensor([1 + 1j]).frac(),
+    lambda lib: lib.tensor([1 + 1j]).relu(),
+    lambda lib: lib.tensor([1 + 1j]).erf(),
+    lambda lib: lib.tensor([1 + 1j]).erfc(),
+    lambda lib: lib.tensor([1 + 1j]).logit(),
+    lambda lib: lib.tensor([1 + 1j]).deg2rad(),
+    lambda lib: lib.tensor([1 + 1j]).rad2deg(),
+    lambda lib: lib.tensor([1 + 1j]).abs_(),
+    lambda lib: lib.atan2(lib.tensor([1 + 1j]), lib.tensor([1.0])),
+    lambda lib: lib.copysign(lib.tensor([1 + 1j]), 1.0),
+    lambda lib: lib.hypot(lib.tensor([1 + 1j]), lib.tensor([1j])),
+    lambda lib: lib.nextafter(lib.tensor([1 + 1j]), lib.tensor([1j])),
+    lambda lib: lib.logaddexp2(lib.tensor([1 + 1j]), lib.tensor([1j])),
+    lambda lib: lib.fmax(lib.tensor([1 + 1j]), lib.tensor([1j])),
+    lambda lib: lib.fmin(lib.tensor([1.0]), lib.tensor([1j])),
+    lambda lib: lib.heaviside(lib.tensor([1 + 1j]), lib.tensor([1j])),
+    lambda lib: lib.remainder(lib.tensor([1 + 1j]), 2),
+    lambda lib: lib.fmod(lib.tensor([1 + 1j]), lib.tensor([1j])),
+    lambda lib: lib.floor_divide(lib.tensor([1 + 1j]), 2),
+    lambda lib: lib.div(lib.tensor([1 + 1j]), 2, rounding_mode="trunc"),
+    lambda lib: lib.xlogy(lib.tensor([1 + 1j]), lib.tensor([1j])),
+    lambda lib: lib.zeros(2, dtype=lib.cfloat).float_power_(2),
+    lambda lib: lib.lerp(lib.zeros(2, dtype=lib.cfloat), lib.zeros(2, dtype=lib.cdouble), 0.5),
 ], ids=lambda case: None)
 def test_complex_refusals_match_torch(case):
     same_error(case)
+
+
+def test_complex_nan_to_num_part_by_part():
+    same(lambda lib: lib.nan_to_num(lib.tensor([complex("nan+1j"), complex("inf-infj")]), 2.0,
+                                    5.0, -5.0).tolist())
 
 
 def test_complex_eq_and_ne():

@@ -16,9 +16,10 @@ from .unary import exp, exp2, sign
 from .complex_parts import conj_of
 
 
-def _require_floating(kernel, dtype):
-    """torch's error for the integer and bool dtypes its kernel has no loop for."""
-    if dtype.kind not in "fc":
+def _require_floating(kernel, dtype, complex_too=False):
+    """torch's error for the dtypes its kernel has no loop for: integers and bools, and complex
+    numbers unless complex_too."""
+    if dtype.kind != "f" and not (complex_too and dtype.kind == "c"):
         raise NotImplementedError(not_implemented_for(kernel, dtype))
 
 
@@ -39,6 +40,7 @@ def _copysign_grad(ctx):
 
 @defop("CopysignBackward0", save=("input", "result"), promote="float")
 def _copysign_tensor(xp, input: Tensor, other: Tensor):
+    _require_floating("copysign_cpu", input.dtype)  # input has the promoted dtype
     return xp.copysign(input, other)
 
 
@@ -47,6 +49,7 @@ _copysign_tensor.derivatives(input=_copysign_grad, other=lambda ctx: zeros_of(ct
 
 @defop("CopysignBackward1", save=("input", "result"), promote="float", scalars=("other",))
 def _copysign_scalar(xp, input: Tensor, other):
+    _require_floating("copysign_cpu", input.dtype)  # input has the promoted dtype
     return xp.copysign(input, other)
 
 
@@ -80,7 +83,8 @@ def _log_of_summed_powers(name, node_name, power, summary):
     """logaddexp (power: exp) or logaddexp2 (power: 2 ** x), as NumPy computes them."""
     @defop(node_name, save=("input", "other"), promote="common", name="_" + name)
     def op(xp, input: Tensor, other: Tensor):
-        _require_floating(f"{name}_cpu", xp.result_type(input, other))
+        _require_floating(f"{name}_cpu", xp.result_type(input, other),
+                          complex_too=name == "logaddexp")
         if name == "logaddexp" and xp.result_type(input, other).kind == "c":
             return _complex_logaddexp(xp, input, other)  # NumPy's ufunc has no complex loop
         return getattr(xp, name)(input, other)
@@ -121,6 +125,8 @@ def _keeps_input(ctx):
 def _extreme(name, node_name, ufunc, larger):
     @defop(node_name, save=("input", "other", "larger"), promote="common", name="_" + name)
     def extreme(xp, input: Tensor, other: Tensor, larger=larger):
+        if input.dtype.kind == "c":  # input has the promoted dtype
+            raise RuntimeError(f"{name} not implemented for complex tensors.")
         return getattr(xp, ufunc)(input, other)
 
     extreme.derivatives(input=lambda ctx: _masked_fill(ctx.grad, ~_keeps_input(ctx)._data, 0),
@@ -139,6 +145,8 @@ _fmin, fmin = _extreme("fmin", "FminBackward0", "fmin", False)
 
 @defop("NotImplemented")
 def _heaviside(xp, input: Tensor, values: Tensor):
+    if input.dtype.kind == "c" or values.dtype.kind == "c":
+        raise RuntimeError("heaviside is not yet implemented for complex tensors.")
     if input.dtype != values.dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
     return xp.where(input == 0, values, input > 0).astype(input.dtype, copy=False)

@@ -121,12 +121,18 @@ def _part_setter(part):
 
 # ---- conjugation ----------------------------------------------------------------------------
 
-@defop("ConjBackward0")
-def _conj(xp, input: Tensor):
-    return xp.conjugate(input)
+def _conjugation(node_name, name):
+    """An op conjugating its input, whose gradient is the conjugated gradient."""
+    @defop(node_name, name=name)
+    def conjugated(xp, input: Tensor):
+        return xp.conjugate(input)
+
+    conjugated.derivatives(input=lambda ctx: conjugated(ctx.grad))
+    return conjugated
 
 
-_conj.derivatives(input=lambda ctx: _conj(ctx.grad))
+_conj = _conjugation("ConjBackward0", "_conj")
+_conj_physical = _conjugation("ConjPhysicalBackward0", "_conj_physical")
 
 
 def conj(input):
@@ -138,14 +144,6 @@ def conj(input):
     result = _conj(input)
     result.__dict__["_is_conj"] = not is_conj(input)
     return result
-
-
-@defop("ConjPhysicalBackward0")
-def _conj_physical(xp, input: Tensor):
-    return xp.conjugate(input)
-
-
-_conj_physical.derivatives(input=lambda ctx: _conj_physical(ctx.grad))
 
 
 def conj_physical(input):

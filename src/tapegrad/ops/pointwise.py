@@ -257,7 +257,7 @@ def _check_divisor(xp, kernel, input, other):
     """torch's errors where NumPy answers: for bools (torch has no kernel; input and other
     share the promoted dtype) and for an integer division by zero (NumPy gives 0)."""
     dtype = xp.result_type(input, other)
-    if dtype.kind == "b":
+    if dtype.kind in "bc":  # nor for complex numbers, which have no floor
         raise NotImplementedError(not_implemented_for(kernel, dtype))
     if dtype.kind != "f" and xp.any(xp.asarray(other) == 0):
         raise RuntimeError("ZeroDivisionError")
@@ -591,6 +591,8 @@ div_scalar.derivatives(input=lambda ctx: ctx.grad / conj_of(ctx.other))
 
 def _xlogy(xp, input, other):
     # 0 * log(0) is 0 (a NaN other still gives NaN)
+    if xp.result_type(input, other).kind == "c":
+        raise NotImplementedError(not_implemented_for("xlogy_cpu", xp.result_type(input, other)))
     if not isinstance(other, xp.ndarray):  # a number keeps the array's float dtype
         other = xp.asarray(other, dtype=xp.result_type(input, other))
     product = xp.multiply(input, xp.log(other))
@@ -888,9 +890,9 @@ def _where_overloads_text(values):
 def nan_to_num(xp, input: Tensor, nan=0.0, posinf=None, neginf=None):
     """nan, +inf and -inf replaced by numbers; the infinities by default by the dtype's
     largest and smallest finite values."""
-    if input.dtype.kind != "f":
+    if input.dtype.kind not in "fc":
         return input.copy()
-    return xp.nan_to_num(input, nan=nan, posinf=posinf, neginf=neginf)
+    return xp.nan_to_num(input, nan=nan, posinf=posinf, neginf=neginf)  # complex: part by part
 
 
 nan_to_num.derivatives(input=lambda ctx: ctx.grad * isfinite(ctx.input))

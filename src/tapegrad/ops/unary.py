@@ -11,6 +11,12 @@ from .shape import zeros_of
 
 # ---- unary math ----------------------------------------------------------------------------------
 
+def _refuse_complex(kernel, input):
+    """torch's error for a kernel without a complex loop."""
+    if input.dtype.kind == "c":
+        raise NotImplementedError(not_implemented_for(kernel, input.dtype))
+
+
 @defop("AbsBackward0", save=("input",))
 def abs(xp, input: Tensor):
     if input.dtype.kind == "b":
@@ -181,6 +187,8 @@ atan.derivatives(input=lambda ctx: ctx.grad / conj_of(add_scalar(ctx.input * ctx
 
 @defop("Atan2Backward0", save=("input", "other"), promote="float")
 def _atan2(xp, input: Tensor, other: Tensor):
+    if input.dtype.kind == "c":  # input has the promoted dtype
+        raise NotImplementedError(not_implemented_for("atan2_cpu", input.dtype))
     return xp.arctan2(input, other)
 
 
@@ -276,6 +284,7 @@ _TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)  # erf'(x) = 2 / sqrt(pi) * exp(-x * 
 
 @defop("ErfBackward0", save=("input",), promote="float")
 def erf(xp, input: Tensor):
+    _refuse_complex("erf_vml_cpu", input)
     return erf_and_erfc(xp, input)[0]
 
 
@@ -284,6 +293,7 @@ erf.derivatives(input=lambda ctx: mul_scalar(exp(-ctx.input ** 2), _TWO_OVER_SQR
 
 @defop("ErfcBackward0", save=("input",), promote="float")
 def erfc(xp, input: Tensor):
+    _refuse_complex("erfc_vml_cpu", input)
     return erf_and_erfc(xp, input)[1]
 
 
@@ -383,6 +393,7 @@ sigmoid_backward.derivatives(
 
 @defop("LogitBackward0", save=("input", "eps"), promote="float")
 def logit(xp, input: Tensor, eps=None):
+    _refuse_complex("logit_cpu", input)
     if eps is not None and eps >= 0:
         # torch's order of tests: with eps > 0.5 every input lands on one of the two bounds
         input = xp.where(input < eps, eps, xp.where(input > 1 - eps, 1 - eps, input))
@@ -406,6 +417,8 @@ logit.derivatives(input=_logit_grad)
 def relu(xp, input: Tensor):
     if input.dtype.kind == "b":
         raise RuntimeError("Boolean inputs not supported for relu")
+    if input.dtype.kind == "c":  # torch's relu is a clamp
+        raise NotImplementedError("clamp is not supported for complex types")
     # NumPy's maximum returns its second argument on ties: -0 stays -0, as torch's
     return xp.maximum(0, input).astype(input.dtype, copy=False)
 
@@ -450,6 +463,8 @@ _RADIANS_PER_DEGREE = math.pi / 180
 
 @defop("Deg2RadBackward0", promote="float")
 def deg2rad(xp, input: Tensor):
+    if input.dtype.kind == "c":
+        raise RuntimeError("deg2rad is not supported for complex tensors.")
     return input * input.dtype.type(_RADIANS_PER_DEGREE)
 
 
@@ -458,6 +473,8 @@ deg2rad.derivatives(input=lambda ctx: mul_scalar(ctx.grad, _RADIANS_PER_DEGREE))
 
 @defop("Rad2DegBackward0", promote="float")
 def rad2deg(xp, input: Tensor):
+    if input.dtype.kind == "c":
+        raise RuntimeError("rad2deg is not supported for complex tensors.")
     return input * input.dtype.type(1 / _RADIANS_PER_DEGREE)
 
 
