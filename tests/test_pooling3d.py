@@ -472,6 +472,24 @@ def test_functions_are_where_torch_has_them():
     names = ("max_pool3d avg_pool3d adaptive_avg_pool3d adaptive_max_pool3d lp_pool3d "
              "max_unpool1d max_unpool2d max_unpool3d fractional_max_pool2d "
              "fractional_max_pool3d").split()
+    names += [name for name in dir(torch.nn.functional) if name.endswith("_with_indices")]
     for name in names:
         assert hasattr(tapegrad.nn.functional, name)
         assert hasattr(tapegrad, name) == hasattr(torch, name), name
+
+
+@pytest.mark.parametrize("name", ["max_pool1d", "max_pool2d", "max_pool3d", "adaptive_max_pool1d",
+                                  "adaptive_max_pool2d", "adaptive_max_pool3d",
+                                  "fractional_max_pool2d", "fractional_max_pool3d"])
+def test_with_indices_forms_return_indices_like_torch(name):
+    torch = pytest.importorskip("torch")
+    nd = int(name[-2])
+    arguments = {"adaptive": (2,), "fractional": (2, 2)}.get(name.split("_")[0], (2,))
+
+    def observed(lib):
+        lib.manual_seed(0)
+        x = R(lib, 2, 3, *(7, 6, 5)[:nd])
+        values, indices = getattr(F(lib), name + "_with_indices")(x, *arguments)
+        return values.numpy(), indices.numpy()
+    for ours, theirs in zip(observed(tapegrad), observed(torch)):
+        np.testing.assert_array_equal(ours, theirs)

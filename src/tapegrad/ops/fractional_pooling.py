@@ -133,4 +133,19 @@ def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=Non
                        _random_samples)
 
 
-NN_FUNCTIONS = "fractional_max_pool2d fractional_max_pool3d".split()
+def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
+                                       return_indices=False, _random_samples=None):
+    """fractional_max_pool2d's maxima and indices, whatever return_indices says."""
+    return fractional_max_pool2d(input, kernel_size, output_size, output_ratio, True,
+                                 _random_samples)
+
+
+def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
+                                       return_indices=False, _random_samples=None):
+    """fractional_max_pool3d's maxima and indices, whatever return_indices says."""
+    return fractional_max_pool3d(input, kernel_size, output_size, output_ratio, True,
+                                 _random_samples)
+
+
+NN_FUNCTIONS = ("fractional_max_pool2d fractional_max_pool3d fractional_max_pool2d_with_indices "
+                "fractional_max_pool3d_with_indices").split()

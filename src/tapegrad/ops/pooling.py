@@ -775,8 +775,45 @@ def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
                     depth * height * width)
 
 
-# torch.adaptive_max_pool1d always returns the indices too: only F's is exported.
+def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=False):
+    """max_pool1d's maxima and indices, whatever return_indices says."""
+    return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=False):
+    """max_pool2d's maxima and indices, whatever return_indices says."""
+    return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=False):
+    """max_pool3d's maxima and indices, whatever return_indices says."""
+    return max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def adaptive_max_pool1d_with_indices(input, output_size, return_indices=False):
+    """adaptive_max_pool1d's maxima and indices, whatever return_indices says."""
+    return adaptive_max_pool1d(input, output_size, True)
+
+
+def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
+    """adaptive_max_pool2d's maxima and indices, whatever return_indices says."""
+    return adaptive_max_pool2d(input, output_size, True)
+
+
+def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
+    """adaptive_max_pool3d's maxima and indices, whatever return_indices says."""
+    return adaptive_max_pool3d(input, output_size, True)
+
+
+# torch.adaptive_max_pool1d always returns the indices too: only F's is exported
+# (torch.max_pool1d_with_indices, with other defaults, lives in namespace.py).
 FUNCTIONS = "adaptive_avg_pool1d avg_pool1d max_pool1d max_pool2d max_pool3d".split()
 NN_FUNCTIONS = FUNCTIONS + ("adaptive_avg_pool2d adaptive_avg_pool3d adaptive_max_pool1d "
                             "adaptive_max_pool2d adaptive_max_pool3d avg_pool2d avg_pool3d "
-                            "lp_pool1d lp_pool2d lp_pool3d").split()
+                            "lp_pool1d lp_pool2d lp_pool3d max_pool1d_with_indices "
+                            "max_pool2d_with_indices max_pool3d_with_indices "
+                            "adaptive_max_pool1d_with_indices adaptive_max_pool2d_with_indices "
+                            "adaptive_max_pool3d_with_indices").split()
