@@ -20,6 +20,7 @@ from ._define import defop
 from . import reduction
 from .pointwise import add, binary_of_tensors, not_implemented_for, sub_scalar
 from .shape import unsqueeze
+from .special_unary import refuse_unsupported
 from .unary import erf_and_erfc, exp, log
 
 # the Bernoulli numbers B_2j, j = 1..12, exactly: Euler-Maclaurin and Stirling coefficients
@@ -240,8 +241,10 @@ def _trigamma_at_poles(xp, input, result):
     return result
 
 
-def _in_float64(xp, input, function):
-    """function of input computed on float64, returned in input's (floating) dtype."""
+def _in_float64(xp, input, function, kernel):
+    """function of input computed on float64, returned in input's (floating) dtype; torch's
+    error naming kernel for a complex input."""
+    refuse_unsupported(xp, kernel, input)
     return function(input.astype(xp.float64)).astype(input.dtype, copy=False)
 
 
@@ -250,7 +253,7 @@ def _in_float64(xp, input, function):
 @defop("LgammaBackward0", save=("input",), promote="float")
 def lgamma(xp, input: Tensor):
     """log |Gamma(input)|."""
-    return _in_float64(xp, input, lambda x: lgamma_array(xp, x))
+    return _in_float64(xp, input, lambda x: lgamma_array(xp, x), "lgamma_vml_cpu")
 
 
 lgamma.derivatives(input=lambda ctx: ctx.grad * digamma(ctx.input))
@@ -259,7 +262,7 @@ lgamma.derivatives(input=lambda ctx: ctx.grad * digamma(ctx.input))
 @defop("DigammaBackward0", save=("input",), promote="float")
 def digamma(xp, input: Tensor):
     """The logarithmic derivative of Gamma."""
-    return _in_float64(xp, input, lambda x: digamma_array(xp, x))
+    return _in_float64(xp, input, lambda x: digamma_array(xp, x), "digamma")
 
 
 digamma.derivatives(input=lambda ctx: ctx.grad * polygamma(1, ctx.input))
@@ -268,8 +271,9 @@ digamma.derivatives(input=lambda ctx: ctx.grad * polygamma(1, ctx.input))
 @defop("PolygammaBackward0", save=("n", "input"), promote="float")
 def _polygamma(xp, n, input: Tensor):
     if n == 0:
-        return _in_float64(xp, input, lambda x: digamma_array(xp, x))
-    result = _in_float64(xp, input, lambda x: polygamma_array(xp, n, x))
+        return _in_float64(xp, input, lambda x: digamma_array(xp, x), "digamma")
+    result = _in_float64(xp, input, lambda x: polygamma_array(xp, n, x),
+                         "trigamma" if n == 1 else "polygamma")
     return _trigamma_at_poles(xp, input, result) if n == 1 else result
 
 
@@ -280,13 +284,19 @@ def polygamma(n, input):
     """The n-th derivative of digamma. Accurate to float64 rounding (torch's trigamma series
     to ~5e-10), with torch's answers at the edges: at the negative integers a huge finite
     number for n = 1 and +-inf for n >= 2, and at +inf 0 for n = 1 and NaN for n >= 2."""
+    return checked_polygamma("polygamma", n, input)
+
+
+def checked_polygamma(function, n, input):
+    """polygamma after torch's argument checks, in the words of torch's `function`
+    (polygamma, special_polygamma)."""
     if not isinstance(n, int) or isinstance(n, bool):
-        raise TypeError(f"polygamma(): argument 'n' (position 1) must be int, not "
+        raise TypeError(f"{function}(): argument 'n' (position 1) must be int, not "
                         f"{type(n).__name__}")
     if n < 0:
         raise RuntimeError("polygamma(n, x) does not support negative n.")
     if not isinstance(input, Tensor):
-        raise TypeError(f"polygamma(): argument 'input' (position 2) must be Tensor, not "
+        raise TypeError(f"{function}(): argument 'input' (position 2) must be Tensor, not "
                         f"{type(input).__name__}")
     return _polygamma(n, input)
 
@@ -296,7 +306,7 @@ def _mvlgamma(xp, input: Tensor, p):
     def value(x):
         total = sum(lgamma_array(xp, x - i / 2) for i in range(p))
         return total + p * (p - 1) / 4 * math.log(math.pi)
-    return _in_float64(xp, input, value)
+    return _in_float64(xp, input, value, "arange_cpu")  # torch fails in its arange
 
 
 def _mvlgamma_grad(ctx):
@@ -310,8 +320,14 @@ _mvlgamma.derivatives(input=_mvlgamma_grad)
 
 def mvlgamma(input, p):
     """The log of the multivariate gamma function of dimension p."""
+    return checked_mvlgamma("mvlgamma", input, p)
+
+
+def checked_mvlgamma(function, input, p):
+    """mvlgamma after torch's argument checks, in the words of torch's `function` (mvlgamma,
+    special_multigammaln)."""
     if not isinstance(p, int) or isinstance(p, bool):
-        raise TypeError(f"mvlgamma(): argument 'p' (position 2) must be int, not "
+        raise TypeError(f"{function}(): argument 'p' (position 2) must be int, not "
                         f"{type(p).__name__}")
     if isinstance(input, Tensor) and input.dtype is _dtype.bool:
         raise RuntimeError("The input tensor may not be a boolean tensor.")

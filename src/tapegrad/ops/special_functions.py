@@ -10,34 +10,27 @@ import math
 
 from .._scipy import scipy
 from .._tensor import Tensor
-from ._checks import is_number, overload_error
+from ._checks import is_number, overload_error, type_name
 from ._define import defop
-from .gamma import igamma, igammac, lgamma, mvlgamma, polygamma
+from .gamma import (checked_mvlgamma, checked_polygamma, digamma, igamma, igammac, lgamma)
 from .indexing import masked_fill
 from .loss import log_softmax as _log_softmax, softmax as _softmax
-from .pointwise import (add_scalar, mul_scalar, not_implemented_for, require_tensors,
-                        where, xlogy)
-from .reduction import logsumexp
-from .special_unary import bessel_i1_grad, erfinv, i0, i1
-from .unary import erf, erfc, exp, exp2, expm1, log, log1p, logit, round, sgn, sigmoid, sinc
-from .gamma import digamma
+from .pointwise import add_scalar, mul_scalar, reciprocal, require_tensors, xlogy as _xlogy
+from .reduction import logsumexp as _logsumexp
+from .special_unary import bessel_i1_grad, erfinv, i0, i1, refuse_unsupported
+from .unary import (erf, erfc, exp, exp2, expm1, log, log1p, logit as _logit, round as _round,
+                    sgn, sigmoid, sinc)
 
 _SQRT_2PI = math.sqrt(2 * math.pi)
 
 
-def refuse_complex(xp, kernel, *arrays):
-    """torch's error for the special functions, which take no complex numbers."""
-    for array in arrays:
-        if isinstance(array, xp.ndarray) and array.dtype.kind == "c":
-            raise NotImplementedError(not_implemented_for(f"{kernel}_cpu", array.dtype))
-
-
-def _from_scipy(name, compute, node_name=None, save=(), argument="input"):
+def _from_scipy(name, compute, node_name=None, save=(), argument="input", half=False):
     """A unary op computing compute(scipy.special, float64 array), in the input's floating
     dtype (integers and bool give the default float dtype, as in torch). argument: the name
-    torch gives its parameter (in its errors)."""
+    torch gives its parameter (in its errors); half: whether torch takes float16 and
+    bfloat16."""
     def forward(xp, input: Tensor):
-        refuse_complex(xp, name, input)
+        refuse_unsupported(xp, f"{name}_cpu", input, half=half)
         special = scipy("special", f"torch.special.{name}")
         result = compute(special, input.astype(xp.float64))
         return xp.asarray(result).astype(input.dtype, copy=False)
@@ -53,13 +46,13 @@ def _from_scipy(name, compute, node_name=None, save=(), argument="input"):
 # ---- with derivatives ----------------------------------------------------------------------------
 
 i0e = _from_scipy("i0e", lambda special, x: special.i0e(x), "SpecialI0EBackward0",
-                  save=("input", "result"))
+                  save=("input", "result"), half=True)
 i1e = _from_scipy("i1e", lambda special, x: special.i1e(x), "SpecialI1EBackward0",
-                  save=("input", "result"))
+                  save=("input", "result"), half=True)
 i0e.derivatives(input=lambda ctx: ctx.grad * (i1e(ctx.input) - sgn(ctx.input) * ctx.result))
 # I1e'(x) = I0e(x) - I1e(x) (sgn(x) + 1 / x)
 i1e.derivatives(input=lambda ctx: bessel_i1_grad(
-    ctx, lambda safe: i0e(safe) - ctx.result * (sgn(safe) + 1 / safe)))
+    ctx, lambda safe: i0e(safe) - ctx.result * (sgn(safe) + reciprocal(safe))))
 
 ndtri = _from_scipy("ndtri", lambda special, x: special.ndtri(x), "SpecialNdtriBackward0",
                     save=("result",))
@@ -77,7 +70,7 @@ erfcx.derivatives(input=lambda ctx: (mul_scalar(ctx.input * ctx.result, 2)
                                      - 2 / math.sqrt(math.pi)) * ctx.grad)
 
 entr = _from_scipy("entr", lambda special, x: special.entr(x), "SpecialEntrBackward0",
-                   save=("input",))
+                   save=("input",), half=True)
 entr.derivatives(input=lambda ctx: ctx.grad * -add_scalar(log(ctx.input), 1))
 
 
@@ -120,12 +113,11 @@ _NUMBER_OVERLOADS = ("Tensor input, Tensor other, *, Tensor out = None",
 def _overload(name, input, other):
     """Which of torch's three overloads (input, other) selects: 0 for two tensors, 1 for a
     number and a tensor, 2 for a tensor and a number; torch's TypeError for none."""
-    numbers = (int, float)
     if isinstance(input, Tensor) and isinstance(other, Tensor):
         return 0
-    if isinstance(other, Tensor) and isinstance(input, numbers):
+    if isinstance(other, Tensor) and is_number(input):
         return 1
-    if isinstance(input, Tensor) and isinstance(other, numbers):
+    if isinstance(input, Tensor) and is_number(other):
         return 2
     raise overload_error(name, _NUMBER_OVERLOADS, (input, other))
 
@@ -137,7 +129,7 @@ def _as_array_of(xp, value, like):
 
 def _xlog1py(xp, input, other):
     # 0 * log1p(-1) is 0, but a NaN other still gives NaN
-    refuse_complex(xp, "xlog1py", input, other)
+    refuse_unsupported(xp, "xlog1py_cpu", input, other)
     reference = input if isinstance(input, xp.ndarray) else other
     input, other = _as_array_of(xp, input, reference), _as_array_of(xp, other, reference)
     product = xp.multiply(input, xp.log1p(other))
@@ -187,11 +179,12 @@ def xlog1py(input, other):
 
 
 def _zeta(xp, input, other):
-    refuse_complex(xp, "zeta", input, other)
+    refuse_unsupported(xp, "zeta_cpu", input, other, half=False)
     reference = input if isinstance(input, xp.ndarray) else other
     x, q = (_as_array_of(xp, value, reference).astype(xp.float64) for value in (input, other))
-    # torch's series sums 0 * inf at q = inf: NaN there (SciPy: 0)
-    result = xp.where(xp.isposinf(q), xp.nan, scipy("special", "torch.special.zeta").zeta(x, q))
+    # torch's series sums 0 * inf at q = inf: NaN there unless x = 1 (SciPy: 0)
+    result = xp.where(xp.isposinf(q) & (x != 1), xp.nan,
+                      scipy("special", "torch.special.zeta").zeta(x, q))
     return result.astype(reference.dtype, copy=False)
 
 
@@ -215,8 +208,8 @@ def _zeta_number_tensor(xp, self, other: Tensor):
     return _zeta(xp, self, other)
 
 
-_zeta_number_tensor.derivatives(
-    other=lambda ctx: mul_scalar(ctx.grad, -ctx.self) * _zeta_number_tensor(ctx.self + 1.0, ctx.other))
+_zeta_number_tensor.derivatives(other=lambda ctx: mul_scalar(ctx.grad, -ctx.self)
+                                * _zeta_number_tensor(ctx.self + 1.0, ctx.other))
 
 
 @defop("SpecialZetaBackward2", save=("input", "other"), promote="float", scalars=("other",))
@@ -234,8 +227,37 @@ def zeta(input, other):
 
 
 # ---- torch.special's names for ops of other families ---------------------------------------------
-# Plain functions where torch.special's signature differs from the op's (dim required,
-# keyword-only dtype); the op itself otherwise.
+# Each calls the op itself (so records its node), under torch.special's signature and with its
+# name in the errors (special_expit(): argument 'input' ...).
+
+def _unary_alias(name, op):
+    def alias(input):
+        return op(input)
+    alias.__name__ = alias.__qualname__ = name
+    alias.__doc__ = f"torch.special.{name}: {op.__name__.lstrip('_')}."
+    return alias
+
+
+_UNARY_ALIASES = {"digamma": digamma, "erf": erf, "erfc": erfc, "erfinv": erfinv, "exp2": exp2,
+                  "expit": sigmoid, "expm1": expm1, "gammaln": lgamma, "i0": i0, "log1p": log1p,
+                  "psi": digamma, "sinc": sinc}
+
+
+def logit(input, eps=None):
+    return _logit(input, eps)
+
+
+def round(input, *, decimals=0):
+    if not isinstance(decimals, int):
+        raise TypeError(f"special_round(): argument 'decimals' must be int, not "
+                        f"{type_name(decimals)}")
+    return _round(input, decimals=decimals)
+
+
+def xlogy(input, other):
+    _overload("special_xlogy", input, other)
+    return _xlogy(input, other)
+
 
 def softmax(input, dim, *, dtype=None):
     return _softmax(input, dim, dtype=dtype)
@@ -243,6 +265,19 @@ def softmax(input, dim, *, dtype=None):
 
 def log_softmax(input, dim, *, dtype=None):
     return _log_softmax(input, dim, dtype=dtype)
+
+
+def logsumexp(input, dim, keepdim=False):
+    return _logsumexp(input, dim, keepdim)
+
+
+def polygamma(n, input):
+    return checked_polygamma("special_polygamma", n, input)
+
+
+def multigammaln(input, p):
+    """The log of the multivariate gamma function of dimension p (mvlgamma)."""
+    return checked_mvlgamma("special_multigammaln", input, p)
 
 
 def gammainc(input, other):
@@ -257,18 +292,9 @@ def gammaincc(input, other):
     return igammac(input, other)
 
 
-SPECIAL_FUNCTIONS = {
-    "airy_ai": airy_ai, "bessel_j0": bessel_j0, "bessel_j1": bessel_j1, "bessel_y0": bessel_y0,
-    "bessel_y1": bessel_y1, "digamma": digamma, "entr": entr, "erf": erf, "erfc": erfc,
-    "erfcx": erfcx, "erfinv": erfinv, "exp2": exp2, "expit": sigmoid, "expm1": expm1,
-    "gammainc": gammainc, "gammaincc": gammaincc, "gammaln": lgamma, "i0": i0, "i0e": i0e,
-    "i1": i1, "i1e": i1e, "log1p": log1p, "log_ndtr": log_ndtr, "log_softmax": log_softmax,
-    "logit": logit, "logsumexp": logsumexp, "modified_bessel_i0": modified_bessel_i0,
-    "modified_bessel_i1": modified_bessel_i1, "modified_bessel_k0": modified_bessel_k0,
-    "modified_bessel_k1": modified_bessel_k1, "multigammaln": mvlgamma, "ndtr": ndtr,
-    "ndtri": ndtri, "polygamma": polygamma, "psi": digamma, "round": round,
-    "scaled_modified_bessel_k0": scaled_modified_bessel_k0,
-    "scaled_modified_bessel_k1": scaled_modified_bessel_k1, "sinc": sinc, "softmax": softmax,
-    "spherical_bessel_j0": spherical_bessel_j0, "xlog1py": xlog1py, "xlogy": xlogy,
-    "zeta": zeta,
-}
+SPECIAL_FUNCTIONS = {name: _unary_alias(name, op) for name, op in _UNARY_ALIASES.items()}
+SPECIAL_FUNCTIONS.update((name, globals()[name]) for name in """airy_ai bessel_j0 bessel_j1
+    bessel_y0 bessel_y1 entr erfcx gammainc gammaincc i0e i1 i1e log_ndtr log_softmax logit
+    logsumexp modified_bessel_i0 modified_bessel_i1 modified_bessel_k0 modified_bessel_k1
+    multigammaln ndtr ndtri polygamma round scaled_modified_bessel_k0 scaled_modified_bessel_k1
+    softmax spherical_bessel_j0 xlog1py xlogy zeta""".split())

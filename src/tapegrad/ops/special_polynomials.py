@@ -7,11 +7,10 @@ negative), 0 for a negative degree, and the three-term recurrence run in the res
 (float32 rounding included), with torch's closed forms for the Chebyshev polynomials inside
 (-1, 1) above a degree and their exact values at +-1. Unlike torch, whose recurrence then
 returns an uninitialised value, a NaN x gives NaN."""
-from .. import _dtype
 from .._tensor import Tensor
-from ._checks import overload_error
+from ._checks import is_number, overload_error
 from ._define import defop
-from .special_functions import refuse_complex
+from .special_unary import refuse_unsupported
 
 _OVERLOADS = ("Tensor x, Tensor n, *, Tensor out = None",
               "Number x, Tensor n, *, Tensor out = None",
@@ -62,22 +61,29 @@ def _chebyshev_step(j, y, current, previous):
     return (y + y) * current - previous
 
 
+def _libm(xp, function):
+    """function (a ufunc) computed in float64 and rounded to the argument's dtype: in float32
+    what the C library's correctly rounded acosf, sinf, cosf give torch, which NumPy's own
+    float32 loops miss by a few ulps (ill-conditioned near y = -1 at high degrees)."""
+    return lambda x: function(x.astype(xp.float64)).astype(x.dtype, copy=False)
+
+
 def _chebyshev_closed_form(xp, kind, y, n):
     """torch's trigonometric forms inside (-1, 1), with theta = acos(y)."""
-    theta = xp.arccos(y)
+    sin, cos = _libm(xp, xp.sin), _libm(xp, xp.cos)
+    theta = _libm(xp, xp.arccos)(y)
     degree = n.astype(y.dtype)
     odd_sign = xp.where(n % 2 == 0, 1, -1).astype(y.dtype)
     if kind == "t":
-        return xp.cos(degree * theta)
+        return cos(degree * theta)
     if kind == "u":
-        sine = xp.sin(theta)
-        return xp.where(sine != 0, xp.sin((degree + 1) * theta) / sine,
-                        (degree + 1) * xp.cos((degree + 1) * theta) / y)
+        sine = sin(theta)
+        return xp.where(sine != 0, sin((degree + 1) * theta) / sine,
+                        (degree + 1) * cos((degree + 1) * theta) / y)
     if kind == "v":
-        return xp.where(xp.sin(theta / 2) != 1,
-                        xp.cos((degree + 0.5) * theta) / xp.cos(theta / 2),
+        return xp.where(sin(theta / 2) != 1, cos((degree + 0.5) * theta) / cos(theta / 2),
                         odd_sign * (degree + degree + 1))
-    return xp.where(xp.cos(theta / 2) != 1, xp.sin((degree + 0.5) * theta) / xp.sin(theta / 2),
+    return xp.where(cos(theta / 2) != 1, sin((degree + 0.5) * theta) / sin(theta / 2),
                     xp.where(y > 0, degree + degree + 1, odd_sign))
 
 
@@ -138,23 +144,18 @@ def _legendre_p(xp, x, n):
 
 def _polynomial(name, evaluate, shifted=False):
     """torch.special.<name>(x, n): tensors, or a number on one side."""
-    kernel = name
-
     @defop(None, promote="float", name=f"special_{name}")
     def op(xp, x: Tensor, n: Tensor):
-        refuse_complex(xp, kernel, x, n)
+        refuse_unsupported(xp, f"{name}_cpu", x, n, half=False)
         dtype = (x if isinstance(x, xp.ndarray) else n).dtype
-        if dtype.itemsize < 4:
-            raise NotImplementedError(f"\"{kernel}_cpu\" not implemented for "
-                                      f"'{_dtype.from_numpy_dtype(dtype).legacy_name}'")
         x, n = xp.broadcast_arrays(xp.asarray(x, dtype=dtype), xp.asarray(n, dtype=dtype))
         y = x + x - 1 if shifted else x
         result = evaluate(xp, y.ravel(), _degrees(xp, n.ravel()))
         return result.reshape(x.shape)
 
     def function(x, n):
-        if not (isinstance(x, Tensor) and isinstance(n, (Tensor, int, float))
-                or isinstance(n, Tensor) and isinstance(x, (int, float))):
+        if not (isinstance(x, Tensor) and (isinstance(n, Tensor) or is_number(n))
+                or isinstance(n, Tensor) and is_number(x)):
             raise overload_error(f"special_{name}", _OVERLOADS, (x, n))
         return op(x, n)
 

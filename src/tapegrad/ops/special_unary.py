@@ -6,10 +6,19 @@ import numpy as np
 
 from .._tensor import Tensor
 from ._define import defop
-from .pointwise import mul_scalar, where
+from .pointwise import mul_scalar, not_implemented_for, reciprocal, where
 from .unary import abs, erf_and_erfc, exp
 
 _SQRT_PI = math.sqrt(math.pi)
+
+
+def refuse_unsupported(xp, kernel, *values, half=True):
+    """torch's NotImplementedError naming its kernel for a complex array among values (the
+    special functions take none) and, unless half, for float16 and bfloat16."""
+    for value in values:
+        if isinstance(value, xp.ndarray) and (value.dtype.kind == "c" or not half
+                                              and value.dtype.itemsize < 4):
+            raise NotImplementedError(not_implemented_for(kernel, value.dtype))
 
 
 def _erfinv_magnitude(xp, w):
@@ -41,6 +50,7 @@ def erfinv_array(xp, y):
 @defop("ErfinvBackward0", save=("result",), promote="float")
 def erfinv(xp, input: Tensor):
     """The inverse of erf on (-1, 1)."""
+    refuse_unsupported(xp, "erfinv_vml_cpu", input)
     return erfinv_array(xp, input.astype(xp.float64)).astype(input.dtype, copy=False)
 
 
@@ -86,6 +96,7 @@ def bessel_i_array(xp, order, x):
 def i0(xp, input: Tensor):
     """The modified Bessel function of the first kind of order 0. Unlike torch (nan), i0(+-inf)
     is inf."""
+    refuse_unsupported(xp, "i0_vml_cpu", input)
     return bessel_i_array(xp, 0, input.astype(xp.float64)).astype(input.dtype, copy=False)
 
 
@@ -94,7 +105,9 @@ i0.derivatives(input=lambda ctx: ctx.grad * i1(ctx.input))
 
 @defop("SpecialI1Backward0", save=("input", "result"), promote="float", name="special_i1")
 def i1(xp, input: Tensor):
-    """torch.special.i1: the modified Bessel function of the first kind of order 1."""
+    """torch.special.i1: the modified Bessel function of the first kind of order 1. As i0,
+    +-inf at +-inf, where torch gives NaN."""
+    refuse_unsupported(xp, "i1_cpu", input)
     return bessel_i_array(xp, 1, input.astype(xp.float64)).astype(input.dtype, copy=False)
 
 
@@ -108,7 +121,8 @@ def bessel_i1_grad(ctx, derivative):
 
 
 # I1'(x) = I0(x) - I1(x) / x
-i1.derivatives(input=lambda ctx: bessel_i1_grad(ctx, lambda safe: i0(safe) - ctx.result / safe))
+i1.derivatives(input=lambda ctx: bessel_i1_grad(
+    ctx, lambda safe: i0(safe) - ctx.result * reciprocal(safe)))
 
 
 FUNCTIONS = "erfinv i0".split()
