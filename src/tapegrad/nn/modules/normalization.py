@@ -112,6 +112,16 @@ class _InstanceNorm(_NormBase):
         super().__init__(num_features, eps, momentum, affine, track_running_stats, device,
                          dtype, bias=bias)
 
+    no_batch_dims = None  # the dims of an input without its batch dim
+
+    def _get_no_batch_dim(self):
+        return self.no_batch_dims
+
+    def _check_input_dim(self, input):
+        low = self.no_batch_dims
+        if input.dim() not in (low, low + 1):
+            raise ValueError(f"expected {low}D or {low + 1}D input (got {input.dim()}D input)")
+
     def _apply_instance_norm(self, input):
         return F.instance_norm(input, self.running_mean, self.running_var, self.weight,
                                self.bias, self.training or not self.track_running_stats,
@@ -136,31 +146,16 @@ class _InstanceNorm(_NormBase):
 class InstanceNorm1d(_InstanceNorm):
     """Instance normalisation of (N, C, L) or (C, L) input."""
 
-    def _get_no_batch_dim(self):
-        return 2
-
-    def _check_input_dim(self, input):
-        if input.dim() not in (2, 3):
-            raise ValueError(f"expected 2D or 3D input (got {input.dim()}D input)")
+    no_batch_dims = 2
 
 
 class InstanceNorm2d(_InstanceNorm):
     """Instance normalisation of (N, C, H, W) or (C, H, W) input."""
 
-    def _get_no_batch_dim(self):
-        return 3
-
-    def _check_input_dim(self, input):
-        if input.dim() not in (3, 4):
-            raise ValueError(f"expected 3D or 4D input (got {input.dim()}D input)")
+    no_batch_dims = 3
 
 
 class InstanceNorm3d(_InstanceNorm):
     """Instance normalisation of (N, C, D, H, W) or (C, D, H, W) input."""
 
-    def _get_no_batch_dim(self):
-        return 4
-
-    def _check_input_dim(self, input):
-        if input.dim() not in (4, 5):
-            raise ValueError(f"expected 4D or 5D input (got {input.dim()}D input)")
+    no_batch_dims = 4
