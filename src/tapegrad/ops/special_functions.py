@@ -122,6 +122,33 @@ def _overload(name, input, other):
     raise overload_error(name, _NUMBER_OVERLOADS, (input, other))
 
 
+def _three_overloads(name, node_name, forward):
+    """torch's overloads of a binary function as three ops, one node each (<node_name>0, 1,
+    2): (tensor, tensor), (number self, tensor), (tensor, number); forward(xp, input, other)
+    gets a number where one is given. Returns the ops (for their derivatives) and the public
+    function choosing among them."""
+    def tensors(xp, input: Tensor, other: Tensor):
+        return forward(xp, input, other)
+
+    def number_tensor(xp, self, other: Tensor):
+        return forward(xp, self, other)
+
+    def tensor_number(xp, input: Tensor, other):
+        return forward(xp, input, other)
+
+    ops = (defop(f"{node_name}0", save=("input", "other"), promote="float",
+                 name=f"_{name}_tensors")(tensors),
+           defop(f"{node_name}1", save=("self", "other"), promote="float", scalars=("self",),
+                 name=f"_{name}_number_tensor")(number_tensor),
+           defop(f"{node_name}2", save=("input", "other"), promote="float", scalars=("other",),
+                 name=f"_{name}_tensor_number")(tensor_number))
+
+    def function(input, other):
+        return ops[_overload(f"special_{name}", input, other)](input, other)
+    function.__name__ = function.__qualname__ = name
+    return ops, function
+
+
 def _as_array_of(xp, value, like):
     """A number as an array of the other argument's (already promoted) dtype."""
     return value if isinstance(value, xp.ndarray) else xp.asarray(value, dtype=like.dtype)
@@ -136,9 +163,9 @@ def _xlog1py(xp, input, other):
     return xp.where((input == 0) & ~xp.isnan(other), 0, product).astype(product.dtype)
 
 
-@defop("SpecialXlog1PyBackward0", save=("input", "other"), promote="float")
-def _xlog1py_tensor(xp, input: Tensor, other: Tensor):
-    return _xlog1py(xp, input, other)
+(_xlog1py_tensors, _xlog1py_number_tensor, _xlog1py_tensor_number), xlog1py = _three_overloads(
+    "xlog1py", "SpecialXlog1PyBackward", _xlog1py)
+xlog1py.__doc__ = "input * log1p(other), 0 where input is 0 (unless other is NaN)."
 
 
 def _xlog1py_input_grad(ctx):
@@ -146,36 +173,15 @@ def _xlog1py_input_grad(ctx):
     if is_number(ctx.other):
         grad = _xlog1py_tensor_number(ctx.grad, ctx.other)
         return grad if ctx.other > -1 else masked_fill(grad, ctx.input == 0, 0)
-    grad = _xlog1py_tensor(ctx.grad, ctx.other)
+    grad = _xlog1py_tensors(ctx.grad, ctx.other)
     return masked_fill(grad, (ctx.input == 0) & (ctx.other <= -1), 0)
 
 
-_xlog1py_tensor.derivatives(input=_xlog1py_input_grad,
-                            other=lambda ctx: ctx.grad * ctx.input / add_scalar(ctx.other, 1))
-
-
-@defop("SpecialXlog1PyBackward1", save=("self", "other"), promote="float", scalars=("self",))
-def _xlog1py_number_tensor(xp, self, other: Tensor):
-    return _xlog1py(xp, self, other)
-
-
+_xlog1py_tensors.derivatives(input=_xlog1py_input_grad,
+                             other=lambda ctx: ctx.grad * ctx.input / add_scalar(ctx.other, 1))
 _xlog1py_number_tensor.derivatives(
     other=lambda ctx: mul_scalar(ctx.grad, ctx.self) / add_scalar(ctx.other, 1))
-
-
-@defop("SpecialXlog1PyBackward2", save=("input", "other"), promote="float", scalars=("other",))
-def _xlog1py_tensor_number(xp, input: Tensor, other):
-    return _xlog1py(xp, input, other)
-
-
 _xlog1py_tensor_number.derivatives(input=_xlog1py_input_grad)
-
-
-def xlog1py(input, other):
-    """input * log1p(other), 0 where input is 0 (unless other is NaN)."""
-    overload = _overload("special_xlog1py", input, other)
-    return (_xlog1py_tensor, _xlog1py_number_tensor, _xlog1py_tensor_number)[overload](
-        input, other)
 
 
 def _zeta(xp, input, other):
@@ -188,42 +194,22 @@ def _zeta(xp, input, other):
     return result.astype(reference.dtype, copy=False)
 
 
+(_zeta_tensors, _zeta_number_tensor, _zeta_tensor_number), zeta = _three_overloads(
+    "zeta", "SpecialZetaBackward", _zeta)
+zeta.__doc__ = "The Hurwitz zeta function zeta(input, other) = sum_k (other + k)^-input."
+
+
 def _zeta_input_grad(ctx):
     raise NotImplementedError("the derivative for 'zeta' is not implemented.")
 
 
-@defop("SpecialZetaBackward0", save=("input", "other"), promote="float")
-def _zeta_tensor(xp, input: Tensor, other: Tensor):
-    return _zeta(xp, input, other)
-
-
 # d/dq zeta(x, q) = -x zeta(x + 1, q)
-_zeta_tensor.derivatives(input=_zeta_input_grad,
-                         other=lambda ctx: ctx.grad * -ctx.input
-                         * _zeta_tensor(add_scalar(ctx.input, 1), ctx.other))
-
-
-@defop("SpecialZetaBackward1", save=("self", "other"), promote="float", scalars=("self",))
-def _zeta_number_tensor(xp, self, other: Tensor):
-    return _zeta(xp, self, other)
-
-
+_zeta_tensors.derivatives(input=_zeta_input_grad,
+                          other=lambda ctx: ctx.grad * -ctx.input
+                          * _zeta_tensors(add_scalar(ctx.input, 1), ctx.other))
 _zeta_number_tensor.derivatives(other=lambda ctx: mul_scalar(ctx.grad, -ctx.self)
                                 * _zeta_number_tensor(ctx.self + 1.0, ctx.other))
-
-
-@defop("SpecialZetaBackward2", save=("input", "other"), promote="float", scalars=("other",))
-def _zeta_tensor_number(xp, input: Tensor, other):
-    return _zeta(xp, input, other)
-
-
 _zeta_tensor_number.derivatives(input=_zeta_input_grad)
-
-
-def zeta(input, other):
-    """The Hurwitz zeta function zeta(input, other) = sum_k (other + k)^-input."""
-    overload = _overload("special_zeta", input, other)
-    return (_zeta_tensor, _zeta_number_tensor, _zeta_tensor_number)[overload](input, other)
 
 
 # ---- torch.special's names for ops of other families ---------------------------------------------
