@@ -1,4 +1,5 @@
-"""Pooling: max pooling, and average and adaptive average pooling as linear maps along the
+"""Pooling in 2-d and 3-d (1-d runs as 2-d, as in torch): max and adaptive max pooling over
+windows of the trailing dims, and average and adaptive average pooling as linear maps along the
 trailing axes (the maps interpolate, in resampling.py, uses too).
 
 Loops run over the positions of a pooling window or over the few source elements of an output
@@ -559,7 +560,8 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
 
 
 def _avg_pool(op, input, out, kernel, stride, padding, count_include_pad, divisor_override):
-    """Average pooling over the len(kernel) trailing dims, checked, as the op's linear map."""
+    """Average pooling of checked arguments over the len(kernel) trailing dims, as the op's
+    linear map."""
     size = input.shape[-len(kernel):]
     windows = [_avg_pool_windows(n, o, k, s, p, count_include_pad)
                for n, o, k, s, p in zip(size, out, kernel, stride, padding)]
