@@ -10,6 +10,7 @@ from .._tensor import Tensor
 from ..autograd.grad_mode import is_recording
 from ._checks import broadcast_shapes, wrap_dim
 from ._define import defop
+from .complex_parts import conj_of
 from .joining import cat, stack
 from .linalg import matmul
 from .pointwise import where
@@ -59,12 +60,23 @@ def _failure(xp, name, batched, info, problem):
     return _LinAlgError(prefix + problem.format(int(flat[first])))
 
 
-def _mT(matrices):
+def _mT(matrices):  # the plain transpose (factorization.py's formulas use it)
     return transpose(matrices, -2, -1)
+
+
+def _mH(matrices):
+    """The conjugate transpose, A^H in torch's formulas (the transpose of real matrices)."""
+    return conj_of(transpose(matrices, -2, -1))
 
 
 def _swap(array):
     return array.swapaxes(-1, -2)
+
+
+def _adjoint(array):
+    """An array's conjugate transpose (A^H in a forward)."""
+    swapped = array.swapaxes(-1, -2)
+    return swapped.conj() if swapped.dtype.kind == "c" else swapped
 
 
 def _identity(n, like):
@@ -108,7 +120,7 @@ def _inv(xp, A: Tensor):
                         "not be completed because the input matrix is singular.") from None
 
 
-_inv.derivatives(A=lambda ctx: -matmul(_mT(ctx.result), matmul(ctx.grad, _mT(ctx.result))))
+_inv.derivatives(A=lambda ctx: -matmul(_mH(ctx.result), matmul(ctx.grad, _mH(ctx.result))))
 
 
 def inv(A, *, out=None):
@@ -129,7 +141,7 @@ def _det(xp, A: Tensor):
 
 
 def _det_backward(ctx):
-    """grad * det(A) * A^-T. A singular matrix has no inverse: there torch's first-order
+    """grad * conj(det(A)) * A^-H. A singular matrix has no inverse: there torch's first-order
     backward gives 0 (grad * det), and its differentiable (create_graph) one the cofactors; so
     do we."""
     A, grad, det = ctx.A, ctx.grad, ctx.result
@@ -139,9 +151,9 @@ def _det_backward(ctx):
         return _as_matrix(grad)
     singular = det._data == 0
     if not singular.any():
-        return _as_matrix(grad * det) * _mT(inv(A))
+        return _as_matrix(grad * conj_of(det)) * _mH(inv(A))
     singular, invertible = _singular_and_invertible(A, singular)
-    gradient = _as_matrix(grad * det) * _mT(inv(invertible))
+    gradient = _as_matrix(grad * conj_of(det)) * _mH(inv(invertible))
     if not is_recording():
         return gradient
     return where(singular, _as_matrix(grad) * _cofactors(A), gradient)
@@ -187,10 +199,10 @@ def _slogdet_backward(ctx):
         return None
     singular = ctx.result0._data == 0
     if not singular.any():
-        return _as_matrix(grad) * _mT(inv(A))
+        return _as_matrix(grad) * _mH(inv(A))
     singular, invertible = _singular_and_invertible(A, singular)
     return where(singular, _as_matrix(grad) * _cofactors(A) / 0.0,
-                 _as_matrix(grad) * _mT(inv(invertible)))
+                 _as_matrix(grad) * _mH(inv(invertible)))
 
 
 _slogdet.derivatives(A=_slogdet_backward)
@@ -233,14 +245,14 @@ def _solve(xp, A: Tensor, B: Tensor, left=True):
 
 def _solve_grad_B(ctx):
     """A^-T grad (left) or grad A^-T (right): the gradient of B, which A's also uses."""
-    return _solve(_mT(ctx.A), ctx.grad, ctx.left)
+    return _solve(_mH(ctx.A), ctx.grad, ctx.left)
 
 
 def _solve_grad_A(ctx):
     grad_B, X = _solve_grad_B(ctx), ctx.result
     if _is_vector_rhs(ctx.A, X):
         grad_B, X = unsqueeze(grad_B, -1), unsqueeze(X, -1)
-    return -matmul(grad_B, _mT(X)) if ctx.left else -matmul(_mT(X), grad_B)
+    return -matmul(grad_B, _mH(X)) if ctx.left else -matmul(_mH(X), grad_B)
 
 
 _solve.derivatives(A=_solve_grad_A, B=_solve_grad_B)
@@ -290,8 +302,8 @@ def _non_positive_minors(xp, matrices):
 
 def _cholesky_forward(xp, A, upper, name):
     # torch reads one triangle only; NumPy may read both, so mirror the one torch reads.
-    lower = _swap(A) if upper else A
-    symmetric = xp.tril(lower) + _swap(xp.tril(lower, -1))
+    lower = _adjoint(A) if upper else A
+    symmetric = xp.tril(lower) + _adjoint(xp.tril(lower, -1))
     try:
         factor = xp.linalg.cholesky(symmetric)
     except xp.linalg.LinAlgError:
@@ -302,7 +314,7 @@ def _cholesky_forward(xp, A, upper, name):
                        "The factorization could not be completed because the input is not "
                        "positive-definite (the leading minor of order {} is not "
                        "positive-definite).") from None
-    return _swap(factor) if upper else factor
+    return _adjoint(factor) if upper else factor
 
 
 def _cholesky_backward(ctx):
@@ -310,10 +322,10 @@ def _cholesky_backward(ctx):
     diagonal (torch's cholesky_backward)."""
     L, grad = ctx.result, ctx.grad
     if ctx.upper:
-        L, grad = _mT(L), _mT(grad)
-    phi = tril(matmul(_mT(L), grad))
-    phi = 0.5 * (phi + _mT(tril(phi, -1)))
-    return _solve(L, _solve(_mT(L), phi), False)
+        L, grad = _mH(L), _mH(grad)
+    phi = tril(matmul(_mH(L), grad))
+    phi = 0.5 * (phi + _mH(tril(phi, -1)))
+    return _solve(L, _solve(_mH(L), phi), False)
 
 
 @defop("LinalgCholeskyExBackward0", save=("result", "upper"))
@@ -385,17 +397,17 @@ def _qr_backward(ctx):
         return _qr_square_backward(Q, R, grad_Q, grad_R)
     U, V = R[..., :m], R[..., m:]
     grad_U, grad_V = grad_R[..., :m], grad_R[..., m:]
-    grad_X = _qr_square_backward(Q, U, grad_Q + matmul(matmul(Q, V), _mT(grad_V)), grad_U)
+    grad_X = _qr_square_backward(Q, U, grad_Q + matmul(matmul(Q, V), _mH(grad_V)), grad_U)
     return cat((grad_X, matmul(Q, grad_V)), -1)
 
 
 def _qr_square_backward(Q, R, grad_Q, grad_R):
-    M = matmul(R, _mT(grad_R)) - matmul(_mT(grad_Q), Q)
+    M = matmul(R, _mH(grad_R)) - matmul(_mH(grad_Q), Q)
     lower = tril(M, -1)
-    symmetric = lower + _mT(lower) + diag_embed(diagonal(M, 0, -2, -1))
+    symmetric = lower + _mH(lower) + diag_embed(diagonal(M, 0, -2, -1))
     if (np.diagonal(R._data, 0, -2, -1) == 0).any():  # a rank-deficient A
         return _substitute_right(R, grad_Q + matmul(Q, symmetric))
-    return _solve(_mT(R), grad_Q + matmul(Q, symmetric), False)
+    return _solve(_mH(R), grad_Q + matmul(Q, symmetric), False)
 
 
 def _substitute_right(R, B):
@@ -462,14 +474,14 @@ def _eigh_backward(ctx):
     for Hermitian input); assumes distinct eigenvalues."""
     (L, V), (grad_L, grad_V) = (ctx.result0, ctx.result1), ctx.grads
     if grad_V is None:
-        return matmul(V * unsqueeze(grad_L, -2), _mT(V))
-    VtgV = matmul(_mT(V), grad_V)
+        return matmul(V * unsqueeze(grad_L, -2), _mH(V))
+    VtgV = matmul(_mH(V), grad_V)
     # 1 on the diagonal, where the skew part is 0: its quotient stays 0
     gaps = unsqueeze(L, -2) - unsqueeze(L, -1) + _identity(L.shape[-1], L)
-    inner = (0.5 * (VtgV - _mT(VtgV))) / gaps
+    inner = (0.5 * (VtgV - _mH(VtgV))) / gaps
     if grad_L is not None:
         inner = inner + diag_embed(grad_L)
-    return matmul(V, matmul(inner, _mT(V)))
+    return matmul(V, matmul(inner, _mH(V)))
 
 
 _eigh.derivatives(A=_eigh_backward)
@@ -539,11 +551,11 @@ def _svd_backward(ctx):
     inner = _svd_inner_grad(U, S, Vh, grad_U, grad_S, grad_Vh)
     if m > n and grad_U is not None:
         projected = grad_U / unsqueeze(S, -2)
-        outer = matmul(U, inner) + projected - matmul(U, matmul(_mT(U), projected))
+        outer = matmul(U, inner) + projected - matmul(U, matmul(_mH(U), projected))
         return matmul(outer, Vh)
     if m < n and grad_Vh is not None:
         projected = grad_Vh / unsqueeze(S, -1)
-        outer = matmul(inner, Vh) + projected - matmul(matmul(projected, _mT(Vh)), Vh)
+        outer = matmul(inner, Vh) + projected - matmul(matmul(projected, _mH(Vh)), Vh)
         return matmul(U, outer)
     return matmul(U, matmul(inner, Vh))
 
@@ -555,11 +567,11 @@ def _svd_inner_grad(U, S, Vh, grad_U, grad_S, grad_Vh):
     gaps = unsqueeze(squares, -2) - unsqueeze(squares, -1) + _identity(S.shape[-1], S)
     inner = zeros_of(gaps)
     if grad_U is not None:
-        UtgU = matmul(_mT(U), grad_U)
-        inner = inner + (UtgU - _mT(UtgU)) * unsqueeze(S, -2)
+        UtgU = matmul(_mH(U), grad_U)
+        inner = inner + (UtgU - _mH(UtgU)) * unsqueeze(S, -2)
     if grad_Vh is not None:
-        VtgV = matmul(Vh, _mT(grad_Vh))
-        inner = inner + unsqueeze(S, -1) * (VtgV - _mT(VtgV))
+        VtgV = matmul(Vh, _mH(grad_Vh))
+        inner = inner + unsqueeze(S, -1) * (VtgV - _mH(VtgV))
     inner = inner / gaps
     return inner if grad_S is None else inner + diag_embed(grad_S)
 
@@ -584,7 +596,7 @@ def torch_svd(input, some=True, compute_uv=True, *, out=None):
     if not compute_uv:
         return svd_return(zeros_of(U, input.shape[:-1] + (input.shape[-2],)), S,
                           zeros_of(Vh, input.shape[:-2] + (input.shape[-1],) * 2))
-    return svd_return(U, S, _mT(Vh))
+    return svd_return(U, S, _mH(Vh))
 
 
 # ---- pseudoinverse -------------------------------------------------------------------------
@@ -599,11 +611,11 @@ def _pinv(xp, A: Tensor, atol=None, rtol=None, hermitian=False):
     if hermitian:
         values, vectors = _lapack_eigh(xp, A)
         largest = xp.max(xp.abs(values), axis=-1, keepdims=True)
-        left, right = vectors, _swap(vectors)
+        left, right = vectors, _adjoint(vectors)
     else:
         left, values, right = _lapack_svd(xp, A)
         largest = values[..., :1]
-        left, right = _swap(right), _swap(left)
+        left, right = _adjoint(right), _adjoint(left)
     # Singular values at or below the tolerance count as zero.
     tolerance = xp.maximum(atol or 0.0, rtol * largest)
     kept = xp.abs(values) > tolerance
@@ -613,15 +625,15 @@ def _pinv(xp, A: Tensor, atol=None, rtol=None, hermitian=False):
 
 def pinv_backward(grad, pinv_A, A):
     """torch's pinv_backward, arranged so the inner products are the smaller side's."""
-    pinv_At, grad_t = _mT(pinv_A), _mT(grad)
+    pinv_At, grad_t = _mH(pinv_A), _mH(grad)
     if A.shape[-2] <= A.shape[-1]:
         K = matmul(grad_t, pinv_A)
         K_pinv_At = matmul(K, pinv_At)
-        return (-_mT(matmul(pinv_A, K)) + K_pinv_At - matmul(matmul(A, pinv_A), K_pinv_At)
+        return (-_mH(matmul(pinv_A, K)) + K_pinv_At - matmul(matmul(A, pinv_A), K_pinv_At)
                 + matmul(matmul(pinv_At, pinv_A), grad_t - matmul(K, A)))
     K = matmul(pinv_A, grad_t)
     pinv_At_K = matmul(pinv_At, K)
-    return (-_mT(matmul(K, pinv_A)) + matmul(matmul(grad_t - matmul(A, K), pinv_A), pinv_At)
+    return (-_mH(matmul(K, pinv_A)) + matmul(matmul(grad_t - matmul(A, K), pinv_A), pinv_At)
             + pinv_At_K - matmul(matmul(pinv_At_K, pinv_A), A))
 
 

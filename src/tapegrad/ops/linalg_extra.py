@@ -11,7 +11,7 @@ from .._scipy import scipy
 from .._tensor import Tensor
 from ._checks import broadcast_shapes
 from ._define import defop
-from .decomposition import (_check_matrices, _lapack_eigh, _lapack_svd, _LinAlgError, _mT,
+from .decomposition import (_check_matrices, _lapack_eigh, _lapack_svd, _LinAlgError, _mH,
                             _singular_and_invertible, _zero_pivots, inv, matrix_norm, pinv,
                             pinv_backward, solve, svdvals)
 from .joining import cat, narrow
@@ -269,10 +269,10 @@ def _matrix_exp(xp, A: Tensor):
 
 
 def _matrix_exp_backward(ctx):
-    """The upper right block of exp([[A^T, grad], [0, A^T]]) (torch's; the exponential's
-    Frechet derivative at A^T applied to grad)."""
-    A_t, n = _mT(ctx.A), ctx.A.shape[-1]
-    block = cat((cat((A_t, ctx.grad), -1), cat((zeros_of(A_t), A_t), -1)), -2)
+    """The upper right block of exp([[A^H, grad], [0, A^H]]) (torch's; the exponential's
+    Frechet derivative at A^H applied to grad)."""
+    A_h, n = _mH(ctx.A), ctx.A.shape[-1]
+    block = cat((cat((A_h, ctx.grad), -1), cat((zeros_of(A_h), A_h), -1)), -2)
     return _matrix_exp(block)[..., :n, n:]
 
 
@@ -306,7 +306,7 @@ def _eig_backward(ctx):
     with E_ij = L_j - L_i; its real part for a real A. The columns of V are unit vectors fixed
     up to a phase, so a loss that depends on the phase has no gradient (torch's error)."""
     (L, V), (grad_L, grad_V) = (ctx.result0, ctx.result1), ctx.grads
-    V_h = _mT(V).conj()  # V is complex
+    V_h = _mH(V)
     if grad_V is None:
         inner = diag_embed(grad_L)
     else:
@@ -370,10 +370,11 @@ def _lstsq(xp, A: Tensor, B: Tensor, rcond=None, driver="gelsy"):
     rhs_all = xp.broadcast_to(rhs, batch + (m, k)).reshape(count, m, k)
     if rcond is None:
         rcond = xp.finfo(A.dtype).eps * max(m, n)
-    solution = xp.zeros((len(A_all), n, k), A.dtype)
-    residuals = xp.zeros((len(A_all), k), A.dtype)
-    rank = xp.zeros(len(A_all), xp.int64)
-    singular_values = xp.zeros((len(A_all), min(m, n)), A.dtype)
+    real = xp.finfo(A.dtype).dtype  # residuals and singular values are real
+    solution = xp.zeros((count, n, k), A.dtype)
+    residuals = xp.zeros((count, k), real)
+    rank = xp.zeros(count, xp.int64)
+    singular_values = xp.zeros((count, min(m, n)), real)
     for i, (matrix, right) in enumerate(zip(A_all, rhs_all)):
         if matrix.size == 0 or right.size == 0:
             continue
@@ -387,12 +388,12 @@ def _lstsq(xp, A: Tensor, B: Tensor, rcond=None, driver="gelsy"):
             singular_values[i] = values
     solution = solution.reshape(batch + (n, k))
     has_residuals = m > n and driver != "gelsy" and not xp.isnan(residuals).any()
-    residuals = residuals.reshape(batch + (k,)) if has_residuals else xp.zeros(0, A.dtype)
+    residuals = residuals.reshape(batch + (k,)) if has_residuals else xp.zeros(0, real)
     own = tuple(slice(None) if size == full else slice(0, 1)  # A's batch, not the broadcast
                 for size, full in zip(A.shape[:-2], batch))
     rank = rank.reshape(batch)[own] if driver != "gels" else xp.zeros(0, xp.int64)
     singular_values = (singular_values.reshape(batch + (min(m, n),))[own]
-                       if driver in ("gelsd", "gelss") else xp.zeros(0, A.dtype))
+                       if driver in ("gelsd", "gelss") else xp.zeros(0, real))
     if vector:
         solution = solution[..., 0]
     return solution, residuals, rank, singular_values
@@ -406,7 +407,7 @@ def _gels(xp, lapack, matrix, right):
     padded = xp.zeros((max(m, n), k), matrix.dtype)
     padded[:m] = right
     output = gels(matrix, padded)[1]
-    return output[:n], xp.sum(output[n:] ** 2, axis=0)
+    return output[:n], xp.sum(xp.abs(output[n:]) ** 2, axis=0)
 
 
 def _lstsq_backward(ctx):
@@ -423,11 +424,11 @@ def _lstsq_backward(ctx):
     grad_A = grad_B = 0
     if grad_X is not None:
         pinv_A = pinv(A)
-        grad_A = pinv_backward(matmul(grad_X, _mT(B)), pinv_A, A)
-        grad_B = matmul(_mT(pinv_A), grad_X)
+        grad_A = pinv_backward(matmul(grad_X, _mH(B)), pinv_A, A)
+        grad_B = matmul(_mH(pinv_A), grad_X)
     if grad_residuals is not None and grad_residuals.numel():
         weighted = (matmul(A, X) - B) * unsqueeze(grad_residuals, -2)
-        grad_A = grad_A + 2 * matmul(weighted, _mT(X))
+        grad_A = grad_A + 2 * matmul(weighted, _mH(X))
         grad_B = grad_B - 2 * weighted
     if isinstance(grad_B, Tensor) and vector:
         grad_B = squeeze(grad_B, -1)
