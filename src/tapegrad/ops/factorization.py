@@ -4,6 +4,8 @@ LAPACK's info instead of raising, with torch's legacy names (the Householder fam
 factorization_householder.py). Forwards run SciPy's LAPACK and BLAS routines matrix by matrix,
 as torch calls LAPACK, so pivots, partial factors of failed matrices and infinities of singular
 solves come out as torch's; gradients are torch's formulas written in tapegrad ops."""
+import math
+
 import numpy as np
 
 from .. import _dtype
@@ -434,7 +436,7 @@ def _permutations(xp, pivots, m, dtype):
     """P of A = P L U from LAPACK's pivots (row i was swapped with row pivots[i] - 1, in
     turn): P[perm[r], r] = 1 for the rows perm that the swaps make of 0 .. m-1."""
     batch = pivots.shape[:-1]
-    rows = pivots.reshape(int(np.prod(batch)), pivots.shape[-1]).astype(xp.int64) - 1
+    rows = pivots.reshape(math.prod(batch), pivots.shape[-1]).astype(xp.int64) - 1
     perm = xp.tile(xp.arange(m), (rows.shape[0], 1))
     matrices = xp.arange(rows.shape[0])
     for i in range(rows.shape[1]):
@@ -446,7 +448,7 @@ def _permutations(xp, pivots, m, dtype):
 
 @defop("LinalgLuFactorExBackward0", save=("result0", "result1"))
 def _lu_factor_ex(xp, A: Tensor, pivot=True, check_errors=False, name="linalg.lu_factor_ex"):
-    LU, pivots, info = _getrf(xp, A, name)
+    LU, pivots, info = _getrf(xp, A, "torch." + name)
     if check_errors and info.any():
         flat = info.reshape(-1)
         first = int(xp.argmax(flat > 0))
