@@ -82,9 +82,10 @@ def ndtr(input):
 
 
 # ---- without derivatives in torch: their results never require grad -----------------------------
-# torch's bessel_j0/j1 and airy_ai drop a leading coefficient of Cephes's rational
-# approximations and are off by up to 1e-6 (airy_ai 6e-6, near its zeros more in relative
-# terms); SciPy's values are right to float64 rounding.
+# torch's bessel_j0, j1, y0, y1 and airy_ai drop the leading coefficient of some of Cephes's
+# rational approximations (p1evl's implicit 1) and are off by up to 1e-6 of the functions' scale
+# (airy_ai 6e-6; near their zeros more in relative terms); SciPy's values are right to float64
+# rounding, and these are them.
 
 airy_ai = _from_scipy("airy_ai", lambda special, x: special.airy(x)[0], argument="x")
 bessel_j0 = _from_scipy("bessel_j0", lambda special, x: special.j0(x))
@@ -245,15 +246,29 @@ def xlogy(input, other):
     return _xlogy(input, other)
 
 
-def softmax(input, dim, *, dtype=None):
+_MISSING = object()
+
+
+def _required_dim(name, dim, kind="int"):
+    """torch's TypeErrors where torch.special's dim is missing or None."""
+    if dim is _MISSING:
+        raise TypeError(f'{name}() missing 1 required positional arguments: "dim"')
+    if dim is None:
+        raise TypeError(f"{name}(): argument 'dim' (position 2) must be {kind}, not NoneType")
+
+
+def softmax(input, dim=_MISSING, *, dtype=None):
+    _required_dim("special_softmax", dim)
     return _softmax(input, dim, dtype=dtype)
 
 
-def log_softmax(input, dim, *, dtype=None):
+def log_softmax(input, dim=_MISSING, *, dtype=None):
+    _required_dim("special_log_softmax", dim)
     return _log_softmax(input, dim, dtype=dtype)
 
 
-def logsumexp(input, dim, keepdim=False):
+def logsumexp(input, dim=_MISSING, keepdim=False):
+    _required_dim("special_logsumexp", dim, "tuple of ints")
     return _logsumexp(input, dim, keepdim)
 
 
