@@ -1,6 +1,12 @@
-"""DataLoader: batches of a dataset, read in the order its sampler gives."""
+"""DataLoader: batches of a dataset, read in the order its sampler gives, in the main process
+or in worker processes (num_workers > 0)."""
 import itertools
+import multiprocessing
 
+from ..._creation import empty
+from ..._dtype import int64
+from ..._warnings import warn
+from . import _worker
 from .collate import default_collate, default_convert
 from .dataset import IterableDataset, TensorDataset
 from .sampler import BatchSampler, RandomSampler, SequentialSampler
@@ -11,8 +17,9 @@ _FROZEN_ATTRIBUTES = ("batch_size", "batch_sampler", "sampler", "drop_last", "da
 
 
 def get_worker_info():
-    """Always None: tapegrad reads every batch in the main process."""
-    return None
+    """In a DataLoader worker process, its WorkerInfo (id, num_workers, seed, dataset);
+    None in the main process."""
+    return _worker.current
 
 
 def _check_worker_options(num_workers, timeout, prefetch_factor, persistent_workers,
@@ -61,11 +68,10 @@ def _check_batching_options(batch_size, shuffle, sampler, batch_sampler, drop_la
 
 
 class DataLoader:
-    """Iterate over a dataset in batches, torch's way.
-
-    Differs from torch: every batch is read in the main process whatever num_workers says
-    (worker_init_fn is never called), and pin_memory has no effect (there is only the cpu).
-    """
+    """Iterate over a dataset in batches, torch's way: with num_workers > 0, batches are
+    fetched and collated in worker processes (multiprocessing; worker_init_fn, prefetch_factor,
+    persistent_workers, timeout and in_order as torch's). pin_memory has no effect: there is
+    no accelerator to pin memory for."""
 
     _is_initialized = False
 
@@ -111,25 +117,48 @@ class DataLoader:
                                                   and isinstance(self.dataset, IterableDataset))
 
     def __iter__(self):
+        # torch draws a base seed for the workers from the generator at every new iterator,
+        # even with no workers, so the sampler's draws come after it
+        base_seed = int(empty((), dtype=int64).random_(generator=self.generator))
+        if self.pin_memory:
+            warn("'pin_memory' argument is set as true but no accelerator is found, then "
+                 "device pinned memory won't be used.")
+        fetcher = _Fetcher(self.dataset, self._auto_collation, self.collate_fn, self.drop_last,
+                           self.batch_size)
+        if self.num_workers == 0:
+            return self._single_process(fetcher)
+        pool = getattr(self, "_pool", None)
+        if pool is None:
+            context = self.multiprocessing_context
+            if context is None or isinstance(context, str):
+                context = multiprocessing.get_context(context)
+            pool = _worker.WorkerPool(context, self.num_workers, fetcher, base_seed,
+                                      self.worker_init_fn, self.dataset)
+            if self.persistent_workers:
+                self._pool = pool
+        else:
+            pool.resume()
+        prefetch = 2 if self.prefetch_factor is None else self.prefetch_factor
+        return _worker.MultiProcessIterator(
+            pool, self._tasks(), self.num_workers, prefetch, self.timeout, self.in_order,
+            on_end=(lambda: None) if self.persistent_workers else pool.shutdown)
+
+    def _tasks(self):
+        """What each fetch is given: a batch's indices, one index, or nothing (a stream)."""
         if isinstance(self.dataset, IterableDataset):
-            return self._iterate_stream()
-        return self._iterate_indices()
+            return itertools.repeat(None)
+        return iter(self.batch_sampler if self.batch_sampler is not None else self.sampler)
 
-    def _fetch(self, indices):
-        fetch_many = getattr(self.dataset, "__getitems__", None)
-        if fetch_many:
-            return fetch_many(indices)
-        return [self.dataset[index] for index in indices]
-
-    def _iterate_indices(self):
-        if self.batch_sampler is None:
-            for index in self.sampler:
-                yield self.collate_fn(self.dataset[index])
-            return
-        whole = self._whole_tensor_batches()
-        for indices in self.batch_sampler:
-            yield [tensor[indices].contiguous() for tensor in whole] if whole else (
-                self.collate_fn(self._fetch(indices)))
+    def _single_process(self, fetcher):
+        fetch, whole = fetcher(), self._whole_tensor_batches()
+        for task in self._tasks():
+            if whole is not None:
+                yield [tensor[task].contiguous() for tensor in whole]
+                continue
+            try:
+                yield fetch(task)
+            except StopIteration:
+                return
 
     def _whole_tensor_batches(self):
         """A plain TensorDataset's tensors, when the default collate would stack their rows:
@@ -137,20 +166,10 @@ class DataLoader:
         fetches and stacks row by row, which costs a Python round trip per sample here)."""
         dataset = self.dataset
         if (type(dataset) is TensorDataset and self.collate_fn is default_collate
+                and self.batch_sampler is not None
                 and not any(tensor.requires_grad for tensor in dataset.tensors)):
             return dataset.tensors
         return None
-
-    def _iterate_stream(self):
-        samples = iter(self.dataset)
-        if self.batch_size is None:
-            yield from map(self.collate_fn, samples)
-            return
-        while True:
-            batch = list(itertools.islice(samples, self.batch_size))
-            if not batch or (self.drop_last and len(batch) < self.batch_size):
-                return
-            yield self.collate_fn(batch)
 
     def __len__(self):
         if not isinstance(self.dataset, IterableDataset):
@@ -161,3 +180,33 @@ class DataLoader:
         if self.drop_last:
             return length // self.batch_size
         return -(-length // self.batch_size)
+
+
+class _Fetcher:
+    """Makes the function that turns a task into a batch, for one epoch (a worker calls it in
+    its own process, so it is picklable for spawned workers)."""
+
+    def __init__(self, dataset, auto_collation, collate_fn, drop_last, batch_size):
+        self.dataset, self.auto_collation, self.collate_fn = dataset, auto_collation, collate_fn
+        self.drop_last, self.batch_size = drop_last, batch_size
+
+    def __call__(self):
+        dataset, collate = self.dataset, self.collate_fn
+        if isinstance(dataset, IterableDataset):
+            samples = iter(dataset)
+
+            def fetch(_):
+                if not self.auto_collation:
+                    return collate(next(samples))
+                batch = list(itertools.islice(samples, self.batch_size))
+                if not batch or (self.drop_last and len(batch) < self.batch_size):
+                    raise StopIteration
+                return collate(batch)
+            return fetch
+
+        def fetch(task):
+            if not self.auto_collation:
+                return collate(dataset[task])
+            fetch_many = getattr(dataset, "__getitems__", None)
+            return collate(fetch_many(task) if fetch_many else [dataset[i] for i in task])
+        return fetch
