@@ -465,3 +465,25 @@ def test_random_sampler_order_matches_torch_under_a_seed(replacement, num_sample
                                                num_samples=num_samples)
         orders.append([list(sampler), list(sampler), lib.rand(()).item()])  # 2 epochs, then
     assert orders[0] == orders[1]                                          # the global stream
+
+
+@pytest.mark.parametrize("named", [False, True])
+def test_stack_dataset_matches_torch(named):
+    torch = torch_or_skip()
+    results = []
+    for lib in (tapegrad, torch):
+        images = lib.utils.data.TensorDataset(lib.arange(12.0).reshape(6, 2))
+        labels = list(range(10, 16))
+        stacked = (lib.utils.data.StackDataset(image=images, label=labels) if named
+                   else lib.utils.data.StackDataset(images, labels))
+        loader = lib.utils.data.DataLoader(stacked, batch_size=4)
+        results.append([len(stacked), repr(stacked[1]).replace("torch.", ""),
+                        [repr(batch) for batch in loader], repr(stacked.__getitems__([0, 5]))])
+    assert results[0] == results[1]
+
+
+@pytest.mark.parametrize("call", [lambda lib: lib.utils.data.StackDataset(),
+                                  lambda lib: lib.utils.data.StackDataset([1], b=[2]),
+                                  lambda lib: lib.utils.data.StackDataset([1, 2], [3])])
+def test_stack_dataset_errors_match_torch(call):
+    same_error(call)

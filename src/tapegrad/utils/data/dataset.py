@@ -45,6 +45,47 @@ class TensorDataset(Dataset):
         return self.tensors[0].size(0)
 
 
+class StackDataset(Dataset):
+    """Several datasets of one length side by side: sample i is the tuple (positional) or
+    dict (keywords) of their samples i."""
+
+    def __init__(self, *args, **kwargs):
+        if args and kwargs:
+            raise ValueError("Supported either ``tuple``- (via ``args``) or``dict``- (via "
+                             "``kwargs``) like input/output, but both types are given.")
+        if not args and not kwargs:
+            raise ValueError("At least one dataset should be passed")
+        self.datasets = args or kwargs
+        parts = list(args or kwargs.values())
+        self._length = len(parts[0])
+        if any(len(dataset) != self._length for dataset in parts):
+            raise ValueError("Size mismatch between datasets")
+
+    def __getitem__(self, index):
+        if isinstance(self.datasets, dict):
+            return {key: dataset[index] for key, dataset in self.datasets.items()}
+        return tuple(dataset[index] for dataset in self.datasets)
+
+    def __getitems__(self, indices):
+        """A batch of samples, each part fetched in one call where its dataset can."""
+        named = isinstance(self.datasets, dict)
+        keys = list(self.datasets) if named else range(len(self.datasets))
+        columns = []
+        for key in keys:
+            dataset = self.datasets[key]
+            fetch_many = getattr(dataset, "__getitems__", None)
+            items = fetch_many(indices) if callable(fetch_many) else [dataset[i] for i in indices]
+            if len(items) != len(indices):
+                raise ValueError(f"Nested dataset's output size mismatch. Expected "
+                                 f"{len(indices)}, got {len(items)}")
+            columns.append(items)
+        rows = zip(*columns)
+        return [dict(zip(keys, row)) for row in rows] if named else [tuple(row) for row in rows]
+
+    def __len__(self):
+        return self._length
+
+
 class ConcatDataset(Dataset):
     """Several map-style datasets read one after another as a single dataset."""
 
