@@ -231,10 +231,12 @@ _UNARY_ALIASES = {"digamma": digamma, "erf": erf, "erfc": erfc, "erfinv": erfinv
 
 
 def logit(input, eps=None):
+    """log(input / (1 - input)), input clamped to [eps, 1 - eps] when eps is given."""
     return _logit(input, eps)
 
 
 def round(input, *, decimals=0):
+    """Round half to even, to `decimals` decimal places."""
     if not isinstance(decimals, int):
         raise TypeError(f"special_round(): argument 'decimals' must be int, not "
                         f"{type_name(decimals)}")
@@ -242,6 +244,7 @@ def round(input, *, decimals=0):
 
 
 def xlogy(input, other):
+    """input * log(other), 0 where input is 0 (unless other is NaN)."""
     _overload("special_xlogy", input, other)
     return _xlogy(input, other)
 
@@ -258,21 +261,25 @@ def _required_dim(name, dim, kind="int"):
 
 
 def softmax(input, dim=_MISSING, *, dtype=None):
+    """Softmax along dim (required here), computed in dtype when given."""
     _required_dim("special_softmax", dim)
     return _softmax(input, dim, dtype=dtype)
 
 
 def log_softmax(input, dim=_MISSING, *, dtype=None):
+    """Log-softmax along dim (required here), computed in dtype when given."""
     _required_dim("special_log_softmax", dim)
     return _log_softmax(input, dim, dtype=dtype)
 
 
 def logsumexp(input, dim=_MISSING, keepdim=False):
+    """log(sum(exp(input))) along dim (required here)."""
     _required_dim("special_logsumexp", dim, "tuple of ints")
     return _logsumexp(input, dim, keepdim)
 
 
 def polygamma(n, input):
+    """The n-th derivative of digamma."""
     return checked_polygamma("special_polygamma", n, input)
 
 
