@@ -22,6 +22,28 @@ from .unary import (erf, erfc, exp, exp2, expm1, log, log1p, logit as _logit, ro
                     sgn, sigmoid, sinc)
 
 _SQRT_2PI = math.sqrt(2 * math.pi)
+_SUMMARIES = {
+    "i0e": "exp(-|x|) I0(x), the scaled modified Bessel function of the first kind of order 0.",
+    "i1e": "exp(-|x|) I1(x), the scaled modified Bessel function of the first kind of order 1.",
+    "ndtri": "The inverse of the standard normal distribution function.",
+    "log_ndtr": "The log of the standard normal distribution function.",
+    "erfcx": "exp(x^2) erfc(x), the scaled complementary error function.",
+    "entr": "-x log(x), 0 at 0 and -inf for x < 0.",
+    "airy_ai": "The Airy function Ai.",
+    "bessel_j0": "The Bessel function of the first kind of order 0.",
+    "bessel_j1": "The Bessel function of the first kind of order 1.",
+    "bessel_y0": "The Bessel function of the second kind of order 0.",
+    "bessel_y1": "The Bessel function of the second kind of order 1.",
+    "modified_bessel_i0": "The modified Bessel function of the first kind of order 0.",
+    "modified_bessel_i1": "The modified Bessel function of the first kind of order 1.",
+    "modified_bessel_k0": "The modified Bessel function of the second kind of order 0.",
+    "modified_bessel_k1": "The modified Bessel function of the second kind of order 1.",
+    "scaled_modified_bessel_k0": "exp(x) K0(x), the scaled modified Bessel function of the "
+                                 "second kind of order 0.",
+    "scaled_modified_bessel_k1": "exp(x) K1(x), the scaled modified Bessel function of the "
+                                 "second kind of order 1.",
+    "spherical_bessel_j0": "sin(x) / x, the spherical Bessel function of the first kind of "
+                           "order 0."}
 
 
 def _from_scipy(name, compute, node_name=None, save=(), argument="input", half=False):
@@ -39,7 +61,7 @@ def _from_scipy(name, compute, node_name=None, save=(), argument="input", half=F
     xp_parameter, input_parameter = signature.parameters.values()
     forward.__signature__ = signature.replace(
         parameters=[xp_parameter, input_parameter.replace(name=argument)])
-    forward.__doc__ = f"torch.special.{name}."
+    forward.__doc__ = _SUMMARIES[name]
     return defop(node_name, save=save, promote="float", name=f"special_{name}")(forward)
 
 
