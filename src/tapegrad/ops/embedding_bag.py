@@ -8,21 +8,16 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd import grad_mode
-from ._define import defop, is_array
+from ._define import defop
 from ._inplace import inplace
 from .activation import _embedding_renorm
+from .grid_sampling import constant_like
 from .indexing import _gather, _masked_fill, index_select_op, scatter_add_into_zeros
 from .reduction import sum
 from .scatter import _index_add
 from .shape import unsqueeze, zeros_of
 
 _MODES = ("sum", "mean", "max")
-
-
-def _as_column(like, array):
-    """A per-position factor as an (n, 1) column a formula can multiply by."""
-    column = array[:, None]
-    return column if is_array(like) else Tensor._make(column)
 
 
 # ---- sum and mean: each kept position adds its row, times its share, into its bag ----------
@@ -42,8 +37,8 @@ def _embedding_bag_sum(xp, weight: Tensor, rows, bags, shares, grad_shares, posi
 def _bag_sum_weight_grad(ctx):
     """Each bag's gradient into the rows it read, times the positions' shares (and 1/count of
     the row with scale_grad_by_freq)."""
-    grad = index_select_op(ctx.grad, 0, ctx.bags) * _as_column(ctx.grad, ctx.grad_shares.astype(
-        ctx.grad.dtype if is_array(ctx.grad) else ctx.grad.dtype.numpy))
+    grad = index_select_op(ctx.grad, 0, ctx.bags) * constant_like(ctx.grad,
+                                                                  ctx.grad_shares[:, None])
     if ctx.per_sample_weights is not None:
         grad = grad * unsqueeze(index_select_op(ctx.per_sample_weights, 0, ctx.positions), 1)
     return _index_add(zeros_of(grad, ctx.weight_shape), 0, ctx.rows, grad)

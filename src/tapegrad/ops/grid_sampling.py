@@ -15,7 +15,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from .._warnings import warn
-from ._define import array_of, is_array, defop
+from ._define import array_of, defop, is_array
 from .conv import check_float
 from .indexing import _gather, _masked_fill, scatter_add_into_zeros
 from .linalg import matmul
@@ -187,9 +187,11 @@ def _grid_sampler(node_name, name):
     return sampler
 
 
-def _constant(like, array):
-    """array as a value a formula can compute with: itself when the formula runs on arrays."""
-    return array if is_array(like) else Tensor._make(np.asarray(array))
+def constant_like(like, array):
+    """array in like's dtype as a value a formula computes with: an array when the formula runs
+    on arrays (like is one), else a Tensor."""
+    array = np.asarray(array).astype(like.dtype if is_array(like) else like.dtype.numpy)
+    return array if is_array(like) else Tensor._make(array)
 
 
 def _formula_axes(ctx):
@@ -206,9 +208,9 @@ def _formula_axes(ctx):
             fractions.append(None)
             continue
         coordinate = points[..., len(sizes) - 1 - d]
-        moved = coordinate - _constant(grid, values[..., len(sizes) - 1 - d])
-        fractions.append(_constant(grid, axis.fraction)
-                         + moved * _constant(grid, axis.slope.astype(values.dtype)))
+        moved = coordinate - constant_like(grid, values[..., len(sizes) - 1 - d])
+        fractions.append(constant_like(grid, axis.fraction)
+                         + moved * constant_like(grid, axis.slope))
     return mode, sizes, axes, fractions
 
 
@@ -255,11 +257,10 @@ def _grid_grad(ctx):
             per_dim[d] = term if per_dim[d] is None else per_dim[d] + term
     result = None
     for d in range(nd):
-        # grid entry nd - 1 - d moves dim d
-        unit = np.zeros(nd, ctx.grad.dtype if is_array(ctx.grad) else ctx.grad.dtype.numpy)
-        unit[nd - 1 - d] = 1
-        term = unsqueeze(per_dim[d] * _constant(ctx.grid, axes[d].slope.astype(unit.dtype)), -1)
-        term = term * _constant(ctx.grid, unit)
+        unit = np.zeros(nd)
+        unit[nd - 1 - d] = 1  # grid entry nd - 1 - d moves dim d
+        term = unsqueeze(per_dim[d] * constant_like(ctx.grid, axes[d].slope), -1)
+        term = term * constant_like(ctx.grid, unit)
         result = term if result is None else result + term
     return reshape(result, ctx.grid_shape)
 
@@ -367,11 +368,10 @@ def _affine_grid_generator(xp, theta: Tensor, size, align_corners):
 
 
 def _affine_grid_backward(ctx):
-    base = _base_grid(ctx.size[2:], ctx.align_corners, ctx.grad.dtype if is_array(ctx.grad)
-                      else ctx.grad.dtype.numpy)
     nd = len(ctx.size) - 2
     grad = reshape(ctx.grad, (ctx.size[0], -1, nd))
-    return matmul(transpose(grad, 1, 2), _constant(ctx.grad, base))
+    base = _base_grid(ctx.size[2:], ctx.align_corners, array_of(grad).dtype)
+    return matmul(transpose(grad, 1, 2), constant_like(grad, base))
 
 
 _affine_grid_generator.derivatives(theta=_affine_grid_backward)
