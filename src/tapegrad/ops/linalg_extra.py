@@ -1,6 +1,8 @@
-"""torch.linalg's compositions of other ops: vecdot, diagonal, vander, multi_dot, matrix_power,
-tensorinv, tensorsolve, cond and matrix_rank. Each is built as torch builds it (LinearAlgebra.cpp),
-so its graph ends in the node torch's does (MmBackward0, CatBackward0, NanToNumBackward0...)."""
+"""The rest of torch.linalg. vecdot, diagonal, vander, multi_dot, matrix_power, tensorinv,
+tensorsolve, cond and matrix_rank are compositions of other ops, built as torch builds them
+(LinearAlgebra.cpp), so their graphs end in torch's nodes (MmBackward0, CatBackward0,
+NanToNumBackward0...); matrix_exp, eig and lstsq are ops of their own, with torch's nodes and
+formulas, their forwards from SciPy (expm, LAPACK's least-squares drivers) and NumPy (geev)."""
 import math
 
 import numpy as np
@@ -14,13 +16,13 @@ from ._define import defop
 from .decomposition import (_check_matrices, _lapack_eigh, _lapack_svd, _LinAlgError, _mH,
                             _singular_and_invertible, _zero_pivots, inv, matrix_norm, pinv,
                             pinv_backward, solve, svdvals)
+from .complex_parts import real
 from .joining import cat, narrow
 from .linalg import matmul, mm, vdot
 from .pointwise import clone, mul, nan_to_num
 from .reduction import cumprod, return_type, sum
-from .reordering import diagonal as torch_diagonal
-from .complex_parts import real
 from .reordering import diag_embed
+from .reordering import diagonal as torch_diagonal
 from .shape import movedim, reshape, squeeze, unsqueeze, view, zeros_of
 
 _INF = float("inf")
@@ -370,11 +372,11 @@ def _lstsq(xp, A: Tensor, B: Tensor, rcond=None, driver="gelsy"):
     rhs_all = xp.broadcast_to(rhs, batch + (m, k)).reshape(count, m, k)
     if rcond is None:
         rcond = xp.finfo(A.dtype).eps * max(m, n)
-    real = xp.finfo(A.dtype).dtype  # residuals and singular values are real
+    real_dtype = xp.finfo(A.dtype).dtype  # of the residuals and singular values
     solution = xp.zeros((count, n, k), A.dtype)
-    residuals = xp.zeros((count, k), real)
+    residuals = xp.zeros((count, k), real_dtype)
     rank = xp.zeros(count, xp.int64)
-    singular_values = xp.zeros((count, min(m, n)), real)
+    singular_values = xp.zeros((count, min(m, n)), real_dtype)
     for i, (matrix, right) in enumerate(zip(A_all, rhs_all)):
         if matrix.size == 0 or right.size == 0:
             continue
@@ -388,12 +390,12 @@ def _lstsq(xp, A: Tensor, B: Tensor, rcond=None, driver="gelsy"):
             singular_values[i] = values
     solution = solution.reshape(batch + (n, k))
     has_residuals = m > n and driver != "gelsy" and not xp.isnan(residuals).any()
-    residuals = residuals.reshape(batch + (k,)) if has_residuals else xp.zeros(0, real)
+    residuals = residuals.reshape(batch + (k,)) if has_residuals else xp.zeros(0, real_dtype)
     own = tuple(slice(None) if size == full else slice(0, 1)  # A's batch, not the broadcast
                 for size, full in zip(A.shape[:-2], batch))
     rank = rank.reshape(batch)[own] if driver != "gels" else xp.zeros(0, xp.int64)
     singular_values = (singular_values.reshape(batch + (min(m, n),))[own]
-                       if driver in ("gelsd", "gelss") else xp.zeros(0, real))
+                       if driver in ("gelsd", "gelss") else xp.zeros(0, real_dtype))
     if vector:
         solution = solution[..., 0]
     return solution, residuals, rank, singular_values
@@ -412,7 +414,7 @@ def _gels(xp, lapack, matrix, right):
 
 def _lstsq_backward(ctx):
     """torch's linalg_lstsq_backward: the solution is pinv(A) B, and a residual |AX - B|^2
-    has the gradients 2 (AX - B) X^T and -2 (AX - B) (X being optimal)."""
+    has the gradients 2 (AX - B) X^H and -2 (AX - B) (X being optimal)."""
     if "lstsq_grads" in vars(ctx):
         return ctx.lstsq_grads
     grad_X, grad_residuals = ctx.grads[0], ctx.grads[1]
