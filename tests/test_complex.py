@@ -181,9 +181,10 @@ def test_complex_view_as_real_of_strided_and_scalar():
                       lib.view_as_real(lib.tensor(Z)[::2]).numpy().tolist()])
 
 
-def test_complex_view_as_complex_of_strided():
+def test_complex_view_as_complex_of_strided_and_empty():
     same(lambda lib: [lib.view_as_complex(lib.zeros(3, 4, 2)[:, 1:, :]).shape,
-                      lib.view_as_complex(lib.arange(8.0).reshape(2, 2, 2)).numpy().tolist()])
+                      lib.view_as_complex(lib.arange(8.0).reshape(2, 2, 2)).numpy().tolist(),
+                      lib.view_as_complex(lib.stack([lib.zeros(0, 3)] * 2, -1)).shape])
 
 
 @pytest.mark.parametrize("case", [
