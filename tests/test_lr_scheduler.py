@@ -53,6 +53,17 @@ SCHEDULERS = {
                                                         base_momentum=[0.8, 0.7]),
     "OneCycleLR-no_momentum": lambda L, o: L.OneCycleLR(o, max_lr=0.8, total_steps=45,
                                                         cycle_momentum=False),
+    "CyclicLR": lambda L, o: L.CyclicLR(o, base_lr=0.01, max_lr=0.5, step_size_up=4),
+    "CyclicLR-triangular2": lambda L, o: L.CyclicLR(o, base_lr=[0.01, 0.02], max_lr=0.5,
+                                                    step_size_up=3, step_size_down=5,
+                                                    mode="triangular2"),
+    "CyclicLR-exp_range": lambda L, o: L.CyclicLR(o, 0.01, 0.4, step_size_up=5,
+                                                  mode="exp_range", gamma=0.97,
+                                                  base_momentum=[0.7, 0.75]),
+    "CyclicLR-scale_fn": lambda L, o: L.CyclicLR(o, 0.01, 0.4, step_size_up=3,
+                                                 scale_fn=lambda x: 1 / (1 + x),
+                                                 scale_mode="iterations",
+                                                 cycle_momentum=False),
     "LambdaLR": lambda L, o: L.LambdaLR(o, lr_lambda=lambda epoch: 0.95 ** epoch),
     "LambdaLR-list": lambda L, o: L.LambdaLR(o, [lambda e: 1 / (1 + e), Halve()]),
     "LinearLR": lambda L, o: L.LinearLR(o),
@@ -70,7 +81,7 @@ SCHEDULERS = {
     "ChainedScheduler": lambda L, o: L.ChainedScheduler(
         [L.ConstantLR(o, factor=0.5, total_iters=4), L.ExponentialLR(o, gamma=0.9)]),
 }
-ADAM_SCHEDULERS = ["OneCycleLR", "OneCycleLR-three_phase"]
+ADAM_SCHEDULERS = ["OneCycleLR", "OneCycleLR-three_phase", "CyclicLR", "CyclicLR-exp_range"]
 
 
 def _momenta(opt):
@@ -109,12 +120,13 @@ def test_scheduler_lr_sequence_matches_torch(key):
 
 
 @pytest.mark.parametrize("key", ADAM_SCHEDULERS)
-def test_one_cycle_cycles_adam_beta1_like_torch(key):
+def test_cyclic_schedulers_cycle_adam_beta1_like_torch(key):
     torch = torch_or_skip()
-    ours, _ = _lr_sequence(tapegrad, key, "Adam")
+    ours, scheduler = _lr_sequence(tapegrad, key, "Adam")
     theirs, _ = _lr_sequence(torch, key, "Adam")
     assert ours == theirs
-    assert ours[0][2][0] == (0.95, 0.999)  # the cycle starts from max_momentum
+    top = scheduler.optimizer.param_groups[0]["max_momentum"]
+    assert ours[0][2][0] == (top, 0.999)  # the cycle starts from max_momentum
 
 
 @pytest.mark.parametrize("key", sorted(SCHEDULERS))
@@ -306,6 +318,8 @@ ERROR_CASES = {
     "one_cycle_overrun": lambda L, o: [s.step() for s in
                                        [L.OneCycleLR(o, max_lr=1.0, total_steps=3)]
                                        for _ in range(4)],
+    "cyclic_mode": lambda L, o: L.CyclicLR(o, 0.01, 0.1, mode="sawtooth"),
+    "cyclic_base_lr": lambda L, o: L.CyclicLR(o, [0.01, 0.02, 0.03], 0.1),
     "sequential_empty": lambda L, o: L.SequentialLR(o, [], []),
     "sequential_milestones": lambda L, o: L.SequentialLR(o, [L.StepLR(o, 2)], [3]),
     "sequential_plateau": lambda L, o: L.SequentialLR(o, [L.ReduceLROnPlateau(o)], []),

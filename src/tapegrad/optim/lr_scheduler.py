@@ -5,6 +5,7 @@ the composite ones (SequentialLR, ChainedScheduler), the metric-driven ReduceLRO
 the cyclic ones, and is the public namespace for all of them.
 """
 import math
+import types
 from bisect import bisect_right
 
 from .scheduler import (EPOCH_DEPRECATION_WARNING, ConstantLR, CosineAnnealingLR,
@@ -16,7 +17,7 @@ from .._warnings import warn
 __all__ = ["LRScheduler", "LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR",
            "ConstantLR", "LinearLR", "ExponentialLR", "PolynomialLR", "CosineAnnealingLR",
            "SequentialLR", "ChainedScheduler", "ReduceLROnPlateau",
-           "CosineAnnealingWarmRestarts", "OneCycleLR"]
+           "CosineAnnealingWarmRestarts", "CyclicLR", "OneCycleLR"]
 
 
 def _check_schedulers(kind, optimizer, schedulers):
@@ -280,7 +281,112 @@ class CosineAnnealingWarmRestarts(LRScheduler):
             self.T_i = self.T_0 * self.T_mult ** n
 
 
-class OneCycleLR(LRScheduler):
+class _CyclesMomentum:
+    """A cyclic scheduler that moves momentum (Adam's beta1) against the learning rate."""
+
+    def _init_momentum(self, optimizer, base_momentum, max_momentum, last_epoch):
+        """(base, max) momentum per group; a fresh schedule starts every group at the max."""
+        if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
+            raise ValueError("optimizer must support momentum or beta1 with `cycle_momentum` "
+                             "option enabled")
+        self.use_beta1 = "betas" in optimizer.defaults
+        max_momentums = per_group("max_momentum", optimizer, max_momentum)
+        base_momentums = per_group("base_momentum", optimizer, base_momentum)
+        if last_epoch == -1:
+            for top, bottom, group in zip(max_momentums, base_momentums,
+                                          optimizer.param_groups):
+                self._set_momentum(group, top)
+                group["max_momentum"] = top
+                group["base_momentum"] = bottom
+        return base_momentums, max_momentums
+
+    def _set_momentum(self, group, value):
+        if self.use_beta1:
+            group["betas"] = (value, *group["betas"][1:])
+        else:
+            group["momentum"] = value
+
+
+class CyclicLR(_CyclesMomentum, LRScheduler):
+    """lr between base_lr and max_lr in triangular cycles (step_size_up steps up, then
+    step_size_down down), the amplitude scaled per cycle or per step; momentum the other
+    way."""
+
+    def __init__(self, optimizer, base_lr, max_lr, step_size_up=2000, step_size_down=None,
+                 mode="triangular", gamma=1.0, scale_fn=None, scale_mode="cycle",
+                 cycle_momentum=True, base_momentum=0.8, max_momentum=0.9, last_epoch=-1):
+        check_optimizer(optimizer)
+        self.optimizer = optimizer
+        base_lrs = per_group("base_lr", optimizer, base_lr)
+        if last_epoch == -1:
+            for lr, group in zip(base_lrs, optimizer.param_groups):
+                set_group_value(group, "lr", lr)
+        self.max_lrs = per_group("max_lr", optimizer, max_lr)
+        step_size_up = float(step_size_up)
+        step_size_down = step_size_up if step_size_down is None else float(step_size_down)
+        self.total_size = step_size_up + step_size_down
+        self.step_ratio = step_size_up / self.total_size
+        if mode not in ("triangular", "triangular2", "exp_range") and scale_fn is None:
+            raise ValueError("mode is invalid and scale_fn is None")
+        self.mode, self.gamma = mode, gamma
+        self._scale_fn_custom, self.scale_mode = scale_fn, scale_mode
+        self._init_scale_fn()
+        self.cycle_momentum = cycle_momentum
+        if cycle_momentum:
+            self.base_momentums, self.max_momentums = self._init_momentum(
+                optimizer, base_momentum, max_momentum, last_epoch)
+        super().__init__(optimizer, last_epoch)
+        self.base_lrs = base_lrs
+
+    def _init_scale_fn(self):
+        """The mode's amplitude scale and what it counts (cycles or steps)."""
+        if self._scale_fn_custom is not None:
+            return
+        self.scale_mode = "iterations" if self.mode == "exp_range" else "cycle"
+
+    def scale_fn(self, x):
+        if self._scale_fn_custom is not None:
+            return self._scale_fn_custom(x)
+        if self.mode == "triangular":
+            return 1.0
+        if self.mode == "triangular2":
+            return 1 / (2.0 ** (x - 1))
+        return self.gamma ** x
+
+    def get_lr(self):
+        self._warn_if_called_directly()
+        cycle = math.floor(1 + self.last_epoch / self.total_size)
+        x = 1.0 + self.last_epoch / self.total_size - cycle
+        rising = x <= self.step_ratio
+        fraction = x / self.step_ratio if rising else (x - 1) / (self.step_ratio - 1)
+        scale = self.scale_fn(cycle if self.scale_mode == "cycle" else self.last_epoch)
+        lrs = [base + (top - base) * fraction * scale
+               for base, top in zip(self.base_lrs, self.max_lrs)]
+        if self.cycle_momentum:
+            for group, base, top in zip(self.optimizer.param_groups, self.base_momentums,
+                                        self.max_momentums):
+                self._set_momentum(group, top - (top - base) * fraction * scale)
+        return lrs
+
+    def state_dict(self):
+        """As torch's: a custom scale function is kept only as its attributes (a callable
+        object's __dict__), never the function itself."""
+        state = super().state_dict()
+        custom = state.pop("_scale_fn_custom")
+        state["_scale_fn_custom"] = (custom.__dict__.copy() if custom is not None and not
+                                     isinstance(custom, types.FunctionType) else None)
+        return state
+
+    def load_state_dict(self, state_dict):
+        state_dict = dict(state_dict)
+        custom = state_dict.pop("_scale_fn_custom")
+        super().load_state_dict(state_dict)
+        if custom is not None:
+            self._scale_fn_custom.__dict__.update(custom)
+        self._init_scale_fn()
+
+
+class OneCycleLR(_CyclesMomentum, LRScheduler):
     """The 1cycle policy: lr up to max_lr and down far below base, momentum the other way."""
 
     def __init__(self, optimizer, max_lr, total_steps=None, epochs=None, steps_per_epoch=None,
@@ -307,26 +413,6 @@ class OneCycleLR(LRScheduler):
         if cycle_momentum:
             self._init_momentum(optimizer, base_momentum, max_momentum, last_epoch)
         super().__init__(optimizer, last_epoch)
-
-    def _init_momentum(self, optimizer, base_momentum, max_momentum, last_epoch):
-        if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
-            raise ValueError("optimizer must support momentum or beta1 with `cycle_momentum` "
-                             "option enabled")
-        self.use_beta1 = "betas" in optimizer.defaults
-        max_momentums = per_group("max_momentum", optimizer, max_momentum)
-        base_momentums = per_group("base_momentum", optimizer, base_momentum)
-        if last_epoch != -1:
-            return
-        for top, bottom, group in zip(max_momentums, base_momentums, optimizer.param_groups):
-            self._set_momentum(group, top)
-            group["max_momentum"] = top
-            group["base_momentum"] = bottom
-
-    def _set_momentum(self, group, value):
-        if self.use_beta1:
-            group["betas"] = (value, *group["betas"][1:])
-        else:
-            group["momentum"] = value
 
     def _anneal(self, start, end, pct):
         if self._anneal_func_type == "cos":
