@@ -1,5 +1,4 @@
 import math
-from numbers import Number
 
 import tapegrad
 from tapegrad._tensor import Size
@@ -7,7 +6,7 @@ from tapegrad.nn.functional import binary_cross_entropy_with_logits
 
 from . import constraints
 from .exp_family import ExponentialFamily
-from .utils import _one_of, broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import _probs_and_logits, _set_one_of, broadcast_all
 
 __all__ = ["Bernoulli"]
 
@@ -20,10 +19,7 @@ class Bernoulli(ExponentialFamily):
     _mean_carrier_measure = 0
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        given, name = _one_of(probs, logits)
-        (self._param,) = broadcast_all(given)
-        setattr(self, name, self._param)
-        batch_shape = Size() if isinstance(given, Number) else self._param.size()
+        self._param, batch_shape = _set_one_of(self, probs, logits)
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
@@ -46,13 +42,7 @@ class Bernoulli(ExponentialFamily):
     def variance(self):
         return self.probs * (1 - self.probs)
 
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
+    probs, logits = _probs_and_logits(is_binary=True)
 
     @property
     def param_shape(self):

@@ -4,7 +4,7 @@ from tapegrad._tensor import Size
 from . import constraints
 from ._sampling import binomial_array
 from .distribution import Distribution
-from .utils import _one_of, broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import _one_of, _probs_and_logits, broadcast_all
 
 __all__ = ["Binomial"]
 
@@ -50,13 +50,7 @@ class Binomial(Distribution):
     def variance(self):
         return self.total_count * self.probs * (1 - self.probs)
 
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
+    probs, logits = _probs_and_logits(is_binary=True)
 
     @property
     def param_shape(self):

@@ -5,7 +5,7 @@ from tapegrad._tensor import Size
 
 from . import constraints
 from .distribution import Distribution
-from .utils import _one_of, finfo, lazy_property, logits_to_probs, probs_to_logits
+from .utils import _one_of, _probs_and_logits, finfo
 
 __all__ = ["Categorical"]
 
@@ -42,13 +42,7 @@ class Categorical(Distribution):
     def support(self):
         return constraints.integer_interval(0, self._num_events - 1)
 
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits)
+    probs, logits = _probs_and_logits(is_binary=False)
 
     @property
     def param_shape(self):

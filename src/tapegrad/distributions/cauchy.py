@@ -1,12 +1,11 @@
 import math
-from numbers import Number
 
 import tapegrad
 from tapegrad._tensor import Size
 
 from . import constraints
 from .distribution import Distribution
-from .utils import broadcast_all
+from .utils import _batch_shape, broadcast_all
 
 __all__ = ["Cauchy"]
 
@@ -19,8 +18,7 @@ class Cauchy(Distribution):
 
     def __init__(self, loc, scale, validate_args=None):
         self.loc, self.scale = broadcast_all(loc, scale)
-        scalars = isinstance(loc, Number) and isinstance(scale, Number)
-        super().__init__(Size() if scalars else self.loc.size(), validate_args=validate_args)
+        super().__init__(_batch_shape(self.loc, loc, scale), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         return self._expanded(Cauchy, batch_shape, _instance, ("loc", "scale"))

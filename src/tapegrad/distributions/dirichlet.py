@@ -1,5 +1,4 @@
 import tapegrad
-from tapegrad._tensor import Size
 from tapegrad.nn.functional import one_hot
 
 from . import constraints

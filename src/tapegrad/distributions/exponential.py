@@ -1,11 +1,9 @@
-from numbers import Number
-
 import tapegrad
 from tapegrad._tensor import Size
 
 from . import constraints
 from .exp_family import ExponentialFamily
-from .utils import broadcast_all
+from .utils import _batch_shape, broadcast_all
 
 __all__ = ["Exponential"]
 
@@ -19,8 +17,7 @@ class Exponential(ExponentialFamily):
 
     def __init__(self, rate, validate_args=None):
         (self.rate,) = broadcast_all(rate)
-        batch_shape = Size() if isinstance(rate, Number) else self.rate.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+        super().__init__(_batch_shape(self.rate, rate), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         return self._expanded(Exponential, batch_shape, _instance, ("rate",))

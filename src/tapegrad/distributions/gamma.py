@@ -1,12 +1,10 @@
-from numbers import Number
-
 import tapegrad
 from tapegrad._tensor import Size
 
 from . import constraints
 from ._sampling import StandardGamma
 from .exp_family import ExponentialFamily
-from .utils import broadcast_all, finfo
+from .utils import _batch_shape, broadcast_all, finfo
 
 __all__ = ["Gamma"]
 
@@ -20,9 +18,8 @@ class Gamma(ExponentialFamily):
 
     def __init__(self, concentration, rate, validate_args=None):
         self.concentration, self.rate = broadcast_all(concentration, rate)
-        scalars = isinstance(concentration, Number) and isinstance(rate, Number)
-        batch_shape = Size() if scalars else self.concentration.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+        super().__init__(_batch_shape(self.concentration, concentration, rate),
+                         validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         return self._expanded(Gamma, batch_shape, _instance, ("concentration", "rate"))

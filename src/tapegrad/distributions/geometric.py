@@ -1,12 +1,10 @@
-from numbers import Number
-
 import tapegrad
 from tapegrad._tensor import Size
 from tapegrad.nn.functional import binary_cross_entropy_with_logits
 
 from . import constraints
 from .distribution import Distribution
-from .utils import _one_of, broadcast_all, finfo, lazy_property, logits_to_probs, probs_to_logits
+from .utils import _probs_and_logits, _set_one_of, broadcast_all, finfo
 
 __all__ = ["Geometric"]
 
@@ -17,10 +15,7 @@ class Geometric(Distribution):
     support = constraints.nonnegative_integer
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        given, name = _one_of(probs, logits)
-        (tensor,) = broadcast_all(given)
-        setattr(self, name, tensor)
-        batch_shape = Size() if isinstance(given, Number) else given.size()
+        _, batch_shape = _set_one_of(self, probs, logits)
         super().__init__(batch_shape, validate_args=validate_args)
         if self._validate_args and probs is not None:
             # unit_interval admits 0, which gives no distribution
@@ -46,13 +41,7 @@ class Geometric(Distribution):
     def variance(self):
         return (1.0 / self.probs - 1.0) / self.probs
 
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
+    probs, logits = _probs_and_logits(is_binary=True)
 
     def sample(self, sample_shape=Size()):
         shape = self._extended_shape(sample_shape)

@@ -1,12 +1,11 @@
 import math
-from numbers import Number
 
 import tapegrad
 from tapegrad._tensor import Size
 
 from . import constraints
 from .exp_family import ExponentialFamily
-from .utils import _standard_normal, broadcast_all
+from .utils import _batch_shape, _standard_normal, broadcast_all
 
 __all__ = ["Normal"]
 
@@ -20,8 +19,7 @@ class Normal(ExponentialFamily):
 
     def __init__(self, loc, scale, validate_args=None):
         self.loc, self.scale = broadcast_all(loc, scale)
-        scalars = isinstance(loc, Number) and isinstance(scale, Number)
-        super().__init__(Size() if scalars else self.loc.size(), validate_args=validate_args)
+        super().__init__(_batch_shape(self.loc, loc, scale), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         return self._expanded(Normal, batch_shape, _instance, ("loc", "scale"))

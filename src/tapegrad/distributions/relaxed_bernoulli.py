@@ -1,5 +1,3 @@
-from numbers import Number
-
 import tapegrad
 from tapegrad._tensor import Size
 
@@ -7,8 +5,7 @@ from . import constraints
 from .distribution import Distribution
 from .transformed_distribution import TransformedDistribution
 from .transforms import SigmoidTransform
-from .utils import (_one_of, broadcast_all, clamp_probs, lazy_property, logits_to_probs,
-                    probs_to_logits)
+from .utils import _probs_and_logits, _set_one_of, broadcast_all, clamp_probs
 
 __all__ = ["LogitRelaxedBernoulli", "RelaxedBernoulli"]
 
@@ -20,10 +17,7 @@ class LogitRelaxedBernoulli(Distribution):
 
     def __init__(self, temperature, probs=None, logits=None, validate_args=None):
         self.temperature = temperature
-        given, name = _one_of(probs, logits)
-        (self._param,) = broadcast_all(given)
-        setattr(self, name, self._param)
-        batch_shape = Size() if isinstance(given, Number) else self._param.size()
+        self._param, batch_shape = _set_one_of(self, probs, logits)
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
@@ -34,13 +28,7 @@ class LogitRelaxedBernoulli(Distribution):
     def _new(self, *args, **kwargs):
         return self._param.new(*args, **kwargs)
 
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
+    probs, logits = _probs_and_logits(is_binary=True)
 
     @property
     def param_shape(self):

@@ -1,12 +1,11 @@
 import math
-from numbers import Number
 
 import tapegrad
 from tapegrad._tensor import Size
 
 from . import constraints
 from .distribution import Distribution
-from .utils import broadcast_all
+from .utils import _batch_shape, broadcast_all
 
 __all__ = ["Uniform"]
 
@@ -17,8 +16,7 @@ class Uniform(Distribution):
 
     def __init__(self, low, high, validate_args=None):
         self.low, self.high = broadcast_all(low, high)
-        scalars = isinstance(low, Number) and isinstance(high, Number)
-        super().__init__(Size() if scalars else self.low.size(), validate_args=validate_args)
+        super().__init__(_batch_shape(self.low, low, high), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         return self._expanded(Uniform, batch_shape, _instance, ("low", "high"))

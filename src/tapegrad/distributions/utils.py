@@ -30,6 +30,11 @@ def broadcast_all(*values):
     return tapegrad.broadcast_tensors(*tensors)
 
 
+def _batch_shape(tensor, *given):
+    """A distribution's batch shape: none when its parameters were all given as numbers."""
+    return tapegrad.Size() if all(isinstance(v, Number) for v in given) else tensor.size()
+
+
 def _standard_normal(shape, dtype, device):
     # torch draws in place with normal_(), which fixes the stream's order
     return tapegrad.empty(shape, dtype=dtype, device=device).normal_()
@@ -117,3 +122,22 @@ def _one_of(probs, logits):
     if (probs is None) == (logits is None):
         raise ValueError("Either `probs` or `logits` must be specified, but not both.")
     return (probs, "probs") if probs is not None else (logits, "logits")
+
+
+def _set_one_of(instance, probs, logits):
+    """Store the one of probs and logits given (a number becomes a tensor) on instance;
+    return it and the batch shape (none for a number)."""
+    given, name = _one_of(probs, logits)
+    (tensor,) = broadcast_all(given)
+    setattr(instance, name, tensor)
+    return tensor, _batch_shape(tensor, given)
+
+
+def _probs_and_logits(is_binary):
+    """lazy probs and logits properties, each derived from the other when not given."""
+    def probs(self):
+        return logits_to_probs(self.logits, is_binary=is_binary)
+
+    def logits(self):
+        return probs_to_logits(self.probs, is_binary=is_binary)
+    return lazy_property(probs), lazy_property(logits)
