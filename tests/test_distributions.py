@@ -227,6 +227,19 @@ def test_rsample_values_and_gradients_match_torch(name):
         assert_close(mine, reference, rtol=rtol, atol=1e-9)
 
 
+@pytest.mark.parametrize("name", ["Gamma", "Dirichlet"])
+def test_gamma_draw_nodes_are_named_as_torchs(name):
+    torch = torch_or_skip()
+
+    def node_names(lib):
+        distribution, _ = make(lib, name, requires_grad=True)
+        node = distribution.rsample().grad_fn
+        return [type(node).__name__] + [type(n).__name__ for n, _ in node.next_functions
+                                        if n is not None]
+
+    assert node_names(tapegrad) == node_names(torch)
+
+
 def test_gamma_rsample_gradient_is_the_implicit_derivative():
     # d sample / d concentration at a fixed quantile u: F(x(a), a) = u
     special = pytest.importorskip("scipy.special")

@@ -118,6 +118,11 @@ class StandardGamma(Function):
         return grad_output * _as_tensor(grad, x)
 
 
+# torch's _standard_gamma is a native op with a generated node
+StandardGamma._backward_cls.__name__ = StandardGamma._backward_cls.__qualname__ = (
+    "StandardGammaBackward0")
+
+
 class _Dirichlet(Function):
     """torch._sample_dirichlet with the gradient torch's Dirichlet.rsample gives."""
 
