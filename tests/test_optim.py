@@ -5,6 +5,7 @@ gradient comes from one fixed noisy quadratic, evaluated in NumPy on each librar
 current weights, so any difference in an update feeds into later gradients and grows.
 """
 import copy
+import importlib
 import math
 import warnings
 
@@ -449,3 +450,55 @@ def test_lbfgs_refuses_parameter_groups_and_other_line_searches():
     first.grad = tapegrad.ones(2)
     with pytest.raises(RuntimeError, match="only 'strong_wolfe' is supported"):
         opt.step(lambda: (first ** 2).sum())
+
+
+def _hook_trace(lib):
+    """What step and state_dict hooks see and do, in order."""
+    trace = []
+    module = importlib.import_module(f"{lib.__name__}.optim.optimizer")
+    param = lib.tensor([1.0, 2.0], dtype=lib.float64, requires_grad=True)
+    opt = lib.optim.SGD([param], lr=0.1)
+    handles = [
+        module.register_optimizer_step_pre_hook(
+            lambda o, args, kwargs: trace.append(("global pre", len(args), kwargs))),
+        opt.register_step_pre_hook(lambda o, args, kwargs: trace.append(("pre", o is opt))),
+        opt.register_step_post_hook(lambda o, args, kwargs: trace.append(
+            ("post", param.detach().tolist()))),
+        module.register_optimizer_step_post_hook(
+            lambda o, args, kwargs: trace.append(("global post",))),
+        opt.register_state_dict_pre_hook(lambda o: trace.append(("sd pre",))),
+        opt.register_state_dict_post_hook(lambda o, sd: {**sd, "extra": 1}),
+        opt.register_state_dict_pre_hook(lambda o: trace.append(("sd first",)), prepend=True),
+        opt.register_load_state_dict_pre_hook(
+            lambda o, sd: {k: v for k, v in sd.items() if k != "extra"}),
+        opt.register_load_state_dict_post_hook(lambda o: trace.append(("loaded",))),
+    ]
+    param.grad = lib.ones(2, dtype=lib.float64)
+    opt.step()
+    saved = opt.state_dict()
+    trace.append(sorted(saved))
+    opt.load_state_dict(saved)
+    for handle in handles:
+        handle.remove()
+    opt.step()  # no hook runs any more
+    trace.append(param.detach().tolist())
+    return trace
+
+
+def test_optimizer_hooks_match_torch():
+    torch = torch_or_skip()
+    assert _hook_trace(tapegrad) == _hook_trace(torch)
+
+
+def test_step_pre_hook_can_replace_the_arguments():
+    param = tapegrad.zeros(1, requires_grad=True)
+    opt = optim.SGD([param], lr=1.0)
+    param.grad = tapegrad.ones(1)
+    calls = []
+    opt.register_step_pre_hook(lambda o, args, kwargs: (args, {"closure": lambda: calls.append(1)
+                                                              or 0.0}))
+    opt.step()
+    assert calls == [1]
+    opt.register_step_pre_hook(lambda o, args, kwargs: "wrong")
+    with pytest.raises(RuntimeError, match="must return None or a tuple"):
+        opt.step()

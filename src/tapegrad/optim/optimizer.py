@@ -5,12 +5,61 @@ Subclasses implement `_update_param(param, group)`, which the shared `step` call
 helpers that several optimizers share live here too.
 """
 import copy
-from collections import defaultdict
+import functools
+from collections import OrderedDict, defaultdict
 
 import tapegrad
+from ..autograd.graph import RemovableHandle
 from .._warnings import warn
 
-__all__ = ["Optimizer", "required"]
+__all__ = ["Optimizer", "register_optimizer_step_post_hook", "register_optimizer_step_pre_hook",
+           "required"]
+
+# hooks run around every optimizer's step, before and after the optimizer's own
+_global_step_pre_hooks = OrderedDict()
+_global_step_post_hooks = OrderedDict()
+_HOOK_DICTS = ("_optimizer_step_pre_hooks", "_optimizer_step_post_hooks",
+               "_optimizer_state_dict_pre_hooks", "_optimizer_state_dict_post_hooks",
+               "_optimizer_load_state_dict_pre_hooks", "_optimizer_load_state_dict_post_hooks")
+
+
+def register_optimizer_step_pre_hook(hook):
+    """hook(optimizer, args, kwargs) before every optimizer's step; it may return new
+    (args, kwargs)."""
+    return RemovableHandle(_global_step_pre_hooks, hook)
+
+
+def register_optimizer_step_post_hook(hook):
+    """hook(optimizer, args, kwargs) after every optimizer's step."""
+    return RemovableHandle(_global_step_post_hooks, hook)
+
+
+def _with_step_hooks(step):
+    """step, with the global and the optimizer's own pre- and post-hooks around it."""
+    @functools.wraps(step)
+    def hooked_step(self, *args, **kwargs):
+        args = (self, *args)
+        for hook in (*_global_step_pre_hooks.values(), *self._optimizer_step_pre_hooks.values()):
+            result = hook(self, args, kwargs)
+            if result is not None:
+                if not (isinstance(result, tuple) and len(result) == 2):
+                    raise RuntimeError(f"{step} must return None or a tuple of (new_args, "
+                                       f"new_kwargs), but got {result}.")
+                args, kwargs = result
+        out = step(*args, **kwargs)
+        for hook in (*self._optimizer_step_post_hooks.values(),
+                     *_global_step_post_hooks.values()):
+            hook(self, args, kwargs)
+        return out
+    hooked_step.hooked = True
+    return hooked_step
+
+
+def _registered(hooks, hook, prepend):
+    handle = RemovableHandle(hooks, hook)
+    if prepend:
+        hooks.move_to_end(handle.id, last=False)
+    return handle
 
 
 class _RequiredParameter:
@@ -28,6 +77,11 @@ class Optimizer:
 
     def __init__(self, params, defaults):
         self.defaults = defaults
+        for name in _HOOK_DICTS:
+            setattr(self, name, OrderedDict())
+        cls = type(self)
+        if not getattr(cls.step, "hooked", False):  # once per class, as torch patches it
+            cls.step = _with_step_hooks(cls.step)
         if isinstance(params, tapegrad.Tensor):
             raise TypeError("params argument given to the optimizer should be an iterable of "
                             "Tensors or dicts, but got " + _typename(params))
@@ -48,7 +102,33 @@ class Optimizer:
 
     def __setstate__(self, state):
         self.__dict__.update(state)
+        for name in _HOOK_DICTS:  # an unpickled optimizer has no hooks
+            self.__dict__.setdefault(name, OrderedDict())
         self.defaults.setdefault("differentiable", False)
+
+    def register_step_pre_hook(self, hook):
+        """hook(optimizer, args, kwargs) before each step; it may return new (args, kwargs)."""
+        return RemovableHandle(self._optimizer_step_pre_hooks, hook)
+
+    def register_step_post_hook(self, hook):
+        """hook(optimizer, args, kwargs) after each step."""
+        return RemovableHandle(self._optimizer_step_post_hooks, hook)
+
+    def register_state_dict_pre_hook(self, hook, prepend=False):
+        """hook(optimizer) before state_dict() builds the dict."""
+        return _registered(self._optimizer_state_dict_pre_hooks, hook, prepend)
+
+    def register_state_dict_post_hook(self, hook, prepend=False):
+        """hook(optimizer, state_dict) after state_dict(); it may return a new dict."""
+        return _registered(self._optimizer_state_dict_post_hooks, hook, prepend)
+
+    def register_load_state_dict_pre_hook(self, hook, prepend=False):
+        """hook(optimizer, state_dict) before loading; it may return the dict to load."""
+        return _registered(self._optimizer_load_state_dict_pre_hooks, hook, prepend)
+
+    def register_load_state_dict_post_hook(self, hook, prepend=False):
+        """hook(optimizer) after loading."""
+        return _registered(self._optimizer_load_state_dict_post_hooks, hook, prepend)
 
     def __repr__(self):
         text = self.__class__.__name__ + " ("
@@ -112,6 +192,16 @@ class Optimizer:
 
     def state_dict(self):
         """The optimizer's state, with parameters replaced by their index in group order."""
+        for hook in self._optimizer_state_dict_pre_hooks.values():
+            hook(self)
+        state_dict = self._packed_state()
+        for hook in self._optimizer_state_dict_post_hooks.values():
+            result = hook(self, state_dict)
+            if result is not None:
+                state_dict = result
+        return state_dict
+
+    def _packed_state(self):
         index_of = {}
         packed_groups = []
         for group in self.param_groups:
@@ -127,6 +217,15 @@ class Optimizer:
 
     def load_state_dict(self, state_dict):
         """Restore state and group options saved by `state_dict` onto this optimizer's params."""
+        for hook in self._optimizer_load_state_dict_pre_hooks.values():
+            result = hook(self, state_dict)
+            if result is not None:
+                state_dict = result
+        self._load_packed_state(state_dict)
+        for hook in self._optimizer_load_state_dict_post_hooks.values():
+            hook(self)
+
+    def _load_packed_state(self, state_dict):
         saved_groups = copy.deepcopy(state_dict["param_groups"])
         if len(self.param_groups) != len(saved_groups):
             raise ValueError("loaded state dict has a different number of parameter groups")
