@@ -114,18 +114,16 @@ class _Axis:
     def __init__(self, coordinate, size, mode, padding_mode, align_corners):
         position, scale = _unnormalized(coordinate, size, align_corners)
         position = np.clip(position, -_FAR, _FAR)
+        slope = np.ones(position.shape)
         if mode != "bicubic":  # bicubic pads each tap's index instead
             position, slope = _padded(position, size, padding_mode, align_corners)
-            self.slope = slope * scale
-        else:
-            self.slope = np.full(position.shape, scale)
-        if mode == "nearest":
+        if mode == "nearest":  # no fraction: the grid gets no gradient
             self.indices = [np.rint(position).astype(np.int64)]
-            self.fraction = None
-            self.slope = None
+            self.fraction = self.slope = None
         else:
             first = np.floor(position)
             self.fraction = (position - first).astype(coordinate.dtype)
+            self.slope = slope * scale
             offsets = (0, 1) if mode == "bilinear" else (-1, 0, 1, 2)
             taps = [first + offset for offset in offsets]
             if mode == "bicubic" and padding_mode != "zeros":
@@ -332,7 +330,9 @@ _ALIGN_CORNERS_DEFAULT = ("Default grid_sample and affine_grid behavior has chan
 
 
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
-    """input sampled at the normalised positions of grid ([-1, 1] spans the input)."""
+    """input sampled at the normalised positions of grid ([-1, 1] spans the input). Differs
+    from torch: a NaN grid position samples 0 (torch's bilinear and bicubic give NaN there,
+    its backward gives them no gradient, and with border padding it crashes)."""
     if mode not in _MODES:
         raise ValueError("nn.functional.grid_sample(): expected mode to be 'bilinear', "
                          f"'nearest' or 'bicubic', but got: '{mode}'")
