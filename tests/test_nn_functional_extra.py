@@ -430,6 +430,12 @@ def test_ctc_loss_unbatched_matches_torch(reduction):
         [_log_probs(batch=1)[:, 0]])
 
 
+@pytest.mark.parametrize("reduction", [(), (0, 0), (0, 1), (0, 2), (0, 5)])
+def test_torch_ctc_loss_takes_aten_reductions(reduction):
+    compare_with_torch(lambda lib, log_probs: lib.ctc_loss(
+        log_probs, lib.tensor(_TARGETS), [10, 9, 8], [3, 2, 2], *reduction), [_log_probs()])
+
+
 def test_ctc_loss_gradcheck_through_log_softmax():
     # torch's gradient is exp(log_probs) - posterior, the gradient with respect to the logits:
     # numerically right only through a log_softmax

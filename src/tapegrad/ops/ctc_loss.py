@@ -245,4 +245,14 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     return reduce_loss(loss, reduction)
 
 
-NN_FUNCTIONS = FUNCTIONS = ["ctc_loss"]
+def torch_ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=0,
+                   zero_infinity=False):
+    """torch.ctc_loss: reduction as ATen's number, 1 mean, 2 sum, any other none (torch's
+    default, whatever its signature shows, reduces nothing)."""
+    reduction = {1: "mean", 2: "sum"}.get(reduction, "none")
+    return ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, reduction,
+                    zero_infinity)
+
+
+FUNCTIONS = {"ctc_loss": torch_ctc_loss}
+NN_FUNCTIONS = ["ctc_loss"]
