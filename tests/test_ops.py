@@ -6,6 +6,7 @@ pytest.importorskip inside the test, so the suite runs (and skips those) without
 """
 import collections
 import contextlib
+import inspect
 import math
 import types
 import warnings
@@ -404,6 +405,16 @@ NOT_IMPLEMENTED_NODES = {"_remainder_scalar_tensor", "_scatter_reducing"}
 # Registered ops that only an nn module reaches (no public function, so no op_db row): nn.LSTM's
 # fused layer, against torch in tests/test_rnn_fused.py.
 MODULE_ONLY_NODES = {"mkldnn_rnn_layer"}
+# Functions that make a tensor from sizes alone, no tensor input: nothing for a row to
+# differentiate (test_factories_take_no_tensor_input). The windows' op_db use is as stft's and
+# istft's windows (op_db_fft.py).
+FACTORIES = {"hann_window", "hamming_window", "bartlett_window", "blackman_window",
+             "kaiser_window", "fft.fftfreq", "fft.rfftfreq"}
+# torch.masked functions whose results have no gradient, as in torch: argmax and argmin give
+# indices (in the input's dtype), _input_mask and _output_mask bool masks
+# (test_masked_functions_without_rows_have_no_gradient)
+MASKED_NOT_DIFFERENTIABLE = {"masked.argmax", "masked.argmin", "masked._input_mask",
+                             "masked._output_mask"}
 
 
 # the namespaces whose functions rows name as "<prefix>.<name>" (masked.sum is not sum)
@@ -425,8 +436,45 @@ def public_functions():
 
 def test_every_public_op_has_an_op_db_row():
     covered = {op for row in OP_DB for op in row.ops}
-    missing = public_functions() - covered - NOT_DIFFERENTIABLE - IN_PLACE
+    missing = (public_functions() - covered - NOT_DIFFERENTIABLE - IN_PLACE - FACTORIES
+               - MASKED_NOT_DIFFERENTIABLE)
     assert not missing, f"ops without an op_db row: {sorted(missing)}"
+
+
+def public_function(name):
+    """The function public_functions() names `name`."""
+    prefix, _, short = name.rpartition(".")
+    return PREFIXED[prefix][short] if prefix else getattr(tapegrad.ops, name)
+
+
+@pytest.mark.parametrize("name", sorted(FACTORIES))
+def test_factories_take_no_tensor_input(name):
+    factory = public_function(name)
+    assert "input" not in inspect.signature(factory).parameters
+    made = factory(5, requires_grad=True)  # from the size alone: a leaf, with nothing before it
+    assert made.is_leaf and made.requires_grad and made.grad_fn is None
+
+
+MASKED_CALLS = {
+    "masked.argmax": lambda lib, x, mask: lib.masked.argmax(x, 1, mask=mask),
+    "masked.argmin": lambda lib, x, mask: lib.masked.argmin(x, dim=0, mask=mask),
+    "masked._input_mask": lambda lib, x, mask: lib.masked._input_mask(x, mask=mask),
+    "masked._output_mask": lambda lib, x, mask: lib.masked._output_mask(lib.masked.sum, x, 1,
+                                                                        mask=mask),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MASKED_NOT_DIFFERENTIABLE))
+def test_masked_functions_without_rows_have_no_gradient(name):
+    torch = pytest.importorskip("torch")
+    results = []
+    for lib in (tapegrad, torch):
+        x = lib.tensor([[1.0, -2.0, 3.0], [0.5, 4.0, -1.0]], requires_grad=True)
+        mask = lib.tensor([[True, False, True], [False, True, True]])
+        results.append(MASKED_CALLS[name](lib, x, mask))
+    ours, theirs = results
+    assert not ours.requires_grad and not theirs.requires_grad
+    assert_same_tensor(ours, theirs, TOLERANCE["float64"], name)
 
 
 def test_no_two_op_families_export_one_name():
