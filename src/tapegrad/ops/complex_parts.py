@@ -20,20 +20,18 @@ from .strided import offset_in_storage
 from .unary import sgn
 
 
-def positive(input):
-    """+input: the tensor itself (torch refuses bool)."""
-    if not isinstance(input, Tensor):
-        raise TypeError(f"positive(): argument 'input' (position 1) must be Tensor, not "
-                        f"{type(input).__name__}")
-    if input.dtype is _dtype.bool:
-        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
-    return input
-
-
 def _check_tensor(name, input):
     if not isinstance(input, Tensor):
         raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
                         f"{type(input).__name__}")
+
+
+def positive(input):
+    """+input: the tensor itself (torch refuses bool)."""
+    _check_tensor("positive", input)
+    if input.dtype is _dtype.bool:
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return input
 
 
 # ---- the parts: views of the interleaved (real, imag) pairs -------------------------------
