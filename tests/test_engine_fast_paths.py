@@ -114,3 +114,16 @@ def test_integer_intermediates_send_a_formula_back_to_tensors():
     x.amax(1).sum().backward()
     assert x.grad.dtype is tapegrad.float32
     assert x.grad.tolist() == [[0.0, 0.5, 0.5], [0.5, 0.5, 0.0]]
+
+
+def test_grad_runs_only_the_formulas_of_inputs_it_was_asked_for():
+    """autograd.grad(out, [q]) leaves x's formula alone (zeta's raises), as torch's engine
+    computes only the outputs that lead to the requested inputs."""
+    x = tapegrad.tensor([2.0, 3.0], requires_grad=True)
+    q = tapegrad.tensor([1.0, 2.0], requires_grad=True)
+    out = tapegrad.special.zeta(x, q).sum()
+    (grad_q,) = tapegrad.autograd.grad(out, [q], retain_graph=True)
+    np.testing.assert_allclose(grad_q.numpy(), [-2.4041138, -0.2469697], rtol=1e-5)
+    with pytest.raises(RuntimeError, match="the derivative for 'zeta' is not implemented"):
+        tapegrad.autograd.grad(out, [x])
+    assert out.grad_fn.next_functions[0][0].next_functions  # the graph is intact

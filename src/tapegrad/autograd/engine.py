@@ -315,8 +315,16 @@ def _drain(ready, pending, dependencies, needed, targets, captured, retain_graph
                 if grads[0] is None and all(grad is None for grad in grads):
                     outputs = (None,) * len(node.next_functions)
                 else:
-                    outputs = (anomaly_mode.checked_apply(node, partial(node.apply, grads))
-                               if anomaly_mode._enabled else node.apply(grads))
+                    wanted = needed is not None and getattr(node, "_needs_input_grad", None)
+                    if wanted:  # only the formulas of inputs that lead to a target run
+                        node._needs_input_grad = [w and edge[0] in needed for w, edge in
+                                                  zip(wanted, node.next_functions)]
+                    try:
+                        outputs = (anomaly_mode.checked_apply(node, partial(node.apply, grads))
+                                   if anomaly_mode._enabled else node.apply(grads))
+                    finally:
+                        if wanted:
+                            node._needs_input_grad = wanted
                     if len(outputs) != len(node.next_functions):
                         raise RuntimeError(
                             f"function {node.name()} returned an incorrect number of gradients "
