@@ -2,6 +2,7 @@
 ops/_define.py) and gradients taken or summed in place (Note [Unshared gradients] in
 autograd/engine.py) give what the Tensor path and torch give, and never alias two gradients."""
 import numpy as np
+import pytest
 
 import tapegrad
 from tapegrad.ops import REGISTRY, _define
