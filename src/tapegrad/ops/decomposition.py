@@ -10,7 +10,7 @@ from .._tensor import Tensor
 from ..autograd.grad_mode import is_recording
 from ._checks import broadcast_shapes, wrap_dim
 from ._define import defop
-from .complex_parts import conj_of
+from .complex_parts import conj_of, imag, real
 from .joining import cat, stack
 from .linalg import matmul
 from .pointwise import where
@@ -67,6 +67,11 @@ def _mT(matrices):  # the plain transpose (factorization.py's formulas use it)
 def _mH(matrices):
     """The conjugate transpose, A^H in torch's formulas (the transpose of real matrices)."""
     return conj_of(transpose(matrices, -2, -1))
+
+
+def _is_complex(value):
+    """Whether a formula's value is a complex tensor (arrays of a formula on arrays are real)."""
+    return isinstance(value, Tensor) and value.dtype.is_complex
 
 
 def _swap(array):
@@ -191,10 +196,14 @@ def _slogdet(xp, A: Tensor):
 
 
 def _slogdet_backward(ctx):
-    """g A^-T from logabsdet's g (the sign is locally constant for real matrices). For a
-    singular A it is infinite, as torch's: the cofactors over a zero determinant (the signs of
-    the infinities can differ from torch's, which come out of its LU solve)."""
-    grad, A = ctx.grads[1], ctx.A
+    """g A^-H from logabsdet's g (the sign is locally constant for real matrices; a complex
+    sign's phase adds torch's i Im(conj(sign) g_sign) to g). For a singular A it is infinite,
+    as torch's: the cofactors over a zero determinant (the signs of the infinities can differ
+    from torch's, which come out of its LU solve)."""
+    (grad_sign, grad), A = ctx.grads, ctx.A
+    if grad_sign is not None and _is_complex(A):
+        phase = imag(conj_of(ctx.result0) * grad_sign)
+        grad = phase * 1j if grad is None else grad + phase * 1j
     if grad is None:
         return None
     singular = ctx.result0._data == 0
@@ -404,7 +413,10 @@ def _qr_backward(ctx):
 def _qr_square_backward(Q, R, grad_Q, grad_R):
     M = matmul(R, _mH(grad_R)) - matmul(_mH(grad_Q), Q)
     lower = tril(M, -1)
-    symmetric = lower + _mH(lower) + diag_embed(diagonal(M, 0, -2, -1))
+    on_diagonal = diagonal(M, 0, -2, -1)
+    # torch's copyltu: the Hermitian matrix with M's lower part and the real part of its diagonal
+    symmetric = lower + _mH(lower) + diag_embed(real(on_diagonal) if _is_complex(M)
+                                                else on_diagonal)
     if (np.diagonal(R._data, 0, -2, -1) == 0).any():  # a rank-deficient A
         return _substitute_right(R, grad_Q + matmul(Q, symmetric))
     return _solve(_mH(R), grad_Q + matmul(Q, symmetric), False)
@@ -561,18 +573,22 @@ def _svd_backward(ctx):
 
 
 def _svd_inner_grad(U, S, Vh, grad_U, grad_S, grad_Vh):
-    """The k x k core: skew(U^T gU) S / E + S skew(V^T gV) / E + diag(gS), E_ij = S_j^2 - S_i^2
-    (1 on the diagonal, where the skew parts vanish)."""
+    """The k x k core: skew(U^H gU) S / E + S skew(V^H gV) / E + diag(gS), E_ij = S_j^2 - S_i^2
+    (1 on the diagonal, where the skew parts of real matrices vanish); complex ones add torch's
+    diag(skew(U^H gU)) / 2S, for the phase a column of U shares with one of V."""
     squares = S * S
     gaps = unsqueeze(squares, -2) - unsqueeze(squares, -1) + _identity(S.shape[-1], S)
     inner = zeros_of(gaps)
     if grad_U is not None:
         UtgU = matmul(_mH(U), grad_U)
-        inner = inner + (UtgU - _mH(UtgU)) * unsqueeze(S, -2)
+        skew_U = UtgU - _mH(UtgU)
+        inner = inner + skew_U * unsqueeze(S, -2)
     if grad_Vh is not None:
         VtgV = matmul(Vh, _mH(grad_Vh))
         inner = inner + unsqueeze(S, -1) * (VtgV - _mH(VtgV))
     inner = inner / gaps
+    if grad_U is not None and grad_Vh is not None and _is_complex(U):
+        inner = inner + diag_embed(diagonal(skew_U, 0, -2, -1) / (2 * S))
     return inner if grad_S is None else inner + diag_embed(grad_S)
 
 
