@@ -74,10 +74,23 @@ def _tensors(value):
     return []
 
 
+def _typed(array, dtype):
+    """array in dtype; a complex dtype adds imaginary parts off the diagonal where array is
+    not 0, so triangles stay triangles and factors keep their real diagonals (the same parts
+    for both libraries)."""
+    if np.dtype(dtype).kind != "c":
+        return array.astype(dtype)
+    place = array != 0
+    if array.ndim >= 2:
+        place &= np.eye(*array.shape[-2:]) == 0
+    noise = np.random.default_rng(array.size).uniform(-0.2, 0.2, array.shape)
+    return (array + 1j * noise * place).astype(dtype)
+
+
 def run(lib, fn, arrays, dtype, cotangents=None):
     """fn(lib, *leaves): floating arrays become leaves requiring grad, integer ones (pivots)
     plain tensors; with cotangents, the gradients of the differentiable outputs too."""
-    leaves = [lib.tensor(a.astype(dtype), requires_grad=True) if a.dtype.kind == "f"
+    leaves = [lib.tensor(_typed(a, dtype), requires_grad=True) if a.dtype.kind == "f"
               else lib.tensor(a) for a in arrays]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -88,14 +101,14 @@ def run(lib, fn, arrays, dtype, cotangents=None):
     wrt = [leaf for leaf in leaves if leaf.requires_grad]
     grads = lib.autograd.grad(outputs, wrt, [lib.tensor(c) for c in cotangents],
                               allow_unused=True)
-    return result, [None if g is None else g.numpy() for g in grads]
+    return result, [None if g is None else g.resolve_conj().numpy() for g in grads]
 
 
 def assert_close(ours, theirs):
-    if theirs.dtype.kind != "f":
+    if theirs.dtype.kind not in "fc":  # pivots, infos
         np.testing.assert_array_equal(ours, theirs)
         return
-    tolerance = 1e-4 if theirs.dtype == np.float32 else 1e-9
+    tolerance = 1e-4 if theirs.dtype in (np.float32, np.complex64) else 1e-9
     finite = np.abs(theirs[np.isfinite(theirs)])
     scale = max(1.0, float(finite.max())) if finite.size else 1.0
     np.testing.assert_allclose(ours, theirs, rtol=tolerance, atol=tolerance * scale)
@@ -115,10 +128,11 @@ def assert_like_torch(fn, *arrays, dtype=np.float64, grads=True):
         assert tuple(ours.shape) == tuple(theirs.shape)
         assert ours.requires_grad == theirs.requires_grad
         assert type(ours.grad_fn).__name__ == type(theirs.grad_fn).__name__
-        assert_close(ours.detach().numpy(), theirs.detach().numpy())
+        assert_close(ours.detach().resolve_conj().numpy(),
+                     theirs.detach().resolve_conj().numpy())
     if not grads:
         return
-    cotangents = [RNG.uniform(-1, 1, t.shape).astype(dtype) for t in _tensors(expected)
+    cotangents = [_typed(RNG.uniform(-1, 1, t.shape), dtype) for t in _tensors(expected)
                   if t.requires_grad]
     _, expected_grads = run(torch, fn, arrays, dtype, cotangents)
     _, our_grads = run(tapegrad, fn, arrays, dtype, cotangents)
@@ -214,11 +228,26 @@ CASES = {
 NOT_DIFFERENTIABLE = {"ldl_factor", "ldl_factor_ex", "geqrf", "geqrf_wide"}
 
 
-@pytest.mark.parametrize("dtype", [np.float64, np.float32])
-@pytest.mark.parametrize("name", sorted(CASES))
+# geqrf refuses complex inputs that require grad: test_geqrf_complex_like_torch
+DTYPE_CASES = [(name, dtype) for name in sorted(CASES)
+               for dtype in (np.float64, np.float32, np.complex128, np.complex64)
+               if not (name.startswith("geqrf") and np.dtype(dtype).kind == "c")]
+
+
+@pytest.mark.parametrize("name,dtype", DTYPE_CASES)
 def test_like_torch(name, dtype):
+    """Complex matrices too: A^H where real matrices have A^T (LAPACK's conjugate solves,
+    Hermitian LDL, unitary Householder products), gradients by torch's conjugate Wirtinger
+    convention."""
     fn, *arrays = CASES[name]
     assert_like_torch(fn, *arrays, dtype=dtype, grads=name not in NOT_DIFFERENTIABLE)
+
+
+def test_geqrf_complex_like_torch():
+    a = _typed(general(2, 4, 3), np.complex128)
+    assert_like_torch(lambda lib, a: lib.geqrf(a.detach()), a, dtype=np.complex128,
+                      grads=False)
+    same_error(lambda lib: lib.geqrf(lib.tensor(a, requires_grad=True)))
 
 
 def test_ldl_solve_like_torch():

@@ -3,7 +3,9 @@ lu_solve, lu_unpack), LDL, triangular and Cholesky solves and the *_ex forms tha
 LAPACK's info instead of raising, with torch's legacy names (the Householder family is in
 factorization_householder.py). Forwards run SciPy's LAPACK and BLAS routines matrix by matrix,
 as torch calls LAPACK, so pivots, partial factors of failed matrices and infinities of singular
-solves come out as torch's; gradients are torch's formulas written in tapegrad ops."""
+solves come out as torch's; gradients are torch's formulas written in tapegrad ops. Complex
+matrices take the conjugate transpose where real ones take the transpose (A^H in the formulas,
+LAPACK's conjugate solves, Hermitian LDL unless hermitian=False)."""
 import math
 
 import numpy as np
@@ -14,7 +16,8 @@ from .._tensor import Tensor
 from .._warnings import warn
 from ._checks import broadcast_shapes
 from ._define import defop
-from .decomposition import _check_matrices, _failure, _is_vector_rhs, _mT
+from .complex_parts import conj_of
+from .decomposition import _check_matrices, _failure, _is_vector_rhs, _mH, _mT
 from .joining import cat
 from .linalg import matmul
 from .reduction import return_type
@@ -36,12 +39,19 @@ linalg_solve_ex_return = return_type("linalg_solve_ex", ("result", "info"))
 
 # ---- LAPACK, matrix by matrix --------------------------------------------------------------
 
-def _routine(name, like, needed_by):
-    """SciPy's LAPACK (or BLAS) routine `name` for like's dtype (s... for float32, d... for
-    float64)."""
+_PREFIXES = {"float32": "s", "float64": "d", "complex64": "c", "complex128": "z"}
+_UNITARY = {"orgqr": "ungqr", "ormqr": "unmqr", "sytrf": "hetrf", "sytrs": "hetrs"}
+
+
+def _routine(name, like, needed_by, hermitian=True):
+    """SciPy's LAPACK (or BLAS) routine `name` for like's dtype: s, d, c or z..., and for
+    complex matrices the unitary and Hermitian forms (orgqr: ungqr, sytrf: hetrf unless not
+    hermitian)."""
     linalg = scipy("linalg", needed_by)
     module = linalg.blas if name == "trsm" else linalg.lapack
-    return getattr(module, ("s" if like.dtype == np.float32 else "d") + name)
+    if like.dtype.kind == "c" and hermitian:
+        name = _UNITARY.get(name, name)
+    return getattr(module, _PREFIXES[like.dtype.name] + name)
 
 
 def _batch(*arrays, cores=None):
@@ -94,18 +104,22 @@ def _getrs(xp, LU, pivots, B, left, adjoint):
     if X.size == 0:
         return X
     getrs = _routine("getrs", B, "torch.linalg.lu_solve")
+    conjugate = 2 if B.dtype.kind == "c" else 1  # LAPACK's trans for A^H
     for index in xp.ndindex(batch):
-        rhs = B[index] if left else B[index].T
-        # X A = B is A^T X^T = B^T: a right solve transposes the other way
-        solution, _ = getrs(LU[index], pivots[index] - 1, rhs,
-                            trans=int(adjoint) if left else int(not adjoint))
-        X[index] = solution if left else solution.T
+        lu, rows, b = LU[index], pivots[index] - 1, B[index]
+        if left:
+            X[index] = getrs(lu, rows, b, trans=conjugate if adjoint else 0)[0]
+        elif not adjoint:  # X A = B is A^T X^T = B^T
+            X[index] = getrs(lu, rows, b.T, trans=1)[0].T
+        else:  # X A^H = B is A X^H = B^H
+            X[index] = getrs(lu, rows, b.conj().T, trans=0)[0].conj().T
     return X
 
 
 def _check_float(kernel, *tensors):
+    """Floating or complex tensors, or torch's error naming its CPU kernel."""
     for tensor in tensors:
-        if not tensor.dtype.is_floating_point:
+        if not (tensor.dtype.is_floating_point or tensor.dtype.is_complex):
             raise NotImplementedError(f'"{kernel}" not implemented for '
                                       f"'{tensor.dtype.legacy_name}'")
 
@@ -126,14 +140,14 @@ def _solve_triangular(xp, A: Tensor, B: Tensor, upper, left=True, unitriangular=
 
 def _solve_triangular_grad_B(ctx):
     """A^-T grad (left) or grad A^-T: A^T is triangular the other way."""
-    return _solve_triangular(_mT(ctx.A), ctx.grad, not ctx.upper, ctx.left, ctx.unitriangular)
+    return _solve_triangular(_mH(ctx.A), ctx.grad, not ctx.upper, ctx.left, ctx.unitriangular)
 
 
 def _solve_triangular_grad_A(ctx):
-    """-G_B X^T (left) or -X^T G_B, kept to A's triangle (without the diagonal when it is
+    """-G_B X^H (left) or -X^H G_B, kept to A's triangle (without the diagonal when it is
     taken as ones)."""
     grad_B, X = _solve_triangular_grad_B(ctx), ctx.result
-    grad = -matmul(grad_B, _mT(X)) if ctx.left else -matmul(_mT(X), grad_B)
+    grad = -matmul(grad_B, _mH(X)) if ctx.left else -matmul(_mH(X), grad_B)
     unit = int(ctx.unitriangular)
     return triu(grad, unit) if ctx.upper else tril(grad, -unit)
 
@@ -171,17 +185,19 @@ def _triangular_solve_grad_input(ctx):
     grad = ctx.grads[0]
     if grad is None:
         return zeros_of(ctx.result0)
-    return _triangular_solve(grad, ctx.A, ctx.upper, not ctx.transpose, ctx.unitriangular)[0]
+    return _triangular_solve(grad, conj_of(ctx.A), ctx.upper, not ctx.transpose,
+                             ctx.unitriangular)[0]
 
 
 def _triangular_solve_grad_A(ctx):
-    """-grad_b X^T (or -X grad_b^T for the transposed system) in A's triangle, plus the
+    """-grad_b X^H (or -conj(X) grad_b^T for the transposed system) in A's triangle, plus the
     gradient of the coefficient's copy."""
     grad_X, grad_copy = ctx.grads
     grad = None
     if grad_X is not None:
         grad_b, X = _triangular_solve_grad_input(ctx), ctx.result0
-        grad = -matmul(X, _mT(grad_b)) if ctx.transpose else -matmul(grad_b, _mT(X))
+        grad = (-matmul(conj_of(X), _mT(grad_b)) if ctx.transpose
+                else -matmul(grad_b, _mH(X)))
         unit = int(ctx.unitriangular)
         grad = triu(grad, unit) if ctx.upper else tril(grad, -unit)
     if grad_copy is None:
@@ -245,15 +261,15 @@ def _cholesky_ex(xp, A: Tensor, upper=False, check_errors=False):
 
 
 def _cholesky_ex_backward(ctx):
-    """L^-T Phi L^-1, Phi the lower triangle of L^T grad made symmetric (its diagonal halved),
+    """L^-H Phi L^-1, Phi the lower triangle of L^H grad made Hermitian (its diagonal halved),
     by triangular solves as torch's: a failed factor's zero pivot gives infinities, not an
     error."""
     L, grad = ctx.result, ctx.grad
     if ctx.upper:
-        L, grad = _mT(L), _mT(grad)
-    phi = tril(matmul(_mT(L), grad))
-    phi = 0.5 * (phi + _mT(tril(phi, -1)))
-    return _solve_triangular(L, _solve_triangular(_mT(L), phi, True), False, False)
+        L, grad = _mH(L), _mH(grad)
+    phi = tril(matmul(_mH(L), grad))
+    phi = 0.5 * (phi + _mH(tril(phi, -1)))
+    return _solve_triangular(L, _solve_triangular(_mH(L), phi, True), False, False)
 
 
 _cholesky_ex.derivatives(A=_cholesky_ex_backward)
@@ -282,9 +298,9 @@ def _cholesky_solve_grad_input(ctx):
 
 
 def _cholesky_solve_grad_input2(ctx):
-    """A = L L^T gives grad_A = -grad_B X^T, and L's gradient (grad_A + grad_A^T) L."""
-    common = matmul(_cholesky_solve_grad_input(ctx), _mT(ctx.result))
-    common = common + _mT(common)
+    """A = L L^H gives grad_A = -grad_B X^H, and L's gradient (grad_A + grad_A^H) L."""
+    common = matmul(_cholesky_solve_grad_input(ctx), _mH(ctx.result))
+    common = common + _mH(common)
     return -matmul(ctx.input2, common) if ctx.upper else -matmul(common, ctx.input2)
 
 
@@ -315,7 +331,7 @@ def _cholesky_inverse(xp, input: Tensor, upper=False):
             half, info[index] = potri(input[index], lower=int(not upper))
             # potri fills one triangle of the symmetric inverse
             half = xp.triu(half) if upper else xp.tril(half)
-            inverse[index] = half + half.T - xp.diag(xp.diag(half))
+            inverse[index] = half + half.conj().T - xp.diag(xp.diag(half))
     if info.any():
         raise _failure(xp, "cholesky_inverse", input.ndim > 2, info, (
             "The diagonal element {} is zero, the inversion could not be completed because the "
@@ -324,9 +340,9 @@ def _cholesky_inverse(xp, input: Tensor, upper=False):
 
 
 def _cholesky_inverse_backward(ctx):
-    """-inv (grad + grad^T) inv L (or -U inv (grad + grad^T) inv)."""
+    """-inv (grad + grad^H) inv L (or -U inv (grad + grad^H) inv)."""
     inverse, factor = ctx.result, ctx.input
-    common = matmul(inverse, matmul(ctx.grad + _mT(ctx.grad), inverse))
+    common = matmul(inverse, matmul(ctx.grad + _mH(ctx.grad), inverse))
     return -matmul(factor, common) if ctx.upper else -matmul(common, factor)
 
 
@@ -347,9 +363,9 @@ SINGULAR_INVERSE = ("The diagonal element {} is zero, the inversion could not be
 
 
 def _solver_lu(xp, A, name):
-    """torch's LU for solving with A: of A^T when A is row-major contiguous (LAPACK is
-    column-major), solved with the transposed flag. (LU, pivots, info, transposed)."""
-    transposed = A.flags.c_contiguous
+    """torch's LU for solving with A: of A^T when A is real and row-major contiguous (LAPACK
+    is column-major), solved with the transposed flag. (LU, pivots, info, transposed)."""
+    transposed = A.flags.c_contiguous and A.dtype.kind != "c"
     return (*_getrf(xp, A.swapaxes(-1, -2) if transposed else A, name), transposed)
 
 
@@ -363,7 +379,7 @@ def _inv_ex(xp, A: Tensor, check_errors=False):
     return _getrs(xp, LU, pivots, identity, True, transposed), info
 
 
-_inv_ex.derivatives(A=lambda ctx: -matmul(_mT(ctx.result), matmul(ctx.grad, _mT(ctx.result))))
+_inv_ex.derivatives(A=lambda ctx: -matmul(_mH(ctx.result), matmul(ctx.grad, _mH(ctx.result))))
 
 
 def inv_ex(A, *, check_errors=False, out=None):
@@ -384,17 +400,17 @@ def _solve_ex(xp, A: Tensor, B: Tensor, left=True, check_errors=False):
 
 
 def _solve_ex_grad_B(ctx):
-    """A^-T grad (left) or grad A^-T, by LAPACK as the forward: infinities for a singular A
+    """A^-H grad (left) or grad A^-H, by LAPACK as the forward: infinities for a singular A
     (torch's backward solves with the saved LU), where linalg.solve would raise. A^T is
     factored as torch's saved LU is, for a row-major A."""
-    return _solve_ex(_mT(ctx.A), ctx.grad, ctx.left)[0]
+    return _solve_ex(_mH(ctx.A), ctx.grad, ctx.left)[0]
 
 
 def _solve_ex_grad_A(ctx):
     grad_B, X = _solve_ex_grad_B(ctx), ctx.result
     if _is_vector_rhs(ctx.A, X):
         grad_B, X = unsqueeze(grad_B, -1), unsqueeze(X, -1)
-    return -matmul(grad_B, _mT(X)) if ctx.left else -matmul(_mT(X), grad_B)
+    return -matmul(grad_B, _mH(X)) if ctx.left else -matmul(_mH(X), grad_B)
 
 
 _solve_ex.derivatives(A=_solve_ex_grad_A, B=_solve_ex_grad_B)
@@ -596,34 +612,34 @@ def _lu_backward(grad_L, grad_U, P, L, U):
     m, n = L.shape[-2], U.shape[-1]
     k = min(m, n)
     if m == n:
-        grad = None if grad_L is None else tril(matmul(_mT(L), grad_L), -1)
+        grad = None if grad_L is None else tril(matmul(_mH(L), grad_L), -1)
         if grad_U is not None:
-            upper = triu(matmul(grad_U, _mT(U)))
+            upper = triu(matmul(grad_U, _mH(U)))
             grad = upper if grad is None else grad + upper
-        grad = _solve_triangular(_mT(U), grad, False, False)
-        grad = _solve_triangular(_mT(L), grad, True, True, True)
+        grad = _solve_triangular(_mH(U), grad, False, False)
+        grad = _solve_triangular(_mH(L), grad, True, True, True)
     elif m < n:
         # A = (A1 | A2) with A1 square: U = (U1 | U2)
-        grad = None if grad_L is None else matmul(_mT(L), grad_L)
+        grad = None if grad_L is None else matmul(_mH(L), grad_L)
         if grad_U is not None:
-            upper = -matmul(triu(grad_U), _mT(U))
+            upper = -matmul(triu(grad_U), _mH(U))
             grad = upper if grad is None else grad + upper
-        grad = _solve_triangular(_mT(U[..., :k]), tril(grad, -1), False, False)
+        grad = _solve_triangular(_mH(U[..., :k]), tril(grad, -1), False, False)
         if grad_U is not None:
             grad = cat((grad + triu(grad_U[..., :k]), grad_U[..., k:]), -1)
-        grad = _solve_triangular(_mT(L), grad, True, True, True)
+        grad = _solve_triangular(_mH(L), grad, True, True, True)
         if grad_U is None:
             grad = cat((grad, zeros_of(grad, grad.shape[:-1] + (n - k,))), -1)
     else:
         # A = (A1 ; A2) with A1 square: L = (L1 ; L2)
-        grad = None if grad_U is None else matmul(grad_U, _mT(U))
+        grad = None if grad_U is None else matmul(grad_U, _mH(U))
         if grad_L is not None:
-            lower = -matmul(_mT(L), tril(grad_L, -1))
+            lower = -matmul(_mH(L), tril(grad_L, -1))
             grad = lower if grad is None else grad + lower
-        grad = _solve_triangular(_mT(L[..., :k, :]), triu(grad), True, True, True)
+        grad = _solve_triangular(_mH(L[..., :k, :]), triu(grad), True, True, True)
         if grad_L is not None:
             grad = cat((grad + tril(grad_L[..., :k, :], -1), grad_L[..., k:, :]), -2)
-        grad = _solve_triangular(_mT(U), grad, False, False)
+        grad = _solve_triangular(_mH(U), grad, False, False)
         if grad_L is None:
             grad = cat((grad, zeros_of(grad, grad.shape[:-2] + (m - k, n))), -2)
     return matmul(P, grad)
@@ -639,14 +655,14 @@ def _lu_solve_grad_LU(ctx):
     grad, X, left, adjoint = ctx.grad, ctx.result, ctx.left, ctx.adjoint
     P, L, U = _lu_unpack(ctx.LU, ctx.pivots, True, left == adjoint)
     if left != adjoint:
-        grad_R = _solve_triangular(_mT(U), -matmul(grad if left else _mT(grad),
-                                                   _mT(X) if left else X), False)
-        grad_L = _solve_triangular(_mT(L), matmul(grad_R, _mT(U)), True, True, True)
+        grad_R = _solve_triangular(_mH(U), -matmul(grad if left else _mH(grad),
+                                                   _mH(X) if left else X), False)
+        grad_L = _solve_triangular(_mH(L), matmul(grad_R, _mH(U)), True, True, True)
         return tril(grad_L, -1) + triu(grad_R)
-    grad_R = -matmul(matmul(matmul(_mT(P), X if left else _mT(X)),
-                            _mT(grad) if left else grad), P)
-    grad_R = _solve_triangular(_mT(L), grad_R, True, False, True)
-    grad_U = _solve_triangular(_mT(U), matmul(_mT(L), grad_R), False, False)
+    grad_R = -matmul(matmul(matmul(_mT(P), X if left else _mH(X)),
+                            _mH(grad) if left else grad), P)
+    grad_R = _solve_triangular(_mH(L), grad_R, True, False, True)
+    grad_U = _solve_triangular(_mH(U), matmul(_mH(L), grad_R), False, False)
     return tril(grad_R, -1) + triu(grad_U)
 
 
@@ -712,7 +728,7 @@ def _ldl_factor_ex(xp, A: Tensor, hermitian=False, check_errors=False,
     pivots = xp.zeros(A.shape[:-1], xp.int32)
     info = xp.zeros(A.shape[:-2], xp.int32)
     if A.size:
-        sytrf = _routine("sytrf", A, name)
+        sytrf = _routine("sytrf", A, name, hermitian)
         for index in xp.ndindex(A.shape[:-2]):
             factor, pivots[index], info[index] = sytrf(A[index], lower=1)
             LD[index] = xp.tril(factor)  # sytrf leaves the upper triangle as it was
@@ -744,7 +760,7 @@ def _ldl_solve(xp, LD: Tensor, pivots: Tensor, B: Tensor, hermitian=False):
     batch, (LD, pivots, B) = _batch(LD, pivots, B, cores=(2, 1, 2))
     X = xp.empty(B.shape, B.dtype)
     if X.size:
-        sytrs = _routine("sytrs", X, "torch.linalg.ldl_solve")
+        sytrs = _routine("sytrs", X, "torch.linalg.ldl_solve", hermitian)
         for index in xp.ndindex(batch):
             X[index], _ = sytrs(LD[index], pivots[index], B[index], lower=1)
     return X

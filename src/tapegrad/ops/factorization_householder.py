@@ -5,8 +5,10 @@ ops."""
 import numpy as np
 
 from .._tensor import Tensor
+from ..autograd.grad_mode import is_recording
 from ._define import defop, is_array
-from .decomposition import _mT
+from .complex_parts import conj_of
+from .decomposition import _mH
 from .factorization import _check_float, _routine
 from .joining import cat, stack
 from .linalg import matmul
@@ -48,6 +50,9 @@ def geqrf(input, *, out=None):
     if input.ndim < 2:
         raise RuntimeError("torch.geqrf: input must have at least 2 dimensions.")
     _check_float("geqrf_cpu", input)
+    if input.dtype.is_complex and input.requires_grad and is_recording():
+        raise RuntimeError("geqrf does not support automatic differentiation for outputs with "
+                           "complex dtype.")
     return geqrf_return(*_geqrf(input))
 
 
@@ -85,22 +90,22 @@ def _householder_backward(grad, result, input, tau, flip=False):
     if 0 in input.shape or k == 0:  # as torch: no gradient at all
         return None, None
     V = tril(input, -1) + _constant(np.eye(m, n), input)
-    sigma = tau / (tau * sum(V[..., :k] * V[..., :k], -2) - 1.0)
-    K = matmul(result, _mT(grad))
+    sigma = tau / (tau * sum(V[..., :k] * conj_of(V[..., :k]), -2) - 1.0)
+    K = matmul(result, _mH(grad))
 
     def reflect(K, i, scales, left):
         v, t = V[..., i:i + 1], unsqueeze(scales[..., i:i + 1], -1)
-        return K - (t * v) * matmul(_mT(v), K) if left else K - matmul(K, t * v) * _mT(v)
+        return K - (t * v) * matmul(_mH(v), K) if left else K - matmul(K, t * v) * _mH(v)
 
     order = range(k - 1, -1, -1) if flip else range(k)
     K = reflect(K, order[0], sigma, not flip)
     input_grads, tau_grads = [None] * k, [None] * k
     for step, i in enumerate(order):
         v, t = V[..., i:, i:i + 1], unsqueeze(tau[..., i:i + 1], -1)
-        vK = matmul(_mT(v), K[..., i:, :])
+        vK = matmul(_mH(v), K[..., i:, :])
         Kv = matmul(K[..., :, i:], v)
-        input_grads[i] = (-t * vK)[..., 0, :] - (t * Kv)[..., :, 0]
-        tau_grads[i] = -matmul(vK[..., :, i:], v)[..., 0, :]
+        input_grads[i] = conj_of(-t * vK)[..., 0, :] - (t * Kv)[..., :, 0]
+        tau_grads[i] = -conj_of(matmul(vK[..., :, i:], v))[..., 0, :]
         if step + 1 < k:
             following = order[step + 1]
             K = reflect(K, following, sigma, not flip)
@@ -125,7 +130,7 @@ def _check_batch(name, what, batch, input):
 
 
 def householder_product(input, tau, *, out=None):
-    """The first n columns of H_1 ... H_k, H_i = I - tau_i v_i v_i^T, from geqrf's vectors
+    """The first n columns of H_1 ... H_k, H_i = I - tau_i v_i v_i^H, from geqrf's vectors
     (input's columns below the diagonal, 1 on it) and scales: Q of the QR."""
     name = "torch.linalg.householder_product"
     if input.ndim < 2:
@@ -150,7 +155,9 @@ def _ormqr(xp, input: Tensor, input2: Tensor, input3: Tensor, left=True, transpo
     C = input3.copy()
     if C.size and input2.shape[-1]:
         ormqr = _routine("ormqr", C, "torch.ormqr")
-        side, trans = "L" if left else "R", "T" if transpose else "N"
+        # Q^H for complex matrices (unmqr's "C")
+        side = "L" if left else "R"
+        trans = ("C" if C.dtype.kind == "c" else "T") if transpose else "N"
         k = input2.shape[-1]  # SciPy wants as many columns of vectors as scales
         for index in xp.ndindex(C.shape[:-2]):
             C[index], _, _ = ormqr(side, trans, input[index][:, :k], input2[index], C[index],
@@ -164,10 +171,10 @@ def _ormqr_reflector_grads(ctx):
     if "_reflectors" not in ctx.__dict__:
         grad, result = ctx.grad, ctx.result
         if ctx.left != ctx.transpose:
-            pair = (grad, result) if not ctx.transpose else (_mT(grad), _mT(result))
+            pair = (grad, result) if not ctx.transpose else (_mH(grad), _mH(result))
             ctx._reflectors = _householder_backward(*pair, ctx.input, ctx.input2)
         else:
-            pair = (_mT(result), _mT(grad)) if not ctx.transpose else (result, grad)
+            pair = (_mH(result), _mH(grad)) if not ctx.transpose else (result, grad)
             ctx._reflectors = _householder_backward(*pair, ctx.input, ctx.input2, flip=True)
     return ctx._reflectors
 
