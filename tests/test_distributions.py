@@ -42,6 +42,9 @@ CONTINUOUS = {
     "HalfNormal": dict(scale=positive(*BATCH)),
     "LogNormal": dict(loc=real(*BATCH), scale=positive(*BATCH, high=1.0)),
     "Gumbel": dict(loc=real(*BATCH), scale=positive(*BATCH)),
+    "Pareto": dict(scale=positive(*BATCH), alpha=positive(*BATCH, low=0.5, high=4.0)),
+    "HalfCauchy": dict(scale=positive(*BATCH)),
+    "Weibull": dict(scale=positive(*BATCH), concentration=positive(*BATCH, low=0.6)),
 }
 DISCRETE = {
     "Bernoulli": dict(probs=unit(*BATCH)),
@@ -55,10 +58,12 @@ DISCRETE = {
     "Binomial": dict(total_count=np.array([[3.0], [40.0]]), probs=unit(*BATCH)),
     "Binomial_logits": dict(total_count=np.array(25.0), logits=real(*BATCH)),
     "Multinomial": dict(total_count=7, probs=positive(2, 4)),
+    "NegativeBinomial": dict(total_count=positive(*BATCH, high=8.0), probs=unit(*BATCH)),
+    "NegativeBinomial_logits": dict(total_count=np.array(4.0), logits=real(*BATCH)),
 }
 ALL = {**CONTINUOUS, **DISCRETE}
 # families whose rsample torch reparameterises
-REPARAMETERISED = [name for name in CONTINUOUS]
+REPARAMETERISED = [name for name in CONTINUOUS if name not in ("Pareto", "Weibull")]
 # gamma-based draws: torch's gradient is a rational approximation of the implicit derivative
 # that tapegrad computes from the regularised incomplete gamma and beta functions
 APPROXIMATE_GRADIENT = {"Gamma", "Beta", "Chi2", "Dirichlet", "StudentT"}
@@ -80,9 +85,9 @@ def both(name, **options):
     return make(tapegrad, name, **options), make(torch, name, **options), torch
 
 
-# Laplace's draws go through log1p, whose last bit tapegrad's NumPy and torch's vectorised
-# kernel may round differently
-LAST_BIT = {"Laplace"}
+# Laplace's draws go through log1p and Weibull's through pow, whose last bit tapegrad's NumPy
+# and torch's vectorised kernels may round differently
+LAST_BIT = {"Laplace", "Weibull"}
 
 
 def assert_same_draws(ours, theirs, name):
@@ -482,6 +487,9 @@ INTEGRABLE = {
     "HalfNormal": (lambda: D.HalfNormal(_vector(0.5, 3.0)), (0.0, 60.0)),
     "LogNormal": (lambda: D.LogNormal(_vector(0.5, -1.0), _vector(0.5, 0.3)), (1e-12, 200.0)),
     "Beta": (lambda: D.Beta(_vector(2.0, 1.5), _vector(3.0, 1.2)), (0.0, 1.0)),
+    "Weibull": (lambda: D.Weibull(_vector(1.0, 2.5), _vector(1.5, 3.0)), (1e-12, 60.0)),
+    # its log_prob is not masked below the scale (nor is torch's): the grid starts there
+    "Pareto": (lambda: D.Pareto(_vector(1.0, 1.0), _vector(6.0, 8.0)), (1.0, 80.0)),
 }
 
 
@@ -504,7 +512,8 @@ def test_density_integrates_to_one_with_the_stated_mean_and_variance(name):
 
 
 @pytest.mark.parametrize("name", ["Normal", "Gamma", "Beta", "Dirichlet", "Poisson", "Binomial",
-                                  "Geometric", "Uniform", "Exponential", "Multinomial"])
+                                  "Geometric", "Uniform", "Exponential", "Multinomial",
+                                  "NegativeBinomial", "Weibull"])
 def test_sample_moments(name):
     distribution, _ = make(tapegrad, name)
     tapegrad.manual_seed(0)

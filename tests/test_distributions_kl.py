@@ -45,6 +45,7 @@ FAMILIES = {
     "Uniform_wide": dict(low=-positive(), high=positive()),
     "Chi2": dict(df=positive(1.0, 5.0)),
     "LogNormal": dict(loc=real(), scale=positive()),
+    "Pareto": dict(scale=positive(), alpha=positive(0.5, 4.0)),
 }
 
 

@@ -1,0 +1,71 @@
+import tapegrad
+from tapegrad._tensor import Size
+from tapegrad.nn.functional import logsigmoid
+
+from . import constraints
+from .distribution import Distribution
+from .gamma import Gamma
+from .utils import _one_of, _probs_and_logits, broadcast_all, lazy_property
+
+__all__ = ["NegativeBinomial"]
+
+
+class NegativeBinomial(Distribution):
+    """The number of successes before total_count failures of Bernoulli(probs) trials
+    (total_count may be any nonnegative real: a gamma-Poisson mixture)."""
+    arg_constraints = {"total_count": constraints.greater_than_eq(0),
+                       "probs": constraints.half_open_interval(0.0, 1.0),
+                       "logits": constraints.real}
+    support = constraints.nonnegative_integer
+
+    def __init__(self, total_count, probs=None, logits=None, validate_args=None):
+        given, name = _one_of(probs, logits)
+        total_count, self._param = broadcast_all(total_count, given)
+        self.total_count = total_count.type_as(self._param)
+        setattr(self, name, self._param)
+        super().__init__(self._param.size(), validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        return self._expanded(NegativeBinomial, batch_shape, _instance,
+                              ("total_count", "probs", "logits"))
+
+    def _new(self, *args, **kwargs):
+        return self._param.new(*args, **kwargs)
+
+    @property
+    def mean(self):
+        return self.total_count * tapegrad.exp(self.logits)
+
+    @property
+    def mode(self):
+        return ((self.total_count - 1) * self.logits.exp()).floor().clamp(min=0.0)
+
+    @property
+    def variance(self):
+        return self.mean / tapegrad.sigmoid(-self.logits)
+
+    probs, logits = _probs_and_logits(is_binary=True)
+
+    @property
+    def param_shape(self):
+        return self._param.size()
+
+    @lazy_property
+    def _gamma(self):
+        return Gamma(concentration=self.total_count, rate=tapegrad.exp(-self.logits),
+                     validate_args=False)
+
+    def sample(self, sample_shape=Size()):
+        with tapegrad.no_grad():
+            return tapegrad.poisson(self._gamma.sample(sample_shape=sample_shape))
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        log_unnormalized_prob = (self.total_count * logsigmoid(-self.logits)
+                                 + value * logsigmoid(self.logits))
+        log_normalization = (-tapegrad.lgamma(self.total_count + value)
+                             + tapegrad.lgamma(1.0 + value) + tapegrad.lgamma(self.total_count))
+        # no successes and no failures asked: probability one
+        log_normalization = log_normalization.masked_fill(self.total_count + value == 0.0, 0.0)
+        return log_unnormalized_prob - log_normalization
