@@ -479,6 +479,26 @@ def test_empty_batches_forward_and_backward_like_torch(name, shape):
     assert_like_torch(EMPTY_CALLS[name], matrix(*shape))
 
 
+@pytest.mark.parametrize("shape", [(0, 3, 3), (2, 0, 0), (0, 0)])
+@pytest.mark.parametrize("name", list(EMPTY_CALLS))
+def test_empty_batches_double_backward_like_torch(name, shape):
+    if name == "matrix_exp":
+        pytest.importorskip("scipy")
+    if name == "matrix_norm-2" and shape[-1] == 0:
+        pytest.skip("torch cannot take the max of no singular values either (amax of nothing)")
+    torch = torch_or_skip()
+
+    def second_order(lib):
+        A = lib.zeros(*shape, dtype=lib.float64, requires_grad=True)
+        outputs = [t for t in _tensors(EMPTY_CALLS[name](lib, A)) if t.requires_grad]
+        total = sum(t.abs().sum() if t.is_complex() else t.sum() for t in outputs)
+        grad, = lib.autograd.grad(total, A, create_graph=True)
+        again = lib.autograd.grad(grad.sum(), A, allow_unused=True)[0] if grad.requires_grad \
+            else None
+        return tuple(grad.shape), grad.requires_grad, again is None or tuple(again.shape)
+    assert second_order(tapegrad) == second_order(torch)
+
+
 @pytest.mark.parametrize("shape", [(0, 4, 2), (3, 0), (0, 2)])
 @pytest.mark.parametrize("name", ["pinv", "svdvals", "qr", "matrix_norm-nuc"])
 def test_empty_rectangular_matrices_like_torch(name, shape):
