@@ -104,12 +104,39 @@ _STFT = (
 )
 
 
+# every window factory, with parameters other than the defaults: stft's values show them equal
+# to torch's in float64 and float32
+_WINDOWS = {
+    "hann": lambda lib, n, dtype: lib.hann_window(n, dtype=dtype),
+    "hann-symmetric": lambda lib, n, dtype: lib.hann_window(n, False, dtype=dtype),
+    "hamming": lambda lib, n, dtype: lib.hamming_window(n, False, 0.6, 0.4, dtype=dtype),
+    "bartlett": lambda lib, n, dtype: lib.bartlett_window(n, dtype=dtype),
+    "blackman": lambda lib, n, dtype: lib.blackman_window(n, periodic=False, dtype=dtype),
+    "kaiser": lambda lib, n, dtype: lib.kaiser_window(n, True, 5.0, dtype=dtype),
+    "signal.bartlett": lambda lib, n, dtype: lib.signal.windows.bartlett(n, dtype=dtype),
+    "signal.blackman": lambda lib, n, dtype: lib.signal.windows.blackman(n, dtype=dtype),
+    "signal.cosine": lambda lib, n, dtype: lib.signal.windows.cosine(n, sym=False, dtype=dtype),
+    "signal.exponential": lambda lib, n, dtype: lib.signal.windows.exponential(
+        n, tau=3.0, dtype=dtype),
+    "signal.gaussian": lambda lib, n, dtype: lib.signal.windows.gaussian(n, std=2.0,
+                                                                        dtype=dtype),
+    "signal.general_cosine": lambda lib, n, dtype: lib.signal.windows.general_cosine(
+        n, a=[0.5, 0.3, 0.2], dtype=dtype),
+    "signal.general_hamming": lambda lib, n, dtype: lib.signal.windows.general_hamming(
+        n, alpha=0.6, sym=False, dtype=dtype),
+    "signal.hamming": lambda lib, n, dtype: lib.signal.windows.hamming(n, dtype=dtype),
+    "signal.hann": lambda lib, n, dtype: lib.signal.windows.hann(n, sym=False, dtype=dtype),
+    "signal.kaiser": lambda lib, n, dtype: lib.signal.windows.kaiser(n, beta=4.0, sym=False,
+                                                                    dtype=dtype),
+    "signal.nuttall": lambda lib, n, dtype: lib.signal.windows.nuttall(n, dtype=dtype),
+}
+
+
 def _stft(lib, x, window=None, n_fft=8, window_kind="hann", **options):
     if window is None:
         size = options.get("win_length", n_fft)
-        dtype = x.real.dtype  # a real window for a complex signal too
-        window = (lib.hann_window(size, dtype=dtype) if window_kind == "hann"
-                  else lib.signal.windows.blackman(size, dtype=dtype))
+        # a real window for a complex signal too
+        window = _WINDOWS[window_kind](lib, size, x.real.dtype)
     return _real_view(lib, lib.stft(x, n_fft, window=window, return_complex=True, **options))
 
 
@@ -145,6 +172,13 @@ ROWS = (
     OpRow("irfft_real_input", lambda lib, x, **options: lib.fft.irfft(x, **options),
           (S((3, 4)), S((3, 4), constants={"n": 7}, label="n7")), ops=("fft.irfft",)),
     _row("hfft", _of_complex(_fft("hfft")), _C2R, _VIEWS),
+    # a lazily conjugated input (torch's conj bit): the transforms read it resolved
+    OpRow("fft_conj_input", _of_complex(lambda lib: lambda z, **options: lib.fft.fft(
+        z.conj(), **options)), _ONE_DIM_COMPLEX[:3], ops=("fft.fft", "conj") + _VIEWS),
+    OpRow("irfft_conj_input", _of_complex(lambda lib: lambda z, **options: lib.fft.irfft(
+        z.conj(), **options)), _C2R[:3], ops=("fft.irfft", "conj") + _VIEWS),
+    OpRow("hfftn_conj_input", _of_complex(lambda lib: lambda z, **options: lib.fft.hfftn(
+        z.conj(), **options)), _N_DIM_C2R[:3], ops=("fft.hfftn", "conj") + _VIEWS),
     # ---- two- and n-dimensional --------------------------------------------------------------
     _row("fft2", _of_complex(_fft("fft2")), _TWO_DIM_COMPLEX, _VIEWS),
     _row("ifft2", _of_real(_fft("ifft2")), _TWO_DIM, _VIEWS),
@@ -167,9 +201,10 @@ ROWS = (
           (S((3, 5, 2)), S((3, 4, 2), constants={"dim": 0}, label="dim0")),
           ops=("fft.fftshift",) + _VIEWS),
     # ---- short-time transforms ---------------------------------------------------------------
-    OpRow("stft", _stft, _STFT + (
-        S((2, 30), constants={"n_fft": 8, "hop_length": 3, "window_kind": "blackman"},
-          label="signal-blackman"),), ops=("stft",) + _VIEWS),
+    OpRow("stft", _stft, _STFT, ops=("stft",) + _VIEWS),
+    OpRow("stft_windows", _stft, tuple(
+        S((12,), constants={"hop_length": 4, "window_kind": kind}, label=kind)
+        for kind in _WINDOWS), ops=("stft",) + _VIEWS),
     OpRow("stft_window_grad", _stft, (
         S((2, 30), (8,), constants={"hop_length": 3}, label="batch"),
         S((30,), (6,), constants={"hop_length": 2, "win_length": 6}, label="win-length-6"),
