@@ -139,7 +139,7 @@ def pdist(input, p=2):
     if p < 0:
         raise RuntimeError("pdist only supports non-negative p values")
     rows, columns = np.triu_indices(input.shape[0], 1)
-    return _pdist(input, float(p), rows, columns)
+    return _pdist(input.contiguous(), float(p), rows, columns)  # torch's graph copies too
 
 
 # ---- renorm --------------------------------------------------------------------------------

@@ -59,7 +59,8 @@ _embedding_bag_sum.derivatives(weight=_bag_sum_weight_grad,
 # ---- max: each bag's feature d is row maxima[b, d]'s ---------------------------------------
 
 @defop("EmbeddingBagBackward0", save=("maxima", "empty"))
-def _embedding_bag_max(xp, weight: Tensor, maxima, empty):
+def _embedding_bag_max(xp, weight: Tensor, maxima, empty, per_sample_weights: Tensor = None):
+    """per_sample_weights is always None: torch's node keeps an edge for it all the same."""
     picked = _gather.forward(xp, weight, 0, maxima)
     return xp.where(empty[:, None], 0, picked).astype(weight.dtype)
 
@@ -209,7 +210,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     grad_shares = shares
     if scale_grad_by_freq:
         grad_shares = shares / _frequencies(indices, weight.shape[0])[rows]
-    if per_sample_weights is not None:
+    if per_sample_weights is not None and input.ndim == 2:
         per_sample_weights = per_sample_weights.reshape(-1)
     return _embedding_bag_sum(weight, rows, bags, shares, grad_shares, positions, n_bags,
                               per_sample_weights)
