@@ -122,6 +122,13 @@ def transforms(lib):
                                           dist.AffineTransform(1.0, 3.0)]),
         "independent": dist.IndependentTransform(dist.SigmoidTransform(), 1),
         "reshape": dist.ReshapeTransform((3,), (1, 3)),
+        "softmax": dist.SoftmaxTransform(),
+        "stick_breaking": dist.StickBreakingTransform(),
+        "cat": dist.CatTransform([dist.ExpTransform(), dist.AffineTransform(1.0, 2.0)], dim=-1,
+                                 lengths=[1, 2]),
+        "stack": dist.StackTransform([dist.ExpTransform(), dist.SigmoidTransform(),
+                                      dist.TanhTransform()], dim=-1),
+        "cdf": dist.CumulativeDistributionTransform(dist.Normal(0.5, 2.0)),
     }
 
 
@@ -140,10 +147,17 @@ def test_transform_matches_torch(name):
     y, torch_y = ours(our_x), theirs(their_x)
     close(y, torch_y)
     close(ours.inv(y), theirs.inv(torch_y), rtol=1e-9)
+    if name == "softmax":
+        assert error_of(lambda: ours.log_abs_det_jacobian(our_x, y)) == error_of(
+            lambda: theirs.log_abs_det_jacobian(their_x, torch_y))
+        assert repr(ours) == repr(theirs) and not ours.bijective
+        return
     jacobian = ours.log_abs_det_jacobian(our_x, y)
     torch_jacobian = theirs.log_abs_det_jacobian(their_x, torch_y)
     assert jacobian.shape == torch_jacobian.shape
     close(jacobian, torch_jacobian)
+    if name == "softmax":  # not bijective: no log-Jacobian
+        return
     (grad,) = tapegrad.autograd.grad(y.sum() + jacobian.sum(), [our_x])
     (torch_grad,) = torch.autograd.grad(torch_y.sum() + torch_jacobian.sum(), [their_x])
     close(grad, torch_grad, rtol=1e-9)
@@ -331,3 +345,84 @@ def test_constraint_reprs_and_parameters_match_torch():
         lambda: torch.distributions.constraints.dependent.check(1))
     assert D.constraints.is_dependent(D.Uniform.support)
     assert D.constraints.independent(D.constraints.positive, 2).event_dim == 2
+
+
+@pytest.mark.parametrize("name", ["lower_cholesky", "positive_definite", "corr_cholesky"])
+def test_matrix_transforms_match_torch(name):
+    torch = torch_or_skip()
+    dims = {"corr_cholesky": (2, 6)}.get(name, (2, 4, 4))
+    x = RNG.normal(size=dims)
+
+    def run(lib):
+        dist = lib.distributions
+        transform = {"lower_cholesky": dist.LowerCholeskyTransform(),
+                     "positive_definite": dist.PositiveDefiniteTransform(),
+                     "corr_cholesky": dist.CorrCholeskyTransform()}[name]
+        leaf = lib.tensor(x, requires_grad=True)
+        y = transform(leaf)
+        results = [y, transform.inv(y)]
+        if name == "corr_cholesky":
+            results.append(transform.log_abs_det_jacobian(leaf, y))
+            assert transform.forward_shape((2, 6)) == (2, 4, 4)
+            assert transform.inverse_shape((2, 4, 4)) == (2, 6)
+        (grad,) = lib.autograd.grad(sum(r.sum() for r in results), [leaf])
+        return [r.detach().numpy() for r in results + [grad]], repr(transform.codomain)
+
+    (ours, codomain), (theirs, torch_codomain) = run(tapegrad), run(torch)
+    assert codomain == torch_codomain
+    for mine, reference in zip(ours, theirs):
+        np.testing.assert_allclose(mine, reference, rtol=1e-9, atol=1e-12)
+
+
+CONSTRAINTS = ["real", "positive", "nonnegative", "unit_interval", "simplex", "real_vector",
+               "lower_cholesky", "positive_definite", "corr_cholesky", "greater_than",
+               "less_than", "interval", "half_open_interval", "cat", "stack", "independent",
+               "boolean"]
+
+
+def constraint_named(lib, name):
+    c = lib.distributions.constraints
+    return {"greater_than": c.greater_than(1.5), "less_than": c.less_than(-2.0),
+            "interval": c.interval(-1.0, 3.0), "half_open_interval": c.half_open_interval(0, 2),
+            "cat": c.cat([c.positive, c.real], dim=-1, lengths=[1, 2]),
+            "stack": c.stack([c.positive, c.unit_interval, c.real], dim=-1),
+            "independent": c.independent(c.positive, 1)}.get(name) or getattr(c, name)
+
+
+@pytest.mark.parametrize("registry", ["biject_to", "transform_to"])
+@pytest.mark.parametrize("name", CONSTRAINTS)
+def test_constraint_registry_matches_torch(registry, name):
+    torch = torch_or_skip()
+
+    def lookup(lib):
+        try:
+            transform = getattr(lib.distributions, registry)(constraint_named(lib, name))
+        except NotImplementedError as error:
+            return "NotImplementedError", str(error)
+        x = lib.tensor(RNG_POINTS[: (6 if name == "corr_cholesky" else 3)])
+        if name in ("lower_cholesky", "positive_definite"):
+            x = lib.tensor(RNG_POINTS[:9].reshape(3, 3))
+        y = transform(x)
+        assert bool(constraint_named(lib, name).check(y).all())
+        return repr(transform), y.numpy()
+
+    ours, theirs = lookup(tapegrad), lookup(torch)
+    assert ours[0] == theirs[0]
+    if not isinstance(ours[1], str):
+        np.testing.assert_allclose(ours[1], theirs[1], rtol=1e-10)
+
+
+RNG_POINTS = RNG.normal(size=9)
+
+
+def test_constraint_registry_register_checks_its_argument():
+    torch = torch_or_skip()
+    assert error_of(lambda: D.biject_to.register(3, lambda c: None)) == error_of(
+        lambda: torch.distributions.biject_to.register(3, lambda c: None))
+    registry = D.constraint_registry.ConstraintRegistry()
+
+    @registry.register(D.constraints.positive)
+    def _softplus(constraint):
+        return D.SoftplusTransform()
+
+    assert isinstance(registry(D.constraints.greater_than(2.0)), D.SoftplusTransform)

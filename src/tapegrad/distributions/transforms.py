@@ -11,9 +11,12 @@ from tapegrad.nn.functional import softplus
 from . import constraints
 from .utils import _sum_rightmost, broadcast_all, finfo, lazy_property
 
-__all__ = ["AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform",
-           "IndependentTransform", "PowerTransform", "ReshapeTransform", "SigmoidTransform",
-           "SoftplusTransform", "TanhTransform", "Transform", "identity_transform"]
+__all__ = ["AbsTransform", "AffineTransform", "CatTransform", "ComposeTransform",
+           "CorrCholeskyTransform", "CumulativeDistributionTransform", "ExpTransform",
+           "IndependentTransform", "LowerCholeskyTransform", "PositiveDefiniteTransform",
+           "PowerTransform", "ReshapeTransform", "SigmoidTransform", "SoftplusTransform",
+           "TanhTransform", "SoftmaxTransform", "StackTransform", "StickBreakingTransform",
+           "Transform", "identity_transform"]
 
 
 class Transform:
@@ -561,3 +564,10 @@ class AffineTransform(Transform):
 
     def inverse_shape(self, shape):
         return self.forward_shape(shape)
+
+
+# the joint transforms build on the classes above
+from ._joint_transforms import (CatTransform, CorrCholeskyTransform,  # noqa: E402
+                                CumulativeDistributionTransform, LowerCholeskyTransform,
+                                PositiveDefiniteTransform, SoftmaxTransform, StackTransform,
+                                StickBreakingTransform)
