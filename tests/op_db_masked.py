@@ -7,7 +7,7 @@ at least one element (two for var and std) in every slice. log_softmax is -inf a
 masked-out elements: its rows compare the kept ones (zeros elsewhere)."""
 import numpy as np
 
-from op_db import DISTINCT, NONZERO, POSITIVE, OpRow, S, Sample
+from op_db import DISTINCT, NONZERO, POSITIVE, OpRow, S, Sample, bug
 
 _rng = np.random.default_rng(20261202)
 
@@ -88,6 +88,34 @@ _LOGADDEXP_AT_MINUS_INF = {"gradgrad": (
     "as in torch: at a masked-out element (-inf), logaddexp's double backward computes "
     "exp(b - a) / (1 + exp(b - a))**2 = inf / inf = nan for the other side's second "
     "derivative, where it is 0")}
+_COMPLEX_PROD_BUG = bug(
+    "the backward of prod and cumprod (ops/reduction.py) of a complex input misses the "
+    "conjugate: d prod / d x_i is grad * (prod / x_i), torch's is grad * conj(prod / x_i) "
+    "(x = [[1+2j, .5-1j, 2+.5j]], x.prod(1).backward(1): ours 1.5-1.75j at x[0, 0], "
+    "torch 1.5+1.75j)", ("gradcheck", "gradgrad", "torch"))
+_COMPLEX_MASK = np.array([True, False, True, True])
+
+
+def _complex_masked(name):
+    """A masked op on a complex input made from (real, imag) pairs; a complex result as its
+    real view."""
+    def fn(lib, x, **options):
+        result = getattr(lib.masked, name)(lib.view_as_complex(x), **options)
+        return lib.view_as_real(result) if result.is_complex() else result
+    return fn
+
+
+def _complex_row(name, samples=None, **options):
+    samples = samples or (S((3, 4, 2), constants={"mask": _COMPLEX_MASK, "dim": 1},
+                            label="dim1"),
+                          S((3, 4, 2), constants={"mask": _M34}, label="all-dims"))
+    return OpRow(f"masked_{name}_complex", _complex_masked(name), samples,
+                 ops=(f"masked.{name}", "view_as_complex", "view_as_real"), **options)
+
+
+_ALONG_COMPLEX = (S((3, 4, 2), constants={"mask": _COMPLEX_MASK, "dim": 1}, label="dim1"),
+                  S((3, 4, 2), constants={"mask": _M34, "dim": 0}, label="dim0"))
+
 _KEPT = np.array([[True, False, True, True], [False, True, True, False],
                   [True, True, False, True]])
 
@@ -151,6 +179,13 @@ ROWS = (
           label="row-masked-out"),
         S((3, 4), constants={"mask": _M34, "ord": 2.0, "dim": 1}, layouts=("t",), label="t"),
     )),
+    # complex inputs
+    _complex_row("sum"), _complex_row("mean"), _complex_row("var"),
+    _complex_row("norm", (S((3, 4, 2), constants={"mask": _COMPLEX_MASK, "ord": 2.0, "dim": 1},
+                            label="dim1"),)),
+    _complex_row("cumsum", _ALONG_COMPLEX),
+    _complex_row("prod", bugs=_COMPLEX_PROD_BUG),
+    _complex_row("cumprod", _ALONG_COMPLEX, bugs=_COMPLEX_PROD_BUG),
     # an element is -inf where its mask is False: the masks never drop both sides at once
     OpRow("masked_logaddexp", lambda lib, a, b, **masks: lib.masked.logaddexp(a, b, **masks), (
         S((3, 4), (3, 4), constants={"input_mask": _KEPT, "other_mask": ~_KEPT},
