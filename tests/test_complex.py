@@ -87,6 +87,11 @@ CREATED = {
     "cfloat_itself": lambda lib: lib.tensor([1j]).cfloat(),
     "zeros_like": lambda lib: lib.zeros_like(lib.tensor([1j, 2])),
     "to_complex": lambda lib: lib.tensor([1.5, 2.0]).to(lib.complex128),
+    "linspace": lambda lib: lib.linspace(-1 + 2j, 3 - 1j, 7),
+    "linspace_complex128": lambda lib: lib.linspace(0, 1 + 1j, 5, dtype=lib.complex128),
+    "linspace_tensor_end": lambda lib: lib.linspace(lib.tensor(1j), 2, 3),
+    "scalar_tensor": lambda lib: lib.scalar_tensor(1j, dtype=lib.cfloat),
+    "fill": lambda lib: lib.zeros(2, dtype=lib.cdouble).fill_(1 - 1j),
 }
 
 
@@ -280,6 +285,14 @@ def test_complex_complex_and_polar_values():
     lambda lib: lib.xlogy(lib.tensor([1 + 1j]), lib.tensor([1j])),
     lambda lib: lib.zeros(2, dtype=lib.cfloat).float_power_(2),
     lambda lib: lib.lerp(lib.zeros(2, dtype=lib.cfloat), lib.zeros(2, dtype=lib.cdouble), 0.5),
+    lambda lib: lib.zeros(2).fill_(1j),
+    lambda lib: lib.zeros(2).masked_fill(lib.tensor([True, False]), 1j),
+    lambda lib: lib.full((2,), 1j, dtype=lib.int32),
+    lambda lib: lib.scalar_tensor(1j),
+    lambda lib: lib.linspace(0, 1j, 4, dtype=lib.float32),
+    lambda lib: lib.arange(3, dtype=lib.complex128),
+    lambda lib: lib.arange(1j),
+    lambda lib: lib.randint(0, 3, (2,), dtype=lib.cdouble),
 ], ids=lambda case: None)
 def test_complex_refusals_match_torch(case):
     same_error(case)

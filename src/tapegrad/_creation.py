@@ -358,7 +358,7 @@ def check_fill_number(value, dtype):
     """value for the fills that take a number (fill_, masked_fill, index_fill): cast to dtype
     as torch casts it (-1 in uint8 is 255), or torch's refusal of one that dtype cannot hold;
     NumPy would refuse, or cast to inf. Anything else is returned as it is."""
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
+    if isinstance(value, (int, float, complex)) and not isinstance(value, bool):
         return _fill_value(value, dtype, "fill_")
     return value
 
@@ -461,13 +461,17 @@ def arange(start, end=_NO_END, step=1, *, out=None, dtype=None, layout=None, dev
     tensor_device(device, pin_memory=pin_memory)
     if end is _NO_END:
         start, end = 0, start
-        if not isinstance(end, (Tensor, int, float, np.number)):
+        if not isinstance(end, (Tensor, int, float, complex, np.number)):
             raise TypeError("arange(): argument 'end' (position 1) must be Number, not "
                             f"{type(end).__name__}")
     elif not all(isinstance(v, Tensor) or is_number(v) for v in (start, end, step)):
         given = (start, end) if step == 1 else (start, end, step)
         raise overload_error("arange", _ARANGE_OVERLOADS, given)
     values = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    if any(isinstance(v, complex) for v in values):
+        raise RuntimeError("value cannot be converted to type double without overflow")
+    if dtype is not None and dtype.is_complex:
+        raise NotImplementedError(f'"arange_cpu" not implemented for \'{dtype.legacy_name}\'')
     if step == 0:
         raise RuntimeError("step must be nonzero")
     if any(isinstance(v, float) and not np.isfinite(v) for v in values[:2]):
@@ -509,8 +513,11 @@ def _endpoints(name, start, end, steps):
 def _evenly_spaced(start, end, steps, dtype):
     """torch's linspace values: the first half counted up from start, the second down from end.
     torch fuses each multiply-add (one rounding), so they are computed in a wider type."""
-    wide = np.longdouble if dtype is _dtype.float64 else np.float64
-    narrow = dtype.numpy if dtype.is_floating_point else np.dtype(np.float64)
+    if dtype.is_complex:
+        wide = np.clongdouble if dtype is _dtype.complex128 else np.complex128
+    else:
+        wide = np.longdouble if dtype is _dtype.float64 else np.float64
+    narrow = dtype.numpy if dtype.is_differentiable else np.dtype(np.float64)
     start, end = narrow.type(start), narrow.type(end)
     if steps == 1:
         return np.full(1, start, wide)
@@ -522,7 +529,16 @@ def _evenly_spaced(start, end, steps, dtype):
     return np.where(i < steps // 2, up, down)
 
 
-def _spaced_dtype(dtype, name):
+def _spaced_dtype(dtype, name, start, end):
+    """The dtype of linspace/logspace: complex ends make a complex one (the default complex
+    dtype unless given; torch refuses a real one)."""
+    if isinstance(start, complex) or isinstance(end, complex):
+        inferred = _dtype.get_default_dtype().to_complex()
+        if dtype is not None and not dtype.is_complex:
+            raise RuntimeError(f"torch.{name}(): inferred dtype {_FILL_TYPE_NAMES[inferred.name]}"
+                               f" can't be safely cast to passed dtype "
+                               f"{dtype.legacy_name}")
+        dtype = dtype or inferred
     dtype = dtype or _dtype.get_default_dtype()
     if dtype is _dtype.bool:
         raise NotImplementedError(f'"{name}_cpu" not implemented for \'Bool\'')
@@ -539,7 +555,7 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
              pin_memory=False, requires_grad=False):
     tensor_device(device, pin_memory=pin_memory)
     start, end, steps = _endpoints("linspace", start, end, steps)
-    dtype = _spaced_dtype(dtype, "linspace")
+    dtype = _spaced_dtype(dtype, "linspace", start, end)
     _check_endpoints_fit(start, end, dtype)
     values = _evenly_spaced(start, end, steps, dtype)
     return _new(values.astype(dtype.numpy), None, requires_grad, out)
@@ -550,7 +566,7 @@ def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None,
     tensor_device(device, pin_memory=pin_memory)
     start, end, steps = _endpoints("logspace", start, end, steps)
     base = base.item() if isinstance(base, Tensor) else base
-    dtype = _spaced_dtype(dtype, "logspace")
+    dtype = _spaced_dtype(dtype, "logspace", start, end)
     _check_endpoints_fit(start, end, dtype)
     if not (dtype.is_floating_point or dtype.is_complex):
         start, end = int(start), int(end)  # torch casts the exponents' ends to the dtype
@@ -592,6 +608,9 @@ def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None
         low, high, size = 0, low, high
     if high is None:
         raise TypeError("randint() missing required argument 'high'")
+    if dtype is not None and dtype.is_complex:
+        raise RuntimeError("check_random_bounds handles only integral, floating-point and "
+                           "boolean types")
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} "
                            f">= to={high}")
@@ -614,7 +633,10 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
 def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=False,
                   requires_grad=False):
     tensor_device(device, pin_memory=pin_memory)
-    return _filled((), s, dtype or _dtype.get_default_dtype(), requires_grad)
+    dtype = dtype or _dtype.get_default_dtype()
+    if isinstance(s, complex):  # torch's refusal of a complex number for a real dtype
+        s = _fill_value(s, dtype, "scalar_tensor")
+    return _filled((), s, dtype, requires_grad)
 
 
 # ---- *_like: input's shape, dtype, device and (by default) memory layout --------------------
