@@ -404,7 +404,8 @@ IN_PLACE_NODES = {"_view_of_base", "_view_put", "_copy", "_fill", "_fill_with_te
 NOT_IMPLEMENTED_NODES = {"_remainder_scalar_tensor", "_scatter_reducing"}
 # Registered ops that only an nn module reaches (no public function, so no op_db row): nn.LSTM's
 # fused layer, against torch in tests/test_rnn_fused.py.
-MODULE_ONLY_NODES = {"mkldnn_rnn_layer"}
+MODULE_ONLY_NODES = {"mkldnn_rnn_layer",
+                     "pack_padded_sequence"}  # nn.utils.rnn's, in tests/test_nn_rnn_utils.py
 # Functions that make a tensor from sizes alone, no tensor input: nothing for a row to
 # differentiate (test_factories_take_no_tensor_input). The windows' op_db use is as stft's and
 # istft's windows (op_db_fft.py).

@@ -4,6 +4,8 @@ A layer projects the whole input sequence through weight_ih in one matmul, then 
 recurrence step by step; the backward pass is the recorded graph of those steps, node for
 node torch's. Where torch's CPU LSTM runs oneDNN (float32, no projections), each layer and
 direction is one fused op instead (mkldnn_rnn_layer, one MkldnnRnnLayerBackward0 node).
+A PackedSequence input runs each step on the sequences still running only; the others keep
+their state (their last one, or the initial one until a reversed direction reaches them).
 """
 import math
 import numbers
@@ -16,6 +18,7 @@ from ..parameter import Parameter
 from .module import Module
 from ..._warnings import warn
 from ...ops.rnn import mkldnn_rnn_layer
+from ..utils.rnn import PackedSequence
 
 __all__ = ["GRU", "GRUCell", "LSTM", "LSTMCell", "RNN", "RNNBase", "RNNCell", "RNNCellBase"]
 
@@ -71,6 +74,18 @@ def _run_direction(step, input_gates, state, weights, reverse):
     for time in order:
         outputs[time], state = step(gates_per_step[time], state, *weights)
     return tapegrad.stack(outputs), state
+
+
+def _run_packed_direction(step, gates, sizes, state, weights, reverse):
+    """The recurrence over packed steps (gates: one per step, sizes[t] rows each); returns
+    (the outputs as packed data, the final state of every sequence)."""
+    outputs = [None] * len(sizes)
+    for time in (range(len(sizes) - 1, -1, -1) if reverse else range(len(sizes))):
+        size = sizes[time]
+        outputs[time], new = step(gates[time], tuple(part[:size] for part in state), *weights)
+        state = tuple(done if size == part.shape[0] else tapegrad.cat([done, part[size:]])
+                      for done, part in zip(new, state))
+    return tapegrad.cat(outputs), state
 
 
 def _check_fused_states(input, hx):
@@ -207,9 +222,14 @@ class RNNBase(Module):
             raise RuntimeError("input.size(-1) must be equal to input_size. Expected "
                                f"{self.input_size}, got {input.size(-1)}")
 
+    def _mini_batch(self, input, batch_sizes):
+        if batch_sizes is not None:  # packed: the first step has every sequence
+            return int(batch_sizes[0])
+        return input.size(0) if self.batch_first else input.size(1)
+
     def get_expected_hidden_size(self, input, batch_sizes=None):
         """(num_layers * num_directions, batch, proj_size or hidden_size)."""
-        mini_batch = input.size(0) if self.batch_first else input.size(1)
+        mini_batch = self._mini_batch(input, batch_sizes)
         return (self.num_layers * (2 if self.bidirectional else 1), mini_batch,
                 self.proj_size if self.proj_size > 0 else self.hidden_size)
 
@@ -277,10 +297,45 @@ class RNNBase(Module):
                 input = F.dropout(input, self.dropout, True)
         return input, tuple(tapegrad.stack(parts) for parts in zip(*final_states))
 
-    def _zero_state(self, input, size):
-        batch = input.size(0) if self.batch_first else input.size(1)
+    def _zero_state(self, input, size, batch=None):
+        batch = (input.size(0) if self.batch_first else input.size(1)) if batch is None else batch
         return tapegrad.zeros(self.num_layers * (2 if self.bidirectional else 1), batch, size,
                               dtype=input.dtype, device=input.device)
+
+    def _forward_packed(self, packed, hx):
+        """forward of a PackedSequence: (output PackedSequence, final states in the batch's
+        original order)."""
+        data, batch_sizes, sorted_indices, unsorted_indices = packed
+        is_lstm = self.mode == "LSTM"
+        if hx is None:
+            batch = int(batch_sizes[0])
+            hx = ((self._zero_state(data, self.proj_size or self.hidden_size, batch),
+                   self._zero_state(data, self.hidden_size, batch)) if is_lstm
+                  else (self._zero_state(data, self.hidden_size, batch),))
+        else:
+            hx = self.permute_hidden(hx, sorted_indices)
+            hx = tuple(hx) if is_lstm else (hx,)
+        self.check_forward_args(data, hx if is_lstm else hx[0], batch_sizes)
+        sizes = batch_sizes.tolist()
+        states = list(zip(*(part.unbind(0) for part in hx)))
+        directions = 2 if self.bidirectional else 1
+        finals = []
+        for layer in range(self.num_layers):
+            outputs = []
+            for direction in range(directions):
+                index = layer * directions + direction
+                recurrent, (weight_ih, bias_ih) = self._direction_weights(index)
+                gates = F.linear(data, weight_ih, bias_ih).split(sizes)
+                output, state = _run_packed_direction(_STEPS[self.mode], gates, sizes,
+                                                      states[index], recurrent, direction == 1)
+                outputs.append(output)
+                finals.append(state)
+            data = outputs[0] if directions == 1 else tapegrad.cat(outputs, -1)
+            if self.dropout and self.training and layer < self.num_layers - 1:
+                data = F.dropout(data, self.dropout, True)
+        final = tuple(tapegrad.stack(parts) for parts in zip(*finals))
+        output = PackedSequence(data, batch_sizes, sorted_indices, unsorted_indices)
+        return output, self.permute_hidden(final if is_lstm else final[0], unsorted_indices)
 
     def _forward_states(self, input, hx, is_batched):
         """Run on batched input from the checked initial states hx (a tuple)."""
@@ -303,6 +358,8 @@ class RNNBase(Module):
 
     def _forward_hidden(self, input, hx, input_dim_message):
         """forward of RNN and GRU, whose state is one hidden tensor."""
+        if isinstance(input, PackedSequence):
+            return self._forward_packed(input, hx)
         if input.dim() not in (2, 3):
             raise ValueError(input_dim_message.format(input.dim()))
         is_batched = input.dim() == 3
@@ -362,7 +419,7 @@ class LSTM(RNNBase):
 
     def get_expected_cell_size(self, input, batch_sizes=None):
         """(num_layers * num_directions, batch, hidden_size)."""
-        mini_batch = input.size(0) if self.batch_first else input.size(1)
+        mini_batch = self._mini_batch(input, batch_sizes)
         return (self.num_layers * (2 if self.bidirectional else 1), mini_batch,
                 self.hidden_size)
 
@@ -381,6 +438,8 @@ class LSTM(RNNBase):
         return hx[0].index_select(1, permutation), hx[1].index_select(1, permutation)
 
     def forward(self, input, hx=None):
+        if isinstance(input, PackedSequence):
+            return self._forward_packed(input, hx)
         if input.dim() not in (2, 3):
             raise ValueError(f"LSTM: Expected input to be 2D or 3D, got {input.dim()}D instead")
         is_batched = input.dim() == 3
