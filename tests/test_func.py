@@ -164,3 +164,15 @@ def test_functional_call_and_stack_module_state_match_torch():
                         models[0].weight])
     mine, theirs = (_numpy(r) for r in results)
     assert_same(mine, theirs)
+
+
+def test_stateless_functional_call_warns_as_torch():
+    torch = torch_or_skip()
+    messages = []
+    for lib in (tapegrad, torch):
+        layer = lib.nn.Linear(2, 1)
+        with pytest.warns(FutureWarning) as caught:
+            out = lib.nn.utils.stateless.functional_call(
+                layer, {"weight": lib.ones(1, 2), "bias": lib.zeros(1)}, (lib.ones(1, 2),))
+        messages.append((str(caught[0].message), out.item()))
+    assert messages[0] == messages[1]

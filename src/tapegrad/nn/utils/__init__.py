@@ -1,8 +1,8 @@
 """tapegrad.nn.utils: gradient clipping, parameter/vector conversion and variable-length
 sequences (rnn), as torch.nn.utils."""
-from . import rnn
+from . import rnn, stateless
 from .clip_grad import clip_grad_norm_, clip_grad_value_, clip_grads_with_norm_, get_total_norm
 from .convert_parameters import parameters_to_vector, vector_to_parameters
 
 __all__ = ["clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_", "get_total_norm",
-           "parameters_to_vector", "rnn", "vector_to_parameters"]
+           "parameters_to_vector", "rnn", "stateless", "vector_to_parameters"]
