@@ -426,3 +426,127 @@ def test_constraint_registry_register_checks_its_argument():
         return D.SoftplusTransform()
 
     assert isinstance(registry(D.constraints.greater_than(2.0)), D.SoftplusTransform)
+
+
+def lowrank(lib, requires_grad=False, shift=0.0):
+    leaves = [lib.tensor(value * (1 + shift), requires_grad=requires_grad) for value in
+              (LOWRANK["loc"], LOWRANK["cov_factor"], LOWRANK["cov_diag"])]
+    return lib.distributions.LowRankMultivariateNormal(*leaves), leaves
+
+
+LOWRANK = {"loc": RNG.normal(size=(2, 3)), "cov_factor": RNG.normal(size=(2, 3, 2)),
+           "cov_diag": RNG.uniform(0.5, 2.0, (2, 3))}
+
+
+def test_lowrank_multivariate_normal_matches_torch():
+    torch = torch_or_skip()
+    (ours, leaves), (theirs, torch_leaves) = lowrank(tapegrad, True), lowrank(torch, True)
+    assert ours.batch_shape == theirs.batch_shape and ours.event_shape == theirs.event_shape
+    for name in ("mean", "variance", "scale_tril", "covariance_matrix", "precision_matrix"):
+        close(getattr(ours, name), getattr(theirs, name))
+    value = RNG.normal(size=(4, 2, 3))
+    result, expected = ours.log_prob(tapegrad.tensor(value)), theirs.log_prob(torch.tensor(value))
+    close(result, expected)
+    close(ours.entropy(), theirs.entropy())
+    tapegrad.manual_seed(2)
+    torch.manual_seed(2)
+    sample, torch_sample = ours.rsample((3,)), theirs.rsample((3,))
+    close(sample, torch_sample, rtol=1e-13, atol=1e-13)
+    grads = tapegrad.autograd.grad(result.sum() + (sample ** 2).sum(), leaves)
+    expected_grads = torch.autograd.grad(expected.sum() + (torch_sample ** 2).sum(),
+                                         torch_leaves)
+    for mine, reference in zip(grads, expected_grads):
+        close(mine, reference, rtol=1e-8, atol=1e-10)
+    assert repr(ours) == repr(theirs)
+    assert ours.expand((5, 2)).batch_shape == theirs.expand((5, 2)).batch_shape
+
+
+def test_lowrank_kl_pairs_match_torch():
+    torch = torch_or_skip()
+
+    def kls(lib):
+        p, _ = lowrank(lib)
+        q, _ = lowrank(lib, shift=0.4)
+        full, _, _ = mvn(lib, "scale_tril")
+        kl = lib.distributions.kl_divergence
+        return [kl(p, q), kl(full, q), kl(p, full)]
+
+    for ours, theirs in zip(kls(tapegrad), kls(torch)):
+        close(ours, theirs, rtol=1e-9)
+
+
+def test_lowrank_errors_match_torch():
+    torch = torch_or_skip()
+    for scenario in [
+            lambda lib: lib.distributions.LowRankMultivariateNormal(
+                lib.tensor(0.0), lib.ones(1, 1), lib.ones(1)),
+            lambda lib: lib.distributions.LowRankMultivariateNormal(
+                lib.zeros(3), lib.ones(3), lib.ones(3)),
+            lambda lib: lib.distributions.LowRankMultivariateNormal(
+                lib.zeros(3), lib.ones(2, 1), lib.ones(3)),
+            lambda lib: lib.distributions.LowRankMultivariateNormal(
+                lib.zeros(3), lib.ones(3, 1), lib.ones(2)),
+            lambda lib: lib.distributions.LowRankMultivariateNormal(
+                lib.zeros(2, 3), lib.ones(4, 3, 1), lib.ones(3)),
+            lambda lib: lib.distributions.kl_divergence(
+                lib.distributions.MultivariateNormal(lib.zeros(2), lib.eye(2)),
+                lib.distributions.MultivariateNormal(lib.zeros(3), lib.eye(3))),
+            lambda lib: lib.distributions.kl_divergence(
+                lib.distributions.MultivariateNormal(lib.zeros(2), lib.eye(2)),
+                lib.distributions.LowRankMultivariateNormal(lib.zeros(3), lib.ones(3, 1),
+                                                            lib.ones(3)))]:
+        assert error_of(lambda: scenario(tapegrad)) == error_of(lambda: scenario(torch))
+
+
+def mixture(lib, requires_grad=False):
+    dist = lib.distributions
+    logits = lib.tensor(MIXTURE["logits"], requires_grad=requires_grad)
+    loc = lib.tensor(MIXTURE["loc"], requires_grad=requires_grad)
+    components = dist.Independent(dist.Normal(loc, lib.tensor(MIXTURE["scale"])), 1)
+    return dist.MixtureSameFamily(dist.Categorical(logits=logits), components), [logits, loc]
+
+
+MIXTURE = {"logits": RNG.normal(size=(2, 3)), "loc": RNG.normal(size=(2, 3, 4)),
+           "scale": RNG.uniform(0.5, 2.0, (2, 3, 4))}
+
+
+def test_mixture_same_family_matches_torch():
+    torch = torch_or_skip()
+    (ours, leaves), (theirs, torch_leaves) = mixture(tapegrad, True), mixture(torch, True)
+    assert ours.batch_shape == theirs.batch_shape and ours.event_shape == theirs.event_shape
+    close(ours.mean, theirs.mean)
+    close(ours.variance, theirs.variance)
+    tapegrad.manual_seed(5)
+    torch.manual_seed(5)
+    sample, torch_sample = ours.sample((6,)), theirs.sample((6,))
+    close(sample, torch_sample, rtol=0, atol=0)
+    result, expected = ours.log_prob(sample), theirs.log_prob(torch_sample)
+    close(result, expected)
+    grads = tapegrad.autograd.grad(result.sum(), leaves)
+    for mine, reference in zip(grads, torch.autograd.grad(expected.sum(), torch_leaves)):
+        close(mine, reference, rtol=1e-9)
+    assert repr(ours) == repr(theirs)
+    assert repr(ours.support) == repr(theirs.support)
+    assert ours.expand((5, 2)).batch_shape == theirs.expand((5, 2)).batch_shape
+    univariate = [lib.distributions.MixtureSameFamily(
+        lib.distributions.Categorical(lib.tensor([0.3, 0.7])),
+        lib.distributions.Normal(lib.tensor([-1.0, 2.0]), lib.tensor([1.0, 0.5])))
+        for lib in (tapegrad, torch)]
+    value = np.linspace(-3, 3, 7)
+    close(univariate[0].cdf(tapegrad.tensor(value)), univariate[1].cdf(torch.tensor(value)))
+
+
+def test_mixture_same_family_errors_match_torch():
+    torch = torch_or_skip()
+    for scenario in [
+            lambda lib: lib.distributions.MixtureSameFamily(
+                lib.distributions.Normal(0.0, 1.0), lib.distributions.Normal(0.0, 1.0)),
+            lambda lib: lib.distributions.MixtureSameFamily(
+                lib.distributions.Categorical(lib.ones(2)), "normal"),
+            lambda lib: lib.distributions.MixtureSameFamily(
+                lib.distributions.Categorical(lib.ones(3)),
+                lib.distributions.Normal(lib.zeros(2), 1.0)),
+            lambda lib: lib.distributions.MixtureSameFamily(
+                lib.distributions.Categorical(lib.ones(2, 3)),
+                lib.distributions.Normal(lib.zeros(4, 3), 1.0))]:
+        assert error_of(lambda: scenario(tapegrad)) == error_of(lambda: scenario(torch))

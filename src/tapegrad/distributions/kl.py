@@ -1,6 +1,5 @@
 """kl_divergence(p, q) and register_kl, with torch's closed forms for the pairs of the
-families tapegrad has (the pairs with ContinuousBernoulli and LowRankMultivariateNormal are left
-out with those families)."""
+families tapegrad has (the pairs with ContinuousBernoulli are left out with it)."""
 import math
 import warnings
 from functools import total_ordering
@@ -23,6 +22,8 @@ from .gumbel import Gumbel
 from .half_normal import HalfNormal
 from .independent import Independent
 from .laplace import Laplace
+from .lowrank_multivariate_normal import (LowRankMultivariateNormal, _batch_lowrank_logdet,
+                                          _batch_lowrank_mahalanobis)
 from .multivariate_normal import MultivariateNormal, _batch_mahalanobis
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
@@ -239,11 +240,78 @@ def _half_log_det(scale_tril):
     return scale_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1)
 
 
+def _check_event_shapes(p, q, which):
+    if p.event_shape != q.event_shape:
+        raise ValueError(f"KL-divergence between two {which} with                          "
+                         "different event shapes cannot be computed")
+
+
+def _lowrank_logdet(p):
+    return _batch_lowrank_logdet(p._unbroadcasted_cov_factor, p._unbroadcasted_cov_diag,
+                                 p._capacitance_tril)
+
+
+def _lowrank_mahalanobis(q, x):
+    return _batch_lowrank_mahalanobis(q._unbroadcasted_cov_factor, q._unbroadcasted_cov_diag,
+                                      x, q._capacitance_tril)
+
+
+def _lowrank_inverse_factor(q):
+    """A with inv(q's covariance) = inv(D) - A^T A (Woodbury, through the capacitance)."""
+    Wt_Dinv = q._unbroadcasted_cov_factor.mT / q._unbroadcasted_cov_diag.unsqueeze(-2)
+    return tapegrad.linalg.solve_triangular(q._capacitance_tril, Wt_Dinv, upper=False)
+
+
+@register_kl(LowRankMultivariateNormal, LowRankMultivariateNormal)
+def _kl_lowrankmultivariatenormal_lowrankmultivariatenormal(p, q):
+    _check_event_shapes(p, q, "Low Rank Multivariate Normals")
+    term1 = _lowrank_logdet(q) - _lowrank_logdet(p)
+    term3 = _lowrank_mahalanobis(q, q.loc - p.loc)
+    # trace(inv(qcov) pcov) with inv(qcov) = inv(qD) - A^T A and pcov = pD + pW pW^T
+    A = _lowrank_inverse_factor(q)
+    q_diag, p_diag = q._unbroadcasted_cov_diag, p._unbroadcasted_cov_diag
+    term21 = (p_diag / q_diag).sum(-1)
+    term22 = _batch_trace_XXT(p._unbroadcasted_cov_factor * q_diag.rsqrt().unsqueeze(-1))
+    term23 = _batch_trace_XXT(A * p_diag.sqrt().unsqueeze(-2))
+    term24 = _batch_trace_XXT(A.matmul(p._unbroadcasted_cov_factor))
+    term2 = term21 + term22 - term23 - term24
+    return 0.5 * (term1 + term2 + term3 - p.event_shape[0])
+
+
+@register_kl(MultivariateNormal, LowRankMultivariateNormal)
+def _kl_multivariatenormal_lowrankmultivariatenormal(p, q):
+    _check_event_shapes(p, q, "(Low Rank) Multivariate Normals")
+    term1 = _lowrank_logdet(q) - 2 * _half_log_det(p._unbroadcasted_scale_tril)
+    term3 = _lowrank_mahalanobis(q, q.loc - p.loc)
+    A = _lowrank_inverse_factor(q)
+    term21 = _batch_trace_XXT(p._unbroadcasted_scale_tril
+                              * q._unbroadcasted_cov_diag.rsqrt().unsqueeze(-1))
+    term22 = _batch_trace_XXT(A.matmul(p._unbroadcasted_scale_tril))
+    return 0.5 * (term1 + term21 - term22 + term3 - p.event_shape[0])
+
+
+@register_kl(LowRankMultivariateNormal, MultivariateNormal)
+def _kl_lowrankmultivariatenormal_multivariatenormal(p, q):
+    _check_event_shapes(p, q, "(Low Rank) Multivariate Normals")
+    q_tril = q._unbroadcasted_scale_tril
+    term1 = 2 * _half_log_det(q_tril) - _lowrank_logdet(p)
+    term3 = _batch_mahalanobis(q_tril, q.loc - p.loc)
+    batch_shape = tapegrad.broadcast_shapes(q_tril.shape[:-2],
+                                            p._unbroadcasted_cov_factor.shape[:-2])
+    n = p.event_shape[0]
+    q_tril = q_tril.expand(batch_shape + (n, n))
+    p_cov_factor = p._unbroadcasted_cov_factor.expand(batch_shape + (n, p.cov_factor.size(-1)))
+    p_cov_diag = tapegrad.diag_embed(p._unbroadcasted_cov_diag.sqrt()).expand(
+        batch_shape + (n, n))
+    term21 = _batch_trace_XXT(tapegrad.linalg.solve_triangular(q_tril, p_cov_factor,
+                                                               upper=False))
+    term22 = _batch_trace_XXT(tapegrad.linalg.solve_triangular(q_tril, p_cov_diag, upper=False))
+    return 0.5 * (term1 + term21 + term22 + term3 - p.event_shape[0])
+
+
 @register_kl(MultivariateNormal, MultivariateNormal)
 def _kl_multivariatenormal_multivariatenormal(p, q):
-    if p.event_shape != q.event_shape:
-        raise ValueError("KL-divergence between two Multivariate Normals with"
-                         "                          different event shapes cannot be computed")
+    _check_event_shapes(p, q, "Multivariate Normals")
     q_tril, p_tril = q._unbroadcasted_scale_tril, p._unbroadcasted_scale_tril
     half_term1 = _half_log_det(q_tril) - _half_log_det(p_tril)
     batch_shape = tapegrad.broadcast_shapes(q_tril.shape[:-2], p_tril.shape[:-2])
