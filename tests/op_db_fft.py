@@ -4,6 +4,8 @@ their real views (view_as_real; a lazily conjugated result, as ifft of a real in
 resolved first, as torch requires), complex inputs are made from real (real, imag) pairs on a
 last dim of 2 (view_as_complex). The windows of stft and istft are torch's window factories
 (ops/windows.py) and torch.signal.windows, or a leaf that gets a gradient too."""
+import warnings
+
 from op_db import OpRow, S, _positive, _real, each
 
 
@@ -147,6 +149,15 @@ def _istft(lib, x, window=None, n_fft=8, **options):
     return _real_view(lib, result) if result.is_complex() else result
 
 
+def _stft_real_output(lib, x, n_fft=8, **options):
+    """stft(return_complex=False), torch's deprecated (real, imag) pairs; both libraries warn."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "stft with return_complex=False is deprecated",
+                                UserWarning)
+        return lib.stft(x, n_fft, window=lib.hann_window(n_fft, dtype=x.dtype),
+                        return_complex=False, **options)
+
+
 # istft's input: (frequencies, frames) from stft of n_fft = 8, onesided (5) or not (8)
 _ISTFT = (
     S((5, 7, 2), constants={"hop_length": 2}, label="onesided"),
@@ -209,6 +220,7 @@ ROWS = (
         S((2, 30), (8,), constants={"hop_length": 3}, label="batch"),
         S((30,), (6,), constants={"hop_length": 2, "win_length": 6}, label="win-length-6"),
     ), ops=("stft",) + _VIEWS),
+    OpRow("stft_real_output", _stft_real_output, _STFT[:2], ops=("stft",)),
     OpRow("stft_complex", lambda lib, x, **options: _stft(lib, _complex(lib, x), **options), (
         S((2, 20, 2), constants={"hop_length": 3}, label="batch"),
         S((20, 2), constants={"hop_length": 4, "center": False}, label="1d-no-center"),
