@@ -37,9 +37,9 @@ def _numerical_jacobians(func, inputs, index, eps):
             columns.append([(p - m) / (2 * eps) for p, m in zip(plus, minus)])
     finally:
         tensor._data = original
-    n_outputs = len(_outputs(func, inputs))
-    return [np.array([column[j] for column in columns]).reshape(flat.size, -1)
-            for j in range(n_outputs)]
+    outputs = _outputs(func, inputs)
+    return [np.array([column[j] for column in columns]).reshape(flat.size, output.numel())
+            for j, output in enumerate(outputs)]
 
 
 def _analytical_jacobian(output, inputs, index):

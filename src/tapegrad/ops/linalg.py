@@ -10,6 +10,7 @@ from .._tensor import Tensor
 from . import reduction
 from ._checks import broadcast_shapes, numel, wrap_dim
 from ._define import defop
+from .complex_parts import conj_of
 from .pointwise import mul, mul_scalar
 from .reordering import diagonal
 from .shape import (unsafe_view, expand, flatten, movedim, permute, reshape, squeeze, t, transpose,
@@ -41,8 +42,10 @@ def _mm(xp, input: Tensor, mat2: Tensor):
     return xp.matmul(input, mat2)
 
 
-_mm.derivatives(input=lambda ctx: _mm(ctx.grad, t(ctx.mat2)),
-                mat2=lambda ctx: _mm(t(ctx.input), ctx.grad))
+# Complex operands enter the formulas conjugated (torch's mat2.mH, self.conj()); conj_of is
+# the identity on real tensors.
+_mm.derivatives(input=lambda ctx: _mm(ctx.grad, conj_of(t(ctx.mat2))),
+                mat2=lambda ctx: _mm(conj_of(t(ctx.input)), ctx.grad))
 
 
 def mm(input, mat2):
@@ -61,8 +64,8 @@ def _dot(xp, input: Tensor, tensor: Tensor):
     return xp.dot(input, tensor)
 
 
-_dot.derivatives(input=lambda ctx: ctx.grad * ctx.tensor,
-                 tensor=lambda ctx: ctx.grad * ctx.input)
+_dot.derivatives(input=lambda ctx: ctx.grad * conj_of(ctx.tensor),
+                 tensor=lambda ctx: ctx.grad * conj_of(ctx.input))
 
 
 def dot(input, tensor):
@@ -90,8 +93,8 @@ def _mv(xp, input: Tensor, vec: Tensor):
     return xp.matmul(input, vec)
 
 
-_mv.derivatives(input=lambda ctx: outer(ctx.grad, ctx.vec),  # torch's grad.ger(vec)
-                vec=lambda ctx: _mv(t(ctx.input), ctx.grad))
+_mv.derivatives(input=lambda ctx: outer(ctx.grad, conj_of(ctx.vec)),  # grad.ger(vec.conj())
+                vec=lambda ctx: _mv(conj_of(t(ctx.input)), ctx.grad))
 
 
 def mv(input, vec):
@@ -116,8 +119,8 @@ def _bmm(xp, input: Tensor, mat2: Tensor):
     return xp.matmul(input, mat2)
 
 
-_bmm.derivatives(input=lambda ctx: _bmm(ctx.grad, transpose(ctx.mat2, 1, 2)),
-                 mat2=lambda ctx: _bmm(transpose(ctx.input, 1, 2), ctx.grad))
+_bmm.derivatives(input=lambda ctx: _bmm(ctx.grad, conj_of(transpose(ctx.mat2, 1, 2))),
+                 mat2=lambda ctx: _bmm(conj_of(transpose(ctx.input, 1, 2)), ctx.grad))
 
 
 def bmm(input, mat2):
@@ -251,9 +254,10 @@ def _addmm(xp, input: Tensor, mat1: Tensor, mat2: Tensor, beta=1, alpha=1):
     return _combine(input, xp.matmul(mat1, mat2), beta, alpha)
 
 
-_addmm.derivatives(input=lambda ctx: _scaled(ctx.grad, ctx.beta),
-                   mat1=lambda ctx: _scaled(_mm(ctx.grad, t(ctx.mat2)), ctx.alpha),
-                   mat2=lambda ctx: _scaled(_mm(t(ctx.mat1), ctx.grad), ctx.alpha))
+_addmm.derivatives(
+    input=lambda ctx: _scaled(ctx.grad, conj_of(ctx.beta)),
+    mat1=lambda ctx: _scaled(_mm(ctx.grad, conj_of(t(ctx.mat2))), conj_of(ctx.alpha)),
+    mat2=lambda ctx: _scaled(_mm(conj_of(t(ctx.mat1)), ctx.grad), conj_of(ctx.alpha)))
 
 
 def _check_addmm_dtypes(input, mat1, mat2):
@@ -281,9 +285,10 @@ def _addmv(xp, input: Tensor, mat: Tensor, vec: Tensor, beta=1, alpha=1):
     return _combine(input, xp.matmul(mat, vec), beta, alpha)
 
 
-_addmv.derivatives(input=lambda ctx: _scaled(ctx.grad, ctx.beta),
-                   mat=lambda ctx: _scaled(outer(ctx.grad, ctx.vec), ctx.alpha),
-                   vec=lambda ctx: _scaled(_mv(t(ctx.mat), ctx.grad), ctx.alpha))
+_addmv.derivatives(
+    input=lambda ctx: _scaled(ctx.grad, conj_of(ctx.beta)),
+    mat=lambda ctx: _scaled(outer(ctx.grad, conj_of(ctx.vec)), conj_of(ctx.alpha)),
+    vec=lambda ctx: _scaled(_mv(conj_of(t(ctx.mat)), ctx.grad), conj_of(ctx.alpha)))
 
 
 def addmv(input, mat, vec, *, beta=1, alpha=1):
@@ -308,9 +313,11 @@ def _baddbmm(xp, input: Tensor, batch1: Tensor, batch2: Tensor, beta=1, alpha=1)
 
 
 _baddbmm.derivatives(
-    input=lambda ctx: _scaled(ctx.grad, ctx.beta),
-    batch1=lambda ctx: _scaled(_bmm(ctx.grad, transpose(ctx.batch2, 1, 2)), ctx.alpha),
-    batch2=lambda ctx: _scaled(_bmm(transpose(ctx.batch1, 1, 2), ctx.grad), ctx.alpha))
+    input=lambda ctx: _scaled(ctx.grad, conj_of(ctx.beta)),
+    batch1=lambda ctx: _scaled(_bmm(ctx.grad, conj_of(transpose(ctx.batch2, 1, 2))),
+                               conj_of(ctx.alpha)),
+    batch2=lambda ctx: _scaled(_bmm(conj_of(transpose(ctx.batch1, 1, 2)), ctx.grad),
+                               conj_of(ctx.alpha)))
 
 
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
@@ -341,9 +348,11 @@ def _batches_of(ctx):
 
 
 _addbmm.derivatives(
-    input=lambda ctx: _scaled(ctx.grad, ctx.beta),
-    batch1=lambda ctx: _scaled(_bmm(_batches_of(ctx), transpose(ctx.batch2, 1, 2)), ctx.alpha),
-    batch2=lambda ctx: _scaled(_bmm(transpose(ctx.batch1, 1, 2), _batches_of(ctx)), ctx.alpha))
+    input=lambda ctx: _scaled(ctx.grad, conj_of(ctx.beta)),
+    batch1=lambda ctx: _scaled(_bmm(_batches_of(ctx), conj_of(transpose(ctx.batch2, 1, 2))),
+                               conj_of(ctx.alpha)),
+    batch2=lambda ctx: _scaled(_bmm(conj_of(transpose(ctx.batch1, 1, 2)), _batches_of(ctx)),
+                               conj_of(ctx.alpha)))
 
 
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
@@ -390,9 +399,10 @@ def _addr(xp, input: Tensor, vec1: Tensor, vec2: Tensor, beta=1, alpha=1):
     return _combine(input, product, beta, alpha)
 
 
-_addr.derivatives(input=lambda ctx: _scaled(ctx.grad, ctx.beta),
-                  vec1=lambda ctx: _scaled(_mv(ctx.grad, ctx.vec2), ctx.alpha),
-                  vec2=lambda ctx: _scaled(_mv(t(ctx.grad), ctx.vec1), ctx.alpha))
+_addr.derivatives(
+    input=lambda ctx: _scaled(ctx.grad, conj_of(ctx.beta)),
+    vec1=lambda ctx: _scaled(_mv(ctx.grad, conj_of(ctx.vec2)), conj_of(ctx.alpha)),
+    vec2=lambda ctx: _scaled(_mv(t(ctx.grad), conj_of(ctx.vec1)), conj_of(ctx.alpha)))
 
 
 def addr(input, vec1, vec2, *, beta=1, alpha=1):
@@ -428,7 +438,7 @@ def _vdot(xp, input: Tensor, other: Tensor):
     return xp.vdot(input, other)
 
 
-_vdot.derivatives(input=lambda ctx: ctx.grad * ctx.other,
+_vdot.derivatives(input=lambda ctx: conj_of(ctx.grad) * ctx.other,
                   other=lambda ctx: ctx.grad * ctx.input)
 
 

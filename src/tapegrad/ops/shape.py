@@ -178,7 +178,11 @@ def _matrix_transpose(name, input):
     if input.ndim == 1:
         raise RuntimeError(f"tensor.{name} is only supported on matrices or batches of "
                            "matrices. Got 1-D tensor.")
-    return _transpose(input, input.ndim - 2, input.ndim - 1)
+    swapped = _transpose(input, input.ndim - 2, input.ndim - 1)
+    if name != "mT" and input.dtype.is_complex:  # mH and adjoint() conjugate too
+        from .complex_parts import conj
+        return conj(swapped)
+    return swapped
 
 
 def adjoint(input):
