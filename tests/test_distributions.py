@@ -52,6 +52,9 @@ CONTINUOUS = {
     "FisherSnedecor": dict(df1=positive(*BATCH, low=1.0, high=8.0),
                            df2=positive(*BATCH, low=1.0, high=9.0)),
     "LogisticNormal": dict(loc=real(*BATCH), scale=positive(*BATCH, high=1.5)),
+    # one probability inside torch's Taylor window around 1/2
+    "ContinuousBernoulli": dict(probs=np.array([[0.2, 0.4995, 0.9], [0.05, 0.6, 0.3]])),
+    "ContinuousBernoulli_logits": dict(logits=real(*BATCH)),
 }
 DISCRETE = {
     "Bernoulli": dict(probs=unit(*BATCH)),
@@ -93,10 +96,11 @@ def both(name, **options):
     return make(tapegrad, name, **options), make(torch, name, **options), torch
 
 
-# these draws go through log1p (Laplace), pow with a tensor exponent (Weibull, Kumaraswamy,
+# these draws go through log1p (Laplace, ContinuousBernoulli), pow with a tensor exponent (Weibull, Kumaraswamy,
 # InverseGamma) or sigmoid (LogisticNormal), whose last bit tapegrad's NumPy and torch's
 # vectorised kernels may round differently
-LAST_BIT = {"Laplace", "Weibull", "Kumaraswamy", "InverseGamma", "LogisticNormal"}
+LAST_BIT = {"Laplace", "Weibull", "Kumaraswamy", "InverseGamma", "LogisticNormal",
+            "ContinuousBernoulli", "ContinuousBernoulli_logits"}
 
 
 def assert_same_draws(ours, theirs, name):
@@ -548,3 +552,32 @@ def test_exponential_family_entropy_is_the_closed_form():
         bregman = D.ExponentialFamily.entropy(distribution)
         np.testing.assert_allclose(bregman.detach().numpy(), distribution.entropy().numpy(),
                                    rtol=1e-10)
+
+
+def test_generalized_pareto_matches_torch():
+    # torch's log_prob compares concentration with a float32 zero, so only float32 works there
+    torch = torch_or_skip()
+    params = dict(loc=real(*BATCH), scale=positive(*BATCH),
+                  concentration=np.array([[0.3, 0.0, -0.4], [0.8, -0.1, 0.05]]))
+
+    def run(lib):
+        leaves = {k: lib.tensor(v, dtype=lib.float32, requires_grad=True)
+                  for k, v in params.items()}
+        distribution = lib.distributions.GeneralizedPareto(**leaves)
+        lib.manual_seed(3)
+        sample = distribution.rsample((4,))
+        log_prob = distribution.log_prob(sample.detach())
+        results = [sample, log_prob, distribution.cdf(sample.detach()), distribution.mean,
+                   distribution.variance, distribution.entropy(), distribution.mode]
+        grads = lib.autograd.grad(sample.sum() + log_prob.sum(), list(leaves.values()))
+        return [to_numpy(r) for r in results + list(grads)], repr(distribution.support)
+
+    (ours, support), (theirs, torch_support) = run(tapegrad), run(torch)
+    for mine, reference in zip(ours, theirs):
+        np.testing.assert_allclose(mine, reference, rtol=2e-5, atol=2e-6, equal_nan=True)
+    assert support == torch_support
+    for lib_errors in zip(*[[error_of(lambda: lib.distributions.GeneralizedPareto(
+            lib.zeros(2, dtype=lib.float64), lib.ones(2, dtype=lib.float64),
+            lib.zeros(2, dtype=lib.float64)).log_prob(lib.ones(2, dtype=lib.float64)))]
+            for lib in (tapegrad, torch)]):
+        assert lib_errors[0] == lib_errors[1]

@@ -46,6 +46,7 @@ FAMILIES = {
     "Chi2": dict(df=positive(1.0, 5.0)),
     "LogNormal": dict(loc=real(), scale=positive()),
     "Pareto": dict(scale=positive(), alpha=positive(0.5, 4.0)),
+    "ContinuousBernoulli": dict(probs=unit()),
 }
 
 
@@ -54,7 +55,8 @@ def build(lib, name, requires_grad=False, shift=0.0):
     for key, value in FAMILIES[name].items():
         if key != "total_count":
             value = value * (1.0 + shift)
-            if key == "probs" and name in ("Bernoulli", "Geometric", "Binomial"):
+            if key == "probs" and name in ("Bernoulli", "Geometric", "Binomial",
+                                           "ContinuousBernoulli"):
                 value = np.clip(value, 0.05, 0.95)
         kwargs[key] = lib.tensor(value, dtype=lib.float64,
                                  requires_grad=requires_grad and key != "total_count")

@@ -8,12 +8,14 @@ from .categorical import Categorical
 from .cauchy import Cauchy
 from .chi2 import Chi2
 from .constraint_registry import biject_to, transform_to
+from .continuous_bernoulli import ContinuousBernoulli
 from .dirichlet import Dirichlet
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .exponential import Exponential
 from .fishersnedecor import FisherSnedecor
 from .gamma import Gamma
+from .generalized_pareto import GeneralizedPareto
 from .geometric import Geometric
 from .gumbel import Gumbel
 from .half_cauchy import HalfCauchy
@@ -48,7 +50,7 @@ from .uniform import Uniform
 from .weibull import Weibull
 
 __all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "CatTransform",
-           "Categorical", "Cauchy", "Chi2", "ComposeTransform", "CorrCholeskyTransform",
+           "Categorical", "Cauchy", "Chi2", "ContinuousBernoulli", "GeneralizedPareto", "ComposeTransform", "CorrCholeskyTransform",
            "CumulativeDistributionTransform", "LowerCholeskyTransform",
            "PositiveDefiniteTransform", "SoftmaxTransform", "StackTransform",
            "StickBreakingTransform", "biject_to", "transform_to", "Dirichlet", "Distribution", "ExpTransform",

@@ -1,5 +1,4 @@
-"""kl_divergence(p, q) and register_kl, with torch's closed forms for the pairs of the
-families tapegrad has (the pairs with ContinuousBernoulli are left out with it)."""
+"""kl_divergence(p, q) and register_kl, with torch's closed forms for its registered pairs."""
 import math
 import warnings
 from functools import total_ordering
@@ -12,6 +11,7 @@ from .beta import Beta
 from .binomial import Binomial
 from .categorical import Categorical
 from .cauchy import Cauchy
+from .continuous_bernoulli import ContinuousBernoulli
 from .dirichlet import Dirichlet
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
@@ -160,6 +160,14 @@ def _kl_categorical_categorical(p, q):
     t[(q.probs == 0).expand_as(t)] = math.inf
     t[(p.probs == 0).expand_as(t)] = 0
     return t.sum(-1)
+
+
+@register_kl(ContinuousBernoulli, ContinuousBernoulli)
+def _kl_continuous_bernoulli_continuous_bernoulli(p, q):
+    t1 = p.mean * (p.logits - q.logits)
+    t2 = p._cont_bern_log_norm() + tapegrad.log1p(-p.probs)
+    t3 = -q._cont_bern_log_norm() - tapegrad.log1p(-q.probs)
+    return t1 + t2 + t3
 
 
 @register_kl(Dirichlet, Dirichlet)
@@ -388,6 +396,12 @@ def _kl_bernoulli_poisson(p, q):
     return -p.entropy() - (p.probs * q.rate.log() - q.rate)
 
 
+@register_kl(Beta, ContinuousBernoulli)
+def _kl_beta_continuous_bernoulli(p, q):
+    return (-p.entropy() - p.mean * q.logits - tapegrad.log1p(-q.probs)
+            - q._cont_bern_log_norm())
+
+
 @register_kl(Beta, Exponential)
 def _kl_beta_exponential(p, q):
     return (-p.entropy() - q.rate.log()
@@ -429,7 +443,36 @@ def _kl_beta_uniform(p, q):
     return result
 
 
+@register_kl(ContinuousBernoulli, Pareto)
+def _kl_continuous_bernoulli_infinity(p, q):
+    return _infinite_like(p.probs)
+
+
+@register_kl(ContinuousBernoulli, Exponential)
+def _kl_continuous_bernoulli_exponential(p, q):
+    return -p.entropy() - tapegrad.log(q.rate) + q.rate * p.mean
+
+
+@register_kl(ContinuousBernoulli, Normal)
+def _kl_continuous_bernoulli_normal(p, q):
+    t1 = -p.entropy()
+    t2 = (0.5 * (math.log(2.0 * math.pi) + tapegrad.square(q.loc / q.scale))
+          + tapegrad.log(q.scale))
+    t3 = ((p.variance + tapegrad.square(p.mean) - 2.0 * q.loc * p.mean)
+          / (2.0 * tapegrad.square(q.scale)))
+    return t1 + t2 + t3
+
+
+@register_kl(ContinuousBernoulli, Uniform)
+def _kl_continuous_bernoulli_uniform(p, q):
+    result = -p.entropy() + (q.high - q.low).log()
+    outside = tapegrad.max(tapegrad.ge(q.low, p.support.lower_bound),
+                           tapegrad.le(q.high, p.support.upper_bound))
+    return tapegrad.where(outside, tapegrad.ones_like(result) * math.inf, result)
+
+
 @register_kl(Exponential, Beta)
+@register_kl(Exponential, ContinuousBernoulli)
 @register_kl(Exponential, Pareto)
 @register_kl(Exponential, Uniform)
 def _kl_exponential_infinity(p, q):
@@ -466,6 +509,7 @@ def _kl_exponential_normal(p, q):
 
 
 @register_kl(Gamma, Beta)
+@register_kl(Gamma, ContinuousBernoulli)
 @register_kl(Gamma, Pareto)
 @register_kl(Gamma, Uniform)
 def _kl_gamma_infinity(p, q):
@@ -502,6 +546,7 @@ def _kl_gamma_normal(p, q):
 
 
 @register_kl(Gumbel, Beta)
+@register_kl(Gumbel, ContinuousBernoulli)
 @register_kl(Gumbel, Exponential)
 @register_kl(Gumbel, Gamma)
 @register_kl(Gumbel, Pareto)
@@ -520,6 +565,7 @@ def _kl_gumbel_normal(p, q):
 
 
 @register_kl(Laplace, Beta)
+@register_kl(Laplace, ContinuousBernoulli)
 @register_kl(Laplace, Exponential)
 @register_kl(Laplace, Gamma)
 @register_kl(Laplace, Pareto)
@@ -540,6 +586,7 @@ def _kl_laplace_normal(p, q):
 
 
 @register_kl(Normal, Beta)
+@register_kl(Normal, ContinuousBernoulli)
 @register_kl(Normal, Exponential)
 @register_kl(Normal, Gamma)
 @register_kl(Normal, Pareto)
@@ -571,6 +618,7 @@ def _kl_normal_laplace(p, q):
 
 
 @register_kl(Pareto, Beta)
+@register_kl(Pareto, ContinuousBernoulli)
 @register_kl(Pareto, Uniform)
 def _kl_pareto_infinity(p, q):
     return _infinite_like(p.scale)
@@ -629,6 +677,15 @@ def _kl_uniform_beta(p, q):
     result = t3 + t4 - t1 - t2
     result[(p.high > q.support.upper_bound) | (p.low < q.support.lower_bound)] = math.inf
     return result
+
+
+@register_kl(Uniform, ContinuousBernoulli)
+def _kl_uniform_continuous_bernoulli(p, q):
+    result = (-p.entropy() - p.mean * q.logits - tapegrad.log1p(-q.probs)
+              - q._cont_bern_log_norm())
+    outside = tapegrad.max(tapegrad.ge(p.high, q.support.upper_bound),
+                           tapegrad.le(p.low, q.support.lower_bound))
+    return tapegrad.where(outside, tapegrad.ones_like(result) * math.inf, result)
 
 
 @register_kl(Uniform, Exponential)
