@@ -1,5 +1,6 @@
 """Module: the base class of every layer, with torch's registration, traversal and state rules."""
 import itertools
+import weakref
 from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 
@@ -41,6 +42,29 @@ class _ModuleHookHandle(RemovableHandle):
             flags.pop(self.id, None)
 
 
+class _WrappedHook:
+    """A load_state_dict pre-hook as torch stores it: wrapped, holding its module weakly.
+
+    The wrapper is visible: torch's remove_spectral_norm looks for its hook by type among the
+    stored ones and so never finds this one; the hook stays, as in torch."""
+
+    def __init__(self, hook, module=None):
+        self.hook = hook
+        self.module = None if module is None else weakref.ref(module)
+
+    def __call__(self, *args):
+        if self.module is None:
+            return self.hook(*args)
+        return self.hook(self.module(), *args)
+
+    def __getstate__(self):  # a weakref does not deepcopy: keep the module itself
+        return {"hook": self.hook, "module": None if self.module is None else self.module()}
+
+    def __setstate__(self, state):
+        self.hook = state["hook"]
+        self.module = None if state["module"] is None else weakref.ref(state["module"])
+
+
 def _addindent(text, spaces):
     """Indent every line but the first (blank lines stay empty, as torch's Module prints)."""
     first, *rest = text.split("\n")
@@ -80,7 +104,8 @@ class Module:
                  "_non_persistent_buffers_set": set(), "_modules": {}}
         for name in ("_forward_hooks", "_forward_hooks_with_kwargs", "_forward_pre_hooks",
                      "_forward_pre_hooks_with_kwargs", "_backward_hooks", "_backward_pre_hooks",
-                     "_load_state_dict_post_hooks"):
+                     "_load_state_dict_post_hooks", "_state_dict_hooks",
+                     "_load_state_dict_pre_hooks"):
             state[name] = OrderedDict()
         for name, value in state.items():
             object.__setattr__(self, name, value)
@@ -415,18 +440,26 @@ class Module:
         if destination is None:
             destination = OrderedDict()
             destination._metadata = OrderedDict()
+        local_metadata = {"version": self._version}
         if hasattr(destination, "_metadata"):
-            destination._metadata[prefix[:-1]] = {"version": self._version}
+            destination._metadata[prefix[:-1]] = local_metadata
         self._save_to_state_dict(destination, prefix, keep_vars)
         for name, module in self._modules.items():
             if module is not None:
                 module.state_dict(destination=destination, prefix=prefix + name + ".",
                                   keep_vars=keep_vars)
+        for hook in self._state_dict_hooks.values():
+            replaced = hook(self, destination, prefix, local_metadata)
+            if replaced is not None:
+                destination = replaced
         return destination
 
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
                               unexpected_keys, error_msgs):
         """Copy this module's own entries from state_dict, recording what is off."""
+        for hook in self._load_state_dict_pre_hooks.values():
+            hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                 error_msgs)
         local_state = {name: value for name, value in itertools.chain(
             self._parameters.items(),
             ((k, v) for k, v in self._buffers.items()
@@ -513,6 +546,21 @@ class Module:
             raise RuntimeError("Error(s) in loading state_dict for {}:\n\t{}".format(
                 type(self).__name__, "\n\t".join(error_msgs)))
         return _IncompatibleKeys(missing_keys, unexpected_keys)
+
+    def _register_state_dict_hook(self, hook):
+        """Call hook(module, state_dict, prefix, local_metadata) after state_dict is filled;
+        a returned dict replaces it."""
+        return RemovableHandle(self._state_dict_hooks, hook)
+
+    def _register_load_state_dict_pre_hook(self, hook, with_module=False):
+        """Call hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+        error_msgs) before this module's entries are loaded (the module first if with_module)."""
+        return RemovableHandle(self._load_state_dict_pre_hooks,
+                               _WrappedHook(hook, self if with_module else None))
+
+    def register_load_state_dict_pre_hook(self, hook):
+        """Call hook(module, state_dict, prefix, ...) before this module's entries are loaded."""
+        return self._register_load_state_dict_pre_hook(hook, with_module=True)
 
     def register_load_state_dict_post_hook(self, hook):
         """Call hook(module, incompatible_keys) after this module's entries are loaded."""
