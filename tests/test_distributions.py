@@ -55,6 +55,8 @@ CONTINUOUS = {
     # one probability inside torch's Taylor window around 1/2
     "ContinuousBernoulli": dict(probs=np.array([[0.2, 0.4995, 0.9], [0.05, 0.6, 0.3]])),
     "ContinuousBernoulli_logits": dict(logits=real(*BATCH)),
+    "VonMises": dict(loc=real(*BATCH), concentration=np.array([[0.5, 2.0, 5.0],
+                                                                [1e-6, 10.0, 3.7]])),
 }
 DISCRETE = {
     "Bernoulli": dict(probs=unit(*BATCH)),
@@ -73,7 +75,7 @@ DISCRETE = {
 }
 ALL = {**CONTINUOUS, **DISCRETE}
 # families whose rsample torch reparameterises
-REPARAMETERISED = [name for name in CONTINUOUS if name not in ("Pareto", "Weibull")]
+REPARAMETERISED = [name for name in CONTINUOUS if name not in ("Pareto", "Weibull", "VonMises")]
 # gamma-based draws: torch's gradient is a rational approximation of the implicit derivative
 # that tapegrad computes from the regularised incomplete gamma and beta functions
 APPROXIMATE_GRADIENT = {"Gamma", "Beta", "Chi2", "Dirichlet", "StudentT", "InverseGamma",

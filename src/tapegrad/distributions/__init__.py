@@ -47,6 +47,7 @@ from .transforms import (AbsTransform, AffineTransform, CatTransform, ComposeTra
                          SigmoidTransform, SoftmaxTransform, SoftplusTransform, StackTransform,
                          StickBreakingTransform, TanhTransform, Transform, identity_transform)
 from .uniform import Uniform
+from .von_mises import VonMises
 from .weibull import Weibull
 
 __all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "CatTransform",
@@ -61,5 +62,5 @@ __all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "
            "OneHotCategorical", "OneHotCategoricalStraightThrough", "Pareto", "Poisson", "PowerTransform",
            "RelaxedBernoulli", "RelaxedOneHotCategorical", "ReshapeTransform",
            "SigmoidTransform", "SoftplusTransform", "StudentT", "TanhTransform", "Transform",
-           "TransformedDistribution", "Uniform", "Weibull", "identity_transform", "kl_divergence",
+           "TransformedDistribution", "Uniform", "VonMises", "Weibull", "identity_transform", "kl_divergence",
            "register_kl"]
