@@ -550,3 +550,27 @@ def test_mixture_same_family_errors_match_torch():
                 lib.distributions.Categorical(lib.ones(2, 3)),
                 lib.distributions.Normal(lib.zeros(4, 3), 1.0))]:
         assert error_of(lambda: scenario(tapegrad)) == error_of(lambda: scenario(torch))
+
+
+@pytest.mark.parametrize("dim", [2, 4])
+def test_lkj_cholesky_matches_torch(dim):
+    torch = torch_or_skip()
+    concentration = np.array([0.5, 1.0, 3.0])
+
+    def run(lib):
+        leaf = lib.tensor(concentration, requires_grad=True)
+        distribution = lib.distributions.LKJCholesky(dim, leaf)
+        lib.manual_seed(12)
+        sample = distribution.sample((5,))
+        log_prob = distribution.log_prob(sample)
+        (grad,) = lib.autograd.grad(log_prob.sum(), [leaf])
+        return (sample.numpy(), log_prob.detach().numpy(), grad.numpy(), distribution.batch_shape,
+                distribution.event_shape, distribution.expand((2, 3)).batch_shape)
+
+    ours, theirs = run(tapegrad), run(torch)
+    np.testing.assert_allclose(ours[0], theirs[0], rtol=1e-13, atol=1e-15)
+    for mine, reference in zip(ours[1:3], theirs[1:3]):
+        np.testing.assert_allclose(mine, reference, rtol=1e-10)
+    assert ours[3:] == theirs[3:]
+    assert error_of(lambda: D.LKJCholesky(1)) == error_of(
+        lambda: torch.distributions.LKJCholesky(1))

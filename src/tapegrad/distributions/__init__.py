@@ -25,6 +25,7 @@ from .inverse_gamma import InverseGamma
 from .kl import kl_divergence, register_kl
 from .kumaraswamy import Kumaraswamy
 from .laplace import Laplace
+from .lkj_cholesky import LKJCholesky
 from .log_normal import LogNormal
 from .logistic_normal import LogisticNormal
 from .lowrank_multivariate_normal import LowRankMultivariateNormal
@@ -55,7 +56,7 @@ __all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "
            "CumulativeDistributionTransform", "LowerCholeskyTransform",
            "PositiveDefiniteTransform", "SoftmaxTransform", "StackTransform",
            "StickBreakingTransform", "biject_to", "transform_to", "Dirichlet", "Distribution", "ExpTransform",
-           "Exponential", "ExponentialFamily", "FisherSnedecor", "InverseGamma", "Kumaraswamy",
+           "Exponential", "ExponentialFamily", "LKJCholesky", "FisherSnedecor", "InverseGamma", "Kumaraswamy",
            "LogisticNormal", "LowRankMultivariateNormal", "MixtureSameFamily", "Gamma", "Geometric",
            "Gumbel", "HalfCauchy", "HalfNormal", "Independent", "IndependentTransform", "Laplace",
            "LogNormal", "Multinomial", "MultivariateNormal", "NegativeBinomial", "Normal",
