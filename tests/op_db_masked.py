@@ -88,11 +88,6 @@ _LOGADDEXP_AT_MINUS_INF = {"gradgrad": (
     "as in torch: at a masked-out element (-inf), logaddexp's double backward computes "
     "exp(b - a) / (1 + exp(b - a))**2 = inf / inf = nan for the other side's second "
     "derivative, where it is 0")}
-_COMPLEX_PROD_BUG = bug(
-    "the backward of prod and cumprod (ops/reduction.py) of a complex input misses the "
-    "conjugate: d prod / d x_i is grad * (prod / x_i), torch's is grad * conj(prod / x_i) "
-    "(x = [[1+2j, .5-1j, 2+.5j]], x.prod(1).backward(1): ours 1.5-1.75j at x[0, 0], "
-    "torch 1.5+1.75j)", ("gradcheck", "gradgrad", "torch"))
 _COMPLEX_MASK = np.array([True, False, True, True])
 
 
@@ -184,8 +179,7 @@ ROWS = (
     _complex_row("norm", (S((3, 4, 2), constants={"mask": _COMPLEX_MASK, "ord": 2.0, "dim": 1},
                             label="dim1"),)),
     _complex_row("cumsum", _ALONG_COMPLEX),
-    _complex_row("prod", bugs=_COMPLEX_PROD_BUG),
-    _complex_row("cumprod", _ALONG_COMPLEX, bugs=_COMPLEX_PROD_BUG),
+    _complex_row("prod"), _complex_row("cumprod", _ALONG_COMPLEX),
     # an element is -inf where its mask is False: the masks never drop both sides at once
     OpRow("masked_logaddexp", lambda lib, a, b, **masks: lib.masked.logaddexp(a, b, **masks), (
         S((3, 4), (3, 4), constants={"input_mask": _KEPT, "other_mask": ~_KEPT},

@@ -287,6 +287,9 @@ def _prod_backward(grad, input, result, dim, keepdim):
     never divides; a full product with two zeros or more has gradient 0 unless recording."""
     if input.ndim == 0:
         return grad
+    # a product is holomorphic: the conjugate Wirtinger gradient is the real formula on the
+    # conjugated values
+    input, result = conj_of(input), conj_of(result)
     dims = tuple(range(input.ndim)) if dim is None else dim
     grad = restore_dims(grad, input.shape, dims, keepdim)
     zeros = (input == 0)._data.sum()
@@ -750,18 +753,19 @@ def _cumprod(xp, input: Tensor, dim, dtype=None):
 def _cumprod_backward(ctx):
     """grad_k = sum over j >= k of grad_j * prod over m <= j, m != k of x_m, grouped as torch's
     cumprod_backward (its NaNs and infinities at the edges follow from that grouping)."""
-    grad, input, dim = ctx.grad, ctx.input, ctx.dim
+    grad, dim = ctx.grad, ctx.dim
+    input, result = conj_of(ctx.input), conj_of(ctx.result)  # holomorphic, as prod's
     if input.numel() <= 1 or input.shape[dim] == 1:
         return grad
     is_zero = input == 0
     if not is_zero.any():
-        return reversed_cumsum(ctx.result * grad, dim) / input
+        return reversed_cumsum(result * grad, dim) / input
     if is_recording():  # create_graph: a formula that is itself differentiable
         return _cumprod_backward_exact(grad, input, dim)
     zeros_so_far = cumsum(is_zero, dim)
     before_zero = zeros_so_far == 0
     # before the first zero every product holding x_k is nonzero up to it: divide by x_k
-    before = reversed_cumsum(where(before_zero, ctx.result * grad, 0.0), dim) / input
+    before = reversed_cumsum(where(before_zero, result * grad, 0.0), dim) / input
     # at the first zero z1: the running product up to z1 - 1 times the sum, up to the second
     # zero, of grad_j times the product of the elements after z1
     upto_second = zeros_so_far == 1
@@ -770,7 +774,7 @@ def _cumprod_backward(ctx):
     terms = sum(between * where(upto_second, grad, 0.0), dim, True)
     count = sum(before_zero, dim, True)
     last_before = before_zero & (cumsum(before_zero, dim) == count)
-    prefix = where(count == 0, 1.0, sum(where(last_before, ctx.result, 0.0), dim, True))
+    prefix = where(count == 0, 1.0, sum(where(last_before, result, 0.0), dim, True))
     return where(before_zero, before, where(first_zero, terms * prefix, 0.0))
 
 
@@ -931,3 +935,6 @@ FUNCTIONS = ("all amax amin any argmax argmin count_nonzero cumprod cumsum logsu
              "norm prod std sum trace var").split()
 METHODS = FUNCTIONS + ["sum_to_size"]
 LINALG_FUNCTIONS = ["vector_norm"]
+
+
+from .complex_parts import conj_of  # noqa: E402  (it builds on this module)
