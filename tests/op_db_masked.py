@@ -7,7 +7,7 @@ at least one element (two for var and std) in every slice. log_softmax is -inf a
 masked-out elements: its rows compare the kept ones (zeros elsewhere)."""
 import numpy as np
 
-from op_db import DISTINCT, NONZERO, POSITIVE, OpRow, S, Sample, bug
+from op_db import DISTINCT, NONZERO, POSITIVE, OpRow, S, Sample
 
 _rng = np.random.default_rng(20261202)
 
