@@ -1,5 +1,6 @@
-"""op_db rows of the random sampling ops: torch.bernoulli, normal, poisson, multinomial and the
-nodes the in-place samplers record (Tensor.uniform_, normal_, bernoulli_, ...).
+"""op_db rows of the random sampling ops: torch.bernoulli, normal, poisson, multinomial, the
+nodes the in-place samplers record (Tensor.uniform_, normal_, bernoulli_, ...), and
+F.gumbel_softmax, whose noise is drawn under a fixed seed (the same in both libraries).
 
 Rows compare values with torch, so each draws from a distribution whose sample is certain
 (probabilities 0 or 1, std 0, a point interval) or passes the sample through a function that
@@ -40,7 +41,30 @@ def _in_place(name, sample):
                  ops=("mul",))
 
 
+# Not a tapegrad bug: hard gumbel_softmax is a straight-through estimator, the one-hot forward
+# with the soft sample's gradient, which finite differences of the one-hot cannot see.
+STRAIGHT_THROUGH = {"gradcheck": "not a bug: the straight-through gradient is the soft "
+                                  "sample's, finite differences see the one-hot's (zero)"}
+
+
+def _gumbel_softmax(lib, logits, **options):
+    """gumbel_softmax under seed 0: a deterministic function of the logits."""
+    state = lib.get_rng_state()
+    lib.manual_seed(0)
+    try:
+        return lib.nn.functional.gumbel_softmax(logits, **options)
+    finally:
+        lib.set_rng_state(state)
+
+
 ROWS = (
+    OpRow("gumbel_softmax", _gumbel_softmax, (
+        S((3, 5)), S((3, 5), constants={"tau": 0.5, "dim": 0}), S((4,)),
+        S((2, 3, 4), constants={"dim": 1}), S((3, 5), layouts=("t",))),
+        ops=("gumbel_softmax",)),
+    OpRow("gumbel_softmax_hard", _gumbel_softmax,
+          (S((3, 5), constants={"hard": True}), S((2, 4), constants={"hard": True, "dim": 0})),
+          ops=("gumbel_softmax",), bugs=STRAIGHT_THROUGH),
     OpRow("bernoulli", lambda lib, p: lib.bernoulli(p.clamp(0, 1)), FEW, domain=CERTAIN,
           smooth=False, ops=("bernoulli",)),
     OpRow("bernoulli_method", lambda lib, p: p.clamp(0, 1).bernoulli(), FEW[:2],

@@ -1,4 +1,5 @@
-"""Dropout: elementwise, channel-wise (dropout1d/2d/3d) and alpha dropout.
+"""Dropout: elementwise, channel-wise (dropout1d/2d/3d) and alpha dropout; and the other
+random nn function, gumbel_softmax.
 
 Each is composed as ATen's _dropout_impl composes it: the input times a random mask
 (MulBackward0), plus a constant shift for alpha dropout (AddBackward0). The masks are drawn
@@ -139,8 +140,25 @@ def _torch_variant(feature, alpha, inplace):
     return variant
 
 
+def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
+    """softmax((logits + Gumbel noise) / tau) along dim; with hard, the one-hot of its
+    argmax in the forward and the soft sample's gradient (straight-through), as torch's."""
+    from .._creation import empty_like, zeros_like
+    from .._layout import contiguous_format
+    if eps != 1e-10:
+        warn("`eps` parameter is deprecated and has no effect.", UserWarning)
+    # torch's draw, in its order: filling a contiguous tensor, whatever the logits' layout
+    gumbels = -empty_like(logits, memory_format=contiguous_format).exponential_().log()
+    soft = ((logits + gumbels) / tau).softmax(dim)
+    if not hard:
+        return soft
+    index = soft.max(dim, keepdim=True)[1]
+    return (zeros_like(logits, memory_format=contiguous_format).scatter_(dim, index, 1.0)
+            - soft.detach() + soft)
+
+
 NN_FUNCTIONS = ("alpha_dropout dropout dropout1d dropout2d dropout3d "
-                "feature_alpha_dropout").split()
+                "feature_alpha_dropout gumbel_softmax").split()
 FUNCTIONS = {f"{name}{'_' if inplace else ''}": _torch_variant(feature, alpha, inplace)
              for name, feature, alpha in (("dropout", False, False),
                                           ("alpha_dropout", False, True),
