@@ -420,6 +420,10 @@ class Module:
     def cpu(self):
         return self._apply(lambda t: t.cpu())
 
+    def to_empty(self, *, device, recurse=True):
+        """Parameters and buffers replaced by uninitialised tensors on device."""
+        return self._apply(lambda t: tapegrad.empty_like(t, device=device), recurse=recurse)
+
     def cuda(self, device=None):
         return self._apply(lambda t: t.cuda(device))
 

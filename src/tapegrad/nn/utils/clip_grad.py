@@ -70,3 +70,11 @@ def clip_grad_value_(parameters, clip_value, foreach=None):
     for param in _as_list(parameters):
         if param.grad is not None:
             param.grad.clamp_(min=-clip_value, max=clip_value)
+
+
+def clip_grad_norm(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False,
+                   foreach=None):
+    """The deprecated name of clip_grad_norm_."""
+    warn("`torch.nn.utils.clip_grad_norm` is now deprecated in favor of "
+         "`torch.nn.utils.clip_grad_norm_`.", FutureWarning)
+    return clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite, foreach)
