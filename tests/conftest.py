@@ -26,12 +26,14 @@ def pytest_configure():
 
 def pytest_terminal_summary(terminalreporter):
     """The counts of torch's op, module and optimiser databases (tests/test_torch_op_db.py,
-    test_torch_module_db.py, test_torch_optim_db.py), for the modules that ran."""
-    for module_name, title in (("test_torch_op_db", "torch op database (OpInfos per dtype)"),
-                               ("test_torch_module_db",
-                                "torch module database (ModuleInfos per dtype)"),
-                               ("test_torch_optim_db",
-                                "torch optimiser database (OptimizerInfos per dtype)")):
+    test_torch_op_db_complex.py, test_torch_module_db.py, test_torch_optim_db.py), for the
+    modules that ran."""
+    for module_name, title in (
+            ("test_torch_op_db", "torch op database (OpInfos per dtype)"),
+            ("test_torch_op_db_complex", "torch op database in complex dtypes (OpInfos per "
+                                         "dtype)"),
+            ("test_torch_module_db", "torch module database (ModuleInfos per dtype)"),
+            ("test_torch_optim_db", "torch optimiser database (OptimizerInfos per dtype)")):
         module = sys.modules.get(module_name)
         if module is not None and module.COUNTS:
             terminalreporter.section(title)
@@ -39,7 +41,7 @@ def pytest_terminal_summary(terminalreporter):
 
 
 def _write_counts(terminalreporter, counts_by_dtype):
-    for dtype_name in ("float64", "float32"):
+    for dtype_name in dict.fromkeys(dtype for dtype, _ in sorted(counts_by_dtype, reverse=True)):
         counts = {kind: n for (dtype, kind), n in counts_by_dtype.items() if dtype == dtype_name}
         total = sum(counts.values())
         line = ", ".join(f"{kind} {n}" for kind, n in sorted(counts.items()))

@@ -205,10 +205,10 @@ def sum_to_size(input, *size):
 
 
 def _check_mean_dtype(input, dtype):
-    if dtype is not None and not dtype.is_floating_point:
+    if dtype is not None and not dtype.is_differentiable:
         raise RuntimeError("mean(): could not infer output dtype. Optional dtype must be either "
                            f"a floating point or complex dtype. Got: {dtype.legacy_name}")
-    if dtype is None and not input.dtype.is_floating_point:
+    if dtype is None and not input.dtype.is_differentiable:
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a "
                            f"floating point or complex dtype. Got: {input.dtype.legacy_name}")
 
@@ -550,12 +550,14 @@ _min_dim.derivatives(input=_value_selecting_backward)
 
 def _extremum(name, input, dim, keepdim, other, reduce_all, reduce_dim, elementwise):
     if type(dim) is int and other is None:  # the common case first
+        _refuse_complex(input, name, by_dim=True)
         dim = wrap_dim(dim, input.ndim)
         check_reduced_sizes(name, input, (dim,))
         return reduce_dim(input, dim, keepdim)
     if isinstance(dim, Tensor) or other is not None:
         return elementwise(input, dim if other is None else other)
     if dim is _ALL:
+        _refuse_complex(input, f"{name}_all")
         _check_nonempty(name, input)
         return reduce_all(input)
     if as_int(dim) is None:  # torch names its three overloads
@@ -564,9 +566,19 @@ def _extremum(name, input, dim, keepdim, other, reduce_all, reduce_dim, elementw
                         "out = None)\n * (Tensor input, Tensor other, *, Tensor out = None)\n"
                         " * (Tensor input, int dim, bool keepdim = False, *, tuple of Tensors "
                         "out = None)\n")
+    _refuse_complex(input, name, by_dim=True)
     dim = wrap_dim(dim, input.ndim)
     check_reduced_sizes(name, input, (dim,))
     return reduce_dim(input, dim, keepdim)
+
+
+def _refuse_complex(input, kernel, by_dim=False):
+    """Complex numbers have no order: torch's errors for the reductions that need one."""
+    if input.dtype.is_complex:
+        if by_dim:
+            raise RuntimeError(f"{kernel}(): does not support complex input")
+        raise NotImplementedError(f"\"{kernel}\" not implemented for "
+                                  f"'{input.dtype.legacy_name}'")
 
 
 _ALL = object()  # max(x): no dim given (torch refuses an explicit None)
@@ -620,11 +632,13 @@ def _extremum_dims(name, input, dim):
 @numpy_keywords
 def amax(input, dim=(), keepdim=False):
     """Maximum over dims (all by default); ties share the gradient, unlike max(dim)."""
+    _refuse_complex(input, "max_values_cpu")
     return _amax(input, _extremum_dims("amax", input, dim), keepdim)
 
 
 @numpy_keywords
 def amin(input, dim=(), keepdim=False):
+    _refuse_complex(input, "min_values_cpu")
     return _amin(input, _extremum_dims("amin", input, dim), keepdim)
 
 
@@ -654,6 +668,7 @@ def _arg_dim(name, input, dim):
                         f"{type(dim).__name__}")
     if input.dtype.name == "bool":
         raise RuntimeError(f"{name}(): does not support bool input")
+    _refuse_complex(input, name, by_dim=True)
     if dim is None:
         if input.numel() == 0:
             raise IndexError(f"{name}(): Expected reduction dim to be specified for "

@@ -179,10 +179,13 @@ def _matrix_transpose(name, input):
         raise RuntimeError(f"tensor.{name} is only supported on matrices or batches of "
                            "matrices. Got 1-D tensor.")
     swapped = _transpose(input, input.ndim - 2, input.ndim - 1)
-    if name != "mT" and input.dtype.is_complex:  # mH and adjoint() conjugate too
-        from .complex_parts import conj
-        return conj(swapped)
-    return swapped
+    return swapped if name == "mT" else _conjugated(swapped)
+
+
+def _conjugated(input):
+    """mH, adjoint() and H conjugate complex tensors (the identity on real ones)."""
+    from .complex_parts import conj_of  # it builds on this module
+    return conj_of(input)
 
 
 def adjoint(input):
@@ -212,7 +215,7 @@ def _reversed_dims(input):
 
 
 def _hermitian_transpose(input):
-    """Tensor.H: the transpose of a matrix (tapegrad has no complex conjugate to take)."""
+    """Tensor.H: the conjugate transpose of a matrix."""
     if input.ndim == 0:
         warn("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().",
              UserWarning)
@@ -221,7 +224,7 @@ def _hermitian_transpose(input):
         hint = ". For batches of matrices, consider using tensor.mH" if input.ndim > 2 else "."
         raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got "
                            f"{input.ndim}-D tensor{hint}")
-    return _transpose(input, 0, 1)
+    return _conjugated(_transpose(input, 0, 1))
 
 
 swapaxes = swapdims = transpose
