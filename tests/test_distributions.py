@@ -98,9 +98,9 @@ def both(name, **options):
     return make(tapegrad, name, **options), make(torch, name, **options), torch
 
 
-# these draws go through log1p (Laplace, ContinuousBernoulli), pow with a tensor exponent (Weibull, Kumaraswamy,
-# InverseGamma) or sigmoid (LogisticNormal), whose last bit tapegrad's NumPy and torch's
-# vectorised kernels may round differently
+# these draws go through log1p (Laplace, ContinuousBernoulli), pow with a tensor exponent
+# (Weibull, Kumaraswamy, InverseGamma) or sigmoid (LogisticNormal), whose last bit tapegrad's
+# NumPy and torch's vectorised kernels may round differently
 LAST_BIT = {"Laplace", "Weibull", "Kumaraswamy", "InverseGamma", "LogisticNormal",
             "ContinuousBernoulli", "ContinuousBernoulli_logits"}
 
@@ -474,6 +474,16 @@ def test_sample_n_warns_as_torch():
     with pytest.warns(FutureWarning):
         theirs = torch.distributions.Normal(0.0, 1.0).sample_n(3)
     np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+
+
+def test_import_needs_no_scipy():
+    import subprocess
+    import sys
+    code = ("import sys, tapegrad.distributions; "
+            "print('scipy' in sys.modules, 'torch' in sys.modules)")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120)
+    assert run.stdout.split() == ["False", "False"], run.stderr
 
 
 def test_sample_is_outside_autograd_and_rsample_inside():
