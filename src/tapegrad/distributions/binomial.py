@@ -4,7 +4,7 @@ from tapegrad._tensor import Size
 from . import constraints
 from ._sampling import binomial_array
 from .distribution import Distribution
-from .utils import _one_of, _probs_and_logits, broadcast_all
+from .utils import _probs_and_logits, _set_count_and_one_of
 
 __all__ = ["Binomial"]
 
@@ -21,11 +21,8 @@ class Binomial(Distribution):
     has_enumerate_support = True
 
     def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
-        given, name = _one_of(probs, logits)
-        total_count, self._param = broadcast_all(total_count, given)
-        self.total_count = total_count.type_as(self._param)
-        setattr(self, name, self._param)
-        super().__init__(self._param.size(), validate_args=validate_args)
+        batch_shape = _set_count_and_one_of(self, total_count, probs, logits)
+        super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         return self._expanded(Binomial, batch_shape, _instance,

@@ -4,13 +4,14 @@ import tapegrad
 
 from . import constraints
 from .cauchy import Cauchy
+from .half_normal import _Folded
 from .transformed_distribution import TransformedDistribution
 from .transforms import AbsTransform
 
 __all__ = ["HalfCauchy"]
 
 
-class HalfCauchy(TransformedDistribution):
+class HalfCauchy(_Folded, TransformedDistribution):
     """|X| for X ~ Cauchy(0, scale)."""
     arg_constraints = {"scale": constraints.positive}
     support = constraints.nonnegative
@@ -33,27 +34,12 @@ class HalfCauchy(TransformedDistribution):
         return tapegrad.full(self._extended_shape(), math.inf, dtype=self.scale.dtype)
 
     @property
-    def mode(self):
-        return tapegrad.zeros_like(self.scale)
-
-    @property
     def variance(self):
         return self.base_dist.variance
 
     def log_prob(self, value):
         if self._validate_args:
             self._validate_sample(value)
+        # torch's HalfCauchy (not its HalfNormal) takes numbers as values
         value = tapegrad.as_tensor(value, dtype=self.base_dist.scale.dtype)
-        log_prob = self.base_dist.log_prob(value) + math.log(2)
-        return tapegrad.where(value >= 0, log_prob, -math.inf)
-
-    def cdf(self, value):
-        if self._validate_args:
-            self._validate_sample(value)
-        return 2 * self.base_dist.cdf(value) - 1
-
-    def icdf(self, prob):
-        return self.base_dist.icdf((prob + 1) / 2)
-
-    def entropy(self):
-        return self.base_dist.entropy() - math.log(2)
+        return super().log_prob(value)

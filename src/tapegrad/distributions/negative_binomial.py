@@ -5,7 +5,7 @@ from tapegrad.nn.functional import logsigmoid
 from . import constraints
 from .distribution import Distribution
 from .gamma import Gamma
-from .utils import _one_of, _probs_and_logits, broadcast_all, lazy_property
+from .utils import _probs_and_logits, _set_count_and_one_of, lazy_property
 
 __all__ = ["NegativeBinomial"]
 
@@ -19,11 +19,8 @@ class NegativeBinomial(Distribution):
     support = constraints.nonnegative_integer
 
     def __init__(self, total_count, probs=None, logits=None, validate_args=None):
-        given, name = _one_of(probs, logits)
-        total_count, self._param = broadcast_all(total_count, given)
-        self.total_count = total_count.type_as(self._param)
-        setattr(self, name, self._param)
-        super().__init__(self._param.size(), validate_args=validate_args)
+        batch_shape = _set_count_and_one_of(self, total_count, probs, logits)
+        super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         return self._expanded(NegativeBinomial, batch_shape, _instance,

@@ -133,6 +133,16 @@ def _set_one_of(instance, probs, logits):
     return tensor, _batch_shape(tensor, given)
 
 
+def _set_count_and_one_of(instance, total_count, probs, logits):
+    """Store total_count (in the parameter's dtype) and the one of probs and logits given,
+    broadcast together, on instance (as _param too); return their shape."""
+    given, name = _one_of(probs, logits)
+    total_count, instance._param = broadcast_all(total_count, given)
+    instance.total_count = total_count.type_as(instance._param)
+    setattr(instance, name, instance._param)
+    return instance._param.size()
+
+
 def _probs_and_logits(is_binary):
     """lazy probs and logits properties, each derived from the other when not given."""
     def probs(self):
