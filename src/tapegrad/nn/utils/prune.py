@@ -98,7 +98,7 @@ class BasePruningMethod(ABC):
 
 def _add_to_earlier_pruning(cls, module, name, *args, **kwargs):
     """cls(*args, **kwargs), or a PruningContainer that applies it after the pruning hook
-    already on module.<name> (which leaves the module's hooks: apply registers the result)."""
+    already on module.<name>; that hook is taken off the module (apply registers the result)."""
     earlier = [(key, hook) for key, hook in module._forward_pre_hooks.items()
                if isinstance(hook, BasePruningMethod) and hook._tensor_name == name]
     if len(earlier) > 1:
