@@ -593,3 +593,37 @@ def test_generalized_pareto_matches_torch():
             lib.zeros(2, dtype=lib.float64)).log_prob(lib.ones(2, dtype=lib.float64)))]
             for lib in (tapegrad, torch)]):
         assert lib_errors[0] == lib_errors[1]
+
+
+def _subclass_warnings(lib):
+    class NoConstraints(lib.distributions.Distribution):
+        pass
+
+    class NoSupport(lib.distributions.Distribution):
+        arg_constraints = {}
+
+    import warnings
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        NoConstraints(validate_args=True)
+        NoSupport(validate_args=True)._validate_sample(lib.zeros(()))
+    return [str(w.message).replace(lib.__name__, "LIB") for w in caught]
+
+
+def test_subclass_validation_warnings_match_torch():
+    torch = torch_or_skip()
+    ours, theirs = _subclass_warnings(tapegrad), _subclass_warnings(torch)
+    assert len(ours) == 2 and ours == theirs
+
+
+def test_expand_of_a_subclass_with_its_own_init_raises_torchs_error():
+    torch = torch_or_skip()
+
+    def scenario(lib):
+        class Shifted(lib.distributions.Normal):
+            def __init__(self, loc):
+                super().__init__(loc, 1.0)
+
+        return Shifted(lib.zeros(2)).expand((3, 2))
+
+    assert error_of(lambda: scenario(tapegrad)) == error_of(lambda: scenario(torch))
