@@ -575,3 +575,29 @@ def test_orthogonal_weights_are_orthogonal_without_torch(orthogonal_map):
         m.parametrizations.weight.original.add_(0.3 * tapegrad.ones(5, 3).tril(-1))
     Q = m.weight.detach().numpy()
     np.testing.assert_allclose(Q.T @ Q, np.eye(3), atol=1e-12)
+
+
+# ---- training through parametrizations ----------------------------------------------------------
+
+def test_sgd_through_parametrizations_follows_torch():
+    def run(lib):
+        lib.manual_seed(10)
+        PZ, P = lib.nn.utils.parametrizations, lib.nn.utils.parametrize
+        model = lib.nn.Sequential(lib.nn.Linear(4, 6), lib.nn.Tanh(), lib.nn.Linear(6, 6),
+                                  lib.nn.Tanh(), lib.nn.Linear(6, 3)).double()
+        PZ.spectral_norm(model[0])
+        PZ.orthogonal(model[2])
+        PZ.weight_norm(model[4])
+        optimizer = lib.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+        inputs = lib.tensor(ROWS[:, :4])
+        losses = []
+        for _ in range(4):
+            optimizer.zero_grad()
+            with P.cached():
+                loss = (model(inputs) ** 2).sum() + model[2].weight.sum()
+            loss.backward()
+            optimizer.step()
+            losses.append(loss)
+        return losses, _state(model)
+    mine, theirs = _both(run)
+    assert_same(mine, theirs, rtol=1e-9, atol=1e-11)

@@ -226,3 +226,25 @@ def test_pruning_without_torch():
     P.ln_structured(m, "weight", 2, n=2, dim=0)
     assert (m.weight_mask.numpy().reshape(4, -1).sum(axis=1) > 0).sum() == 2
     np.testing.assert_array_equal(m.weight.detach().numpy(), m.weight_mask.numpy() * values)
+
+
+def test_sgd_on_a_pruned_model_follows_torch():
+    def run(lib):
+        lib.manual_seed(11)
+        P = prune_of(lib)
+        model = lib.nn.Sequential(_conv(lib), lib.nn.ReLU(), lib.nn.Flatten(),
+                                  lib.nn.Linear(36, 2).double())
+        P.random_structured(model[0], "weight", 1, dim=0)
+        P.global_unstructured([(model[0], "weight"), (model[3], "weight")],
+                              P.L1Unstructured, amount=0.4)
+        optimizer = lib.optim.SGD(model.parameters(), lr=0.05)
+        losses = []
+        for _ in range(3):
+            optimizer.zero_grad()
+            loss = (model(lib.tensor(IMAGE)) ** 2).sum()
+            loss.backward()
+            optimizer.step()
+            losses.append(loss)
+        return losses, _state(model), model[0].weight
+    mine, theirs = _both(run)
+    assert_same(mine, theirs)
