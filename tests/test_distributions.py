@@ -628,3 +628,15 @@ def test_expand_of_a_subclass_with_its_own_init_raises_torchs_error():
         return Shifted(lib.zeros(2)).expand((3, 2))
 
     assert error_of(lambda: scenario(tapegrad)) == error_of(lambda: scenario(torch))
+
+
+@pytest.mark.parametrize("scenario", [
+    lambda lib: lib.distributions.Gamma(lib.ones(2, dtype=lib.half), 1.0).sample(),
+    lambda lib: lib.distributions.Dirichlet(lib.ones(2, dtype=lib.half)).sample(),
+    lambda lib: lib.distributions.Beta(lib.ones(2, dtype=lib.bfloat16),
+                                       lib.ones(2, dtype=lib.bfloat16)).sample(),
+    lambda lib: lib.distributions.Binomial(lib.ones(2, dtype=lib.half),
+                                           lib.ones(2, dtype=lib.half) / 2).sample(),
+])
+def test_samplers_refuse_reduced_precision_as_torch(scenario):
+    both_errors(scenario)

@@ -97,6 +97,12 @@ def dirichlet_grad(x, alpha, total):
     return -dcdf / np.exp(log_density) / (1 - x)
 
 
+def check_kernel(kernel, dtype):
+    """torch's CPU samplers exist for float and double only."""
+    if dtype not in (tapegrad.float32, tapegrad.float64):
+        raise _random.not_implemented(kernel, dtype)
+
+
 def _as_tensor(array, like):
     return tapegrad.tensor(array, dtype=like.dtype)
 
@@ -106,6 +112,7 @@ class StandardGamma(Function):
 
     @staticmethod
     def forward(ctx, concentration):
+        check_kernel("gamma_cpu", concentration.dtype)
         x = _as_tensor(standard_gamma_array(concentration.detach().numpy()), concentration)
         ctx.save_for_backward(concentration, x)
         return x
@@ -128,6 +135,7 @@ class _Dirichlet(Function):
 
     @staticmethod
     def forward(ctx, concentration):
+        check_kernel("dirichlet", concentration.dtype)
         x = _as_tensor(dirichlet_array(concentration.detach().numpy()), concentration)
         ctx.save_for_backward(x, concentration)
         return x

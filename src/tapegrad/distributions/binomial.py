@@ -2,7 +2,7 @@ import tapegrad
 from tapegrad._tensor import Size
 
 from . import constraints
-from ._sampling import binomial_array
+from ._sampling import binomial_array, check_kernel
 from .distribution import Distribution
 from .utils import _probs_and_logits, _set_count_and_one_of
 
@@ -56,6 +56,7 @@ class Binomial(Distribution):
     def sample(self, sample_shape=Size()):
         shape = self._extended_shape(sample_shape)
         with tapegrad.no_grad():
+            check_kernel("binomial_cpu", self.total_count.dtype)
             count = self.total_count.expand(shape).numpy()
             drawn = binomial_array(count, self.probs.expand(shape).numpy())
             return tapegrad.tensor(drawn, dtype=self.total_count.dtype)
