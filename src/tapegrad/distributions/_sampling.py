@@ -47,20 +47,20 @@ def _gamma_one(generator, alpha, single):
             return scale * d * v
 
 
-def standard_gamma_array(alpha, generator=None):
+def standard_gamma_array(alpha):
     """Gamma(alpha, 1) draws for the array alpha (C order), as torch._standard_gamma: at least
     the dtype's smallest normal number."""
-    generator = _random.torch_generator(generator)
+    generator = _random.torch_generator(None)  # the default one, as distributions draw
     single = alpha.dtype == np.float32
     flat = [_gamma_one(generator, a, single) for a in alpha.reshape(-1).tolist()]
     drawn = np.array(flat, dtype=np.float64).astype(alpha.dtype).reshape(alpha.shape)
     return np.maximum(drawn, np.finfo(alpha.dtype).tiny)
 
 
-def dirichlet_array(concentration, generator=None):
+def dirichlet_array(concentration):
     """torch._sample_dirichlet: gammas drawn in double, normalised along the last dim, then
     kept inside (0, 1) in the concentration's dtype."""
-    generator = _random.torch_generator(generator)
+    generator = _random.torch_generator(None)  # the default one, as distributions draw
     flat = [_gamma_one(generator, a, False) for a in concentration.reshape(-1).tolist()]
     gammas = np.maximum(np.array(flat).reshape(concentration.shape), np.finfo(np.float64).tiny)
     ratios = (gammas / gammas.sum(-1, keepdims=True)).astype(concentration.dtype)
@@ -213,9 +213,9 @@ def _binomial_one(generator, count, prob):
     return math.nan
 
 
-def binomial_array(count, prob, generator=None):
+def binomial_array(count, prob):
     """torch.binomial's draws for arrays count and prob of one shape (C order)."""
-    generator = _random.torch_generator(generator)
+    generator = _random.torch_generator(None)  # the default one, as distributions draw
     flat = [_binomial_one(generator, n, p)
             for n, p in zip(count.reshape(-1).tolist(), prob.reshape(-1).tolist())]
     return np.array(flat, dtype=np.float64).astype(count.dtype).reshape(count.shape)
