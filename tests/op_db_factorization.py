@@ -80,10 +80,12 @@ GEQRF_NO_DERIVATIVE = {check: "torch has no derivative for geqrf either: backwar
 LDL_NO_DERIVATIVE = {check: "no derivative in torch either: LDL's node is NotImplemented, "
                      "backward raises RuntimeError"
                      for check in ("gradcheck", "gradgrad", "forward_ad", "torch")}
-# torch's gradient of a Cholesky factor treats it as a full matrix (it is not restricted to the
-# triangle LAPACK reads); ours is torch's, so these samples are compared with torch only.
-FULL_FACTOR = {check: "not a bug: the solve reads one triangle of the factor, and torch's "
-               "gradient is the full matrix's" for check in ("gradcheck", "gradgrad")}
+# A factor with both triangles given: LAPACK solves with tril(F) tril(F)^T (or the upper form),
+# while torch's gradient, -(G X^T + X G^T) F, is that of a solve with F F^T; ours is torch's,
+# so these samples are compared with torch only.
+FULL_FACTOR = {check: "not a bug: the solve reads one triangle of the factor F, and torch's "
+               "gradient is that of a solve with the full F F^T" for check in
+               ("gradcheck", "gradgrad")}
 
 
 # tapegrad bugs, in ops/factorization.py: graphs that differ from torch's (values and gradients
@@ -100,6 +102,9 @@ LU_OUTPUT_NR_BUG = bug("linalg.lu's and lu_unpack's nodes count P among their ou
 
 
 # ---- LU ------------------------------------------------------------------------------------
+
+# U has a zero on its diagonal: lu_factor_ex's info is 2, not an error
+_SINGULAR = [[1.0, 2.0], [2.0, 4.0]]
 
 # square, wide, tall, batched, transposed: _lu_backward's three cases
 LU_SHAPES = (S((3, 3)), S((3, 4), label="wide"), S((4, 3), label="tall"),
@@ -129,7 +134,9 @@ LU_ROWS = (
     _lu_row("linalg_lu_factor", lambda lib, a: lib.linalg.lu_factor(a),
             LU_SHAPES + (S((0, 0), label="0x0"),), ops=("lu_factor",)),
     _lu_row("linalg_lu_factor_ex", lambda lib, a: lib.linalg.lu_factor_ex(a),
-            LU_SHAPES, ops=("lu_factor_ex",)),
+            LU_SHAPES + (K(_SINGULAR, label="singular"),
+                         K([_SINGULAR, [[1.0, 2.0], [3.0, 4.0]]], label="batch-one-singular")),
+            ops=("lu_factor_ex",)),
     _lu_row("torch_lu", _quiet(lambda lib, a, **options: lib.lu(a, **options)), (
         S((3, 3)), S((2, 3, 4), label="batch-wide"),
         S((4, 3), constants={"get_infos": True}, label="get-infos")), ops=("lu",)),
@@ -268,10 +275,19 @@ TRIANGULAR_ROWS = (
         S((3, 3), constants={"upper": True}, label="upper"),
         S((3, 3), constants={"check_errors": True}, label="check-errors"),
         S((0, 0), label="empty")), ops=("cholesky_ex",)),
+    # of a + a^T: positive-definite where a's diagonal dominates; else (the values at kinks,
+    # halves of the matrices factored) info is the failing minor's order and L LAPACK's
+    # partial factor
+    OpRow("cholesky_ex_symmetric", lambda lib, a: lib.linalg.cholesky_ex(_symmetric(lib, a)), (
+        S((3, 3)),
+        K([[2.0, 1.0, 0.0], [1.0, 0.5, 0.5], [0.0, 0.5, 1.5]], label="minor-2"),
+        K([[[2.0, 1.0], [1.0, 0.5]], [[2.0, 1.0], [1.0, 2.5]]], label="batch-one-singular")),
+        INVERTIBLE, ops=("cholesky_ex",)),
     OpRow("inv_ex", lambda lib, a, **options: lib.linalg.inv_ex(a, **options), (
         S((3, 3)), S((2, 3, 3), label="batch"), S((1, 1)), T((3, 3)),
         S((3, 3), constants={"check_errors": True}, label="check-errors"),
-        S((0, 0), label="empty")), INVERTIBLE, ops=("inv_ex",)),
+        S((0, 0), label="empty"), K(_SINGULAR, label="singular")), INVERTIBLE,
+        ops=("inv_ex",)),
     OpRow("solve_ex", lambda lib, a, b, **options: lib.linalg.solve_ex(a, b, **options), (
         S((3, 3), (3,), label="vector"),
         S((3, 3), (3, 2), label="matrix"),
@@ -282,6 +298,7 @@ TRIANGULAR_ROWS = (
         S((3, 3), (3, 2), layouts=("t", None), label="t"),
         S((3, 3), (3,), requires_grad=(True, False), label="A-only"),
         S((0, 0), (0,), label="empty"),
+        K(_SINGULAR, [1.0, 2.0], label="singular"),
     ), INVERTIBLE, ops=("solve_ex",)),
 )
 
