@@ -5,8 +5,8 @@ triangular_solve, cholesky_solve, cholesky_inverse, cholesky_ex), inv_ex and sol
 Householder family (householder_product / orgqr, ormqr, geqrf) and LDL.
 
 Inputs are drawn so that LAPACK makes no free choice that a small step could change: LU's
-pivots come from one dominant entry per column (rows permuted so that the pivots are not the
-identity), Householder vectors and scales are NumPy's QR of a random matrix, and factors that
+pivots come from one dominant entry per column (in rows permuted at random, so that pivoting
+swaps rows), Householder vectors and scales are NumPy's QR of a random matrix, and factors that
 the solvers read one triangle of are made triangular inside the row. A packed LU or its
 pivots given as a constant is any unit-lower/upper pair with valid LAPACK row swaps.
 
@@ -124,10 +124,10 @@ def _L_times_U(L, U):
 LU_ROWS = (
     _lu_row("linalg_lu_L", lambda lib, a: lib.linalg.lu(a).L, ops=("lu",)),
     _lu_row("linalg_lu_U", lambda lib, a: lib.linalg.lu(a)[2], ops=("lu",)),
-    _lu_row("linalg_lu_P_L_U", lambda lib, a: _L_times_U(
-        lib.linalg.lu(a).P @ lib.linalg.lu(a).L, lib.linalg.lu(a).U), ops=("lu",)),
+    _lu_row("linalg_lu_P_L_U", lambda lib, a: (lambda P, L, U: _L_times_U(P @ L, U))(
+        *lib.linalg.lu(a)), ops=("lu",)),
     # L and U straight into a product: their output numbers show in its next_functions
-    _lu_row("linalg_lu_L_U", lambda lib, a: lib.linalg.lu(a).L @ lib.linalg.lu(a).U,
+    _lu_row("linalg_lu_L_U", lambda lib, a: (lambda P, L, U: L @ U)(*lib.linalg.lu(a)),
             LU_SHAPES[:3], ops=("lu",), bugs=LU_OUTPUT_NR_BUG),
     _lu_row("linalg_lu_empty", lambda lib, a: lib.linalg.lu(a).U,
             (S((0, 0), label="0x0"), S((0, 3, 3), label="empty-batch")), ops=("lu",)),
