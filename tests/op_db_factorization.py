@@ -80,12 +80,11 @@ GEQRF_NO_DERIVATIVE = {check: "torch has no derivative for geqrf either: backwar
 LDL_NO_DERIVATIVE = {check: "no derivative in torch either: LDL's node is NotImplemented, "
                      "backward raises RuntimeError"
                      for check in ("gradcheck", "gradgrad", "forward_ad", "torch")}
-# A factor with both triangles given: LAPACK solves with tril(F) tril(F)^T (or the upper form),
-# while torch's gradient, -(G X^T + X G^T) F, is that of a solve with F F^T; ours is torch's,
-# so these samples are compared with torch only.
-FULL_FACTOR = {check: "not a bug: the solve reads one triangle of the factor F, and torch's "
-               "gradient is that of a solve with the full F F^T" for check in
-               ("gradcheck", "gradgrad")}
+# A factor with both triangles given: LAPACK solves with (or inverts) tril(F) tril(F)^T (or the
+# upper form), while torch's gradient (cholesky_solve's -(G X^T + X G^T) F) is that of the full
+# F F^T; ours is torch's, so these samples are compared with torch only.
+FULL_FACTOR = {check: "not a bug: LAPACK reads one triangle of the factor F, and torch's "
+               "gradient is that of the full F F^T" for check in ("gradcheck", "gradgrad")}
 
 
 # tapegrad bugs, in ops/factorization.py: graphs that differ from torch's (values and gradients
@@ -267,6 +266,10 @@ TRIANGULAR_ROWS = (
         S((3, 3)), S((3, 3), constants={"upper": True}, label="upper"),
         S((2, 3, 3), label="batch"), S((1, 1)), T((3, 3)), S((0, 0), label="empty")),
         INVERTIBLE, ops=("cholesky_inverse",)),
+    OpRow("cholesky_inverse_full_factor", lambda lib, f, **options: lib.cholesky_inverse(
+        f, **options), (
+        S((3, 3), label="lower"), S((3, 3), constants={"upper": True}, label="upper")),
+        INVERTIBLE, ops=("cholesky_inverse",), bugs=FULL_FACTOR),
     OpRow("cholesky_inverse_method", lambda lib, f: f.tril().cholesky_inverse(),
           (S((2, 2)),), INVERTIBLE, ops=("cholesky_inverse",)),
     OpRow("cholesky_ex", lambda lib, a, **options: lib.linalg.cholesky_ex(
@@ -310,7 +313,8 @@ HOUSEHOLDER_ROWS = (
         S((3, 3), (3,)), S((4, 3), (3,), label="tall"),
         S((4, 3), (2,), label="fewer-scales"), S((2, 4, 2), (2, 2), label="batch"),
         S((4, 3), (3,), requires_grad=(False, True), label="tau-only"),
-        S((4, 3), (0,), label="no-scales"), S((0, 0), (0,), label="empty")),
+        S((4, 3), (0,), label="no-scales"), S((0, 0), (0,), label="empty"),
+        S((4, 3), (3,), layouts=("t", None), label="t")),
         _reflectors, ops=("householder_product",)),
     OpRow("orgqr", lambda lib, v, tau: lib.orgqr(v, tau) + v.orgqr(tau),
           (S((4, 3), (3,)),), _reflectors, ops=("orgqr",)),
@@ -323,6 +327,7 @@ HOUSEHOLDER_ROWS = (
         S((3, 3), (3,), (3, 3), label="square"),
         S((2, 4, 2), (2, 2), (2, 4, 3), label="batch"),
         S((4, 3), (3,), (4, 2), requires_grad=(False, False, True), label="other-only"),
+        S((4, 3), (3,), (4, 2), layouts=("t", None, "t"), label="t"),
     ), _reflectors, ops=("ormqr",)),
     OpRow("ormqr_method", lambda lib, v, tau, c: v.ormqr(tau, c, transpose=True),
           (S((3, 2), (2,), (3, 2)),), _reflectors, ops=("ormqr",)),
