@@ -29,37 +29,6 @@ DTYPES = {"float64": (torch.float64, 1e-7), "float32": (torch.float32, 1e-5)}
 # run by test_torch_op_db_complex.py (and `python torch_op_db.py --complex ...`)
 COMPLEX_DTYPES = {"complex128": (torch.complex128, 1e-7), "complex64": (torch.complex64, 1e-5)}
 
-# The op families another issue (#13) brings: out of this test's scope.
-LATER_FAMILIES = ("special.", "fft.", "masked.", "signal.", "sparse.", "_refs.")
-LATER_NAMES = {
-    # the rest of torch.linalg and the legacy linalg names
-    "linalg.lstsq", "linalg.lu", "linalg.lu_factor", "linalg.lu_factor_ex", "linalg.lu_solve",
-    "linalg.eig", "linalg.eigvals", "linalg.matrix_power", "linalg.matrix_exp",
-    "linalg.matrix_rank", "linalg.cond", "linalg.multi_dot", "linalg.solve_triangular",
-    "linalg.householder_product", "linalg.ldl_factor", "linalg.ldl_factor_ex",
-    "linalg.ldl_solve", "linalg.vander", "linalg.vecdot", "linalg.cross", "linalg.diagonal",
-    "linalg.tensorinv", "linalg.tensorsolve", "linalg.cholesky_ex", "linalg.inv_ex",
-    "linalg.solve_ex", "lu", "lu_solve", "lu_unpack", "cholesky_solve", "cholesky_inverse",
-    "triangular_solve", "geqrf", "ormqr", "pca_lowrank", "svd_lowrank", "matrix_exp",
-    # 3-d convolution and pooling
-    "nn.functional.conv3d", "nn.functional.conv_transpose3d", "nn.functional.avg_pool3d",
-    "nn.functional.max_pool3d", "nn.functional.adaptive_avg_pool3d",
-    "nn.functional.adaptive_max_pool3d", "nn.functional.max_unpool3d",
-    "nn.functional.fractional_max_pool3d", "nn.functional.lp_pool3d",
-    # the less common nn.functional ops
-    "nn.functional.fractional_max_pool2d", "nn.functional.max_unpool1d",
-    "nn.functional.max_unpool2d", "nn.functional.ctc_loss", "nn.functional.grid_sample",
-    "nn.functional.affine_grid", "nn.functional.embedding_bag", "nn.functional.pdist",
-    "nn.functional.channel_shuffle", "nn.functional.pixel_shuffle",
-    "nn.functional.pixel_unshuffle", "nn.functional.rms_norm", "grid_sampler_2d",
-    "grid_sampler_3d",
-    # complex results (complex tensors come with torch.fft)
-    "complex", "polar", "view_as_complex", "cfloat", "cdouble", "chalf", "stft", "istft",
-    # sparse layouts
-    "to_sparse",
-}
-
-
 def has_float_cpu(op):
     if op.name.startswith(("_", "jiterator_")) or op.name.endswith("_backward") \
             or isinstance(op.op, (torch._ops.OpOverloadPacket, torch._ops.OpOverload)):
@@ -67,17 +36,11 @@ def has_float_cpu(op):
     return any(dtype in op.supported_dtypes("cpu") for dtype, _ in DTYPES.values())
 
 
-def in_scope(op):
-    return has_float_cpu(op) and not (op.name.startswith(LATER_FAMILIES)
-                                      or op.name in LATER_NAMES)
-
-
 def key(op):
     return f"{op.name}.{op.variant_test_name}" if op.variant_test_name else op.name
 
 
-ALL_OPS = {key(op): op for op in op_db if has_float_cpu(op)}  # `python torch_op_db.py` runs any
-OPS = {name: op for name, op in ALL_OPS.items() if in_scope(op)}
+OPS = {key(op): op for op in op_db if has_float_cpu(op)}
 
 # Ops whose values are random (or uninitialised): only shapes and dtypes are compared.
 RANDOM = {"bernoulli", "multinomial", "normal", "poisson", "rand_like", "randn_like",
@@ -395,9 +358,8 @@ def check_sample(op, sample, tolerance, keep_layout=False):
         _compare_vjp(sample, mine, pairs, tolerance)
     variants = [(op.method_variant, False), (op.inplace_variant, True)]
     for alias in op.aliases:  # torch's other names for the op: arctan2, greater, clip, ...
-        if not alias.name.removeprefix("torch.").startswith(LATER_FAMILIES):
-            variants += [(alias.op, False), (alias.method_variant, False),
-                         (alias.inplace_variant, True)]
+        variants += [(alias.op, False), (alias.method_variant, False),
+                     (alias.inplace_variant, True)]
     for variant, in_place in variants:
         if variant is not None and variant is not op.op:
             _check_variant(variant, in_place, sample, tolerance, values, keep_layout)
@@ -518,7 +480,7 @@ def write_xfails(path, failures):
         reasons = {dtype_name: failures[name, dtype_name] for n, dtype_name in failures
                    if n == name}
         alike = {reason.replace(dtype_name, "") for dtype_name, reason in reasons.items()}
-        if len(alike) == 1 and len(reasons) == len(_dtypes_of(ALL_OPS[name])):
+        if len(alike) == 1 and len(reasons) == len(_dtypes_of(OPS[name])):
             lines.append(f"    {name!r}: {next(iter(reasons.values()))!r},")
         else:
             lines.extend(f"    {name + '|' + d!r}: {r!r}," for d, r in reasons.items())
@@ -546,7 +508,7 @@ if __name__ == "__main__":
     arguments = sys.argv[1:]
     write = "--write-xfails" in arguments
     in_complex = "--complex" in arguments  # the complex dtypes instead of the float ones
-    known = {key(op): op for op in op_db if has_complex_cpu(op)} if in_complex else ALL_OPS
+    known = {key(op): op for op in op_db if has_complex_cpu(op)} if in_complex else OPS
     names = [name for a in arguments if a not in ("--write-xfails", "--complex")
              for name in ([n for n in known if n.startswith(a)] if a.endswith(".") else [a])
              ] or list(known if in_complex else OPS)

@@ -11,4 +11,17 @@ XFAILS = {
         "the aweights gradient is exactly zero in exact arithmetic: torch's float32 gives -1.9e-5, "
         "tapegrad's 3.8e-6, both rounding noise of sums of products of +-9 values, past the "
         "1e-5 tolerance"),
+    "chalf": "NumPy has no complex32 type: Tensor.chalf() raises NotImplementedError",
+    "nn.functional.ctc_loss|float32": (
+        "torch's float32 ctc_loss gradient is itself about 2e-5 from the float64 answer, past "
+        "the 1e-5 tolerance; matching it needs exp/log rounded as the C maths library rounds "
+        "them (tapegrad's float64 gradient matches torch's)"),
+    "special.bessel_j0|float64": (
+        "torch's port of the Cephes coefficients loses about 2e-7 of scale for |x| > 5; "
+        "tapegrad gives SciPy's values, correct to rounding"),
+    "special.bessel_y1|float64": (
+        "torch's port of the Cephes coefficients loses about 3e-7 of scale for |x| > 5; "
+        "tapegrad gives SciPy's values, correct to rounding"),
+    **dict.fromkeys(("sparse.mm.reduce", "sparse.sampled_addmm", "to_sparse"),
+                    "tapegrad has no sparse layouts (torch.sparse_coo/sparse_csr)"),
 }
