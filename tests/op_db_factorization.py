@@ -16,7 +16,7 @@ import warnings
 
 import numpy as np
 
-from op_db import GRAPH_CHECKS, K, OpRow, S, T, bug, each
+from op_db import K, OpRow, S, T, each
 from op_db_linalg import INVERTIBLE, _positive_definite, _symmetric
 
 
@@ -87,19 +87,6 @@ FULL_FACTOR = {check: "not a bug: LAPACK reads one triangle of the factor F, and
                "gradient is that of the full F F^T" for check in ("gradcheck", "gradgrad")}
 
 
-# tapegrad bugs, in ops/factorization.py: graphs that differ from torch's (values and gradients
-# are torch's)
-PIVOTS_EDGE_BUG = bug("linalg.lu_solve, lu_unpack and ldl_solve declare the int32 pivots a "
-                      "Tensor input of their defop, so their node has a (None, 0) edge for it "
-                      "in next_functions; torch's LinalgLuSolveBackward0, LuUnpackBackward0 and "
-                      "NotImplemented nodes have edges for the floating inputs only",
-                      GRAPH_CHECKS)
-LU_OUTPUT_NR_BUG = bug("linalg.lu's and lu_unpack's nodes count P among their outputs, so L "
-                       "and U are outputs 1 and 2 of LinalgLuBackward0 / LuUnpackBackward0; "
-                       "torch leaves the non-differentiable P out: L is output 0, U output 1",
-                       GRAPH_CHECKS)
-
-
 # ---- LU ------------------------------------------------------------------------------------
 
 # U has a zero on its diagonal: lu_factor_ex's info is 2, not an error
@@ -127,7 +114,7 @@ LU_ROWS = (
         *lib.linalg.lu(a)), ops=("lu",)),
     # L and U straight into a product: their output numbers show in its next_functions
     _lu_row("linalg_lu_L_U", lambda lib, a: (lambda P, L, U: L @ U)(*lib.linalg.lu(a)),
-            LU_SHAPES[:3], ops=("lu",), bugs=LU_OUTPUT_NR_BUG),
+            LU_SHAPES[:3], ops=("lu",)),
     _lu_row("linalg_lu_empty", lambda lib, a: lib.linalg.lu(a).U,
             (S((0, 0), label="0x0"), S((0, 3, 3), label="empty-batch")), ops=("lu",)),
     _lu_row("linalg_lu_factor", lambda lib, a: lib.linalg.lu_factor(a),
@@ -159,36 +146,34 @@ LU_ROWS = (
         S((3, 3), (3, 2), constants={"pivots": _pivots(2, 3, 3)},
           requires_grad=(False, True), label="B-only"),
         S((0, 0), (0, 2), constants={"pivots": _pivots()}, label="empty"),
-    ), INVERTIBLE, ops=("lu_solve",), bugs=PIVOTS_EDGE_BUG),
+    ), INVERTIBLE, ops=("lu_solve",)),
     OpRow("linalg_lu_solve_of_factor", lambda lib, a, b, **options: lib.linalg.lu_solve(
         *lib.linalg.lu_factor(a), b, **options), (
         S((3, 3), (3, 2)), S((2, 3, 3), (2, 3, 1), label="batch"),
         S((3, 3), (2, 3), constants={"left": False}, label="right"),
         S((3, 3), (3, 2), constants={"adjoint": True}, label="adjoint")),
-        PIVOTED, ops=("lu_solve", "lu_factor"), bugs=PIVOTS_EDGE_BUG),
+        PIVOTED, ops=("lu_solve", "lu_factor")),
     OpRow("torch_lu_solve", _quiet(lambda lib, LU, b, pivots: lib.lu_solve(b, LU, pivots)), (
         S((3, 3), (3, 2), constants={"pivots": _pivots(2, 3, 3)}),
         S((2, 3, 3), (2, 3, 2), constants={"pivots": _pivots([3, 2, 3], [1, 3, 3])},
-          label="batch")), INVERTIBLE, ops=("lu_solve",), bugs=PIVOTS_EDGE_BUG),
+          label="batch")), INVERTIBLE, ops=("lu_solve",)),
     OpRow("torch_lu_solve_method", _quiet(lambda lib, LU, b, pivots: b.lu_solve(LU, pivots)),
           (S((3, 3), (3, 1), constants={"pivots": _pivots(3, 3, 3)}),), INVERTIBLE,
-          ops=("lu_solve",), bugs=PIVOTS_EDGE_BUG),
+          ops=("lu_solve",)),
     OpRow("lu_unpack_L", lambda lib, LU, pivots: lib.lu_unpack(LU, pivots).L, (
         S((3, 3), constants={"pivots": _pivots(2, 3, 3)}),
         S((3, 4), constants={"pivots": _pivots(3, 2, 3)}, label="wide"),
         S((4, 3), constants={"pivots": _pivots(4, 2, 3)}, label="tall"),
-        T((3, 3), constants={"pivots": _pivots(1, 2, 3)})), ops=("lu_unpack",),
-        bugs=PIVOTS_EDGE_BUG),
+        T((3, 3), constants={"pivots": _pivots(1, 2, 3)})), ops=("lu_unpack",)),
     OpRow("lu_unpack_U", lambda lib, LU, pivots: lib.lu_unpack(LU, pivots)[2], (
         S((3, 3), constants={"pivots": _pivots(2, 3, 3)}),
         S((3, 4), constants={"pivots": _pivots(3, 2, 3)}, label="wide"),
-        S((4, 3), constants={"pivots": _pivots(4, 2, 3)}, label="tall")), ops=("lu_unpack",),
-        bugs=PIVOTS_EDGE_BUG),
+        S((4, 3), constants={"pivots": _pivots(4, 2, 3)}, label="tall")), ops=("lu_unpack",)),
     OpRow("lu_unpack_P_L_U", lambda lib, LU, pivots: (
         lambda P, L, U: P @ L @ U)(*lib.lu_unpack(LU, pivots)), (
-        S((3, 3), constants={"pivots": _pivots(2, 3, 3)}, bugs=LU_OUTPUT_NR_BUG),
-        S((3, 4), constants={"pivots": _pivots(3, 2, 3)}, label="wide", bugs=LU_OUTPUT_NR_BUG),
-        S((4, 3), constants={"pivots": _pivots(4, 2, 3)}, label="tall", bugs=LU_OUTPUT_NR_BUG),
+        S((3, 3), constants={"pivots": _pivots(2, 3, 3)}),
+        S((3, 4), constants={"pivots": _pivots(3, 2, 3)}, label="wide"),
+        S((4, 3), constants={"pivots": _pivots(4, 2, 3)}, label="tall"),
         # a batched product's graph starts with a view (matmul's fold), which hides the numbers
         S((2, 3, 3), constants={"pivots": _pivots([3, 3, 3], [1, 2, 3])}, label="batch")),
         ops=("lu_unpack",)),
@@ -198,8 +183,7 @@ LU_ROWS = (
         LU.detach(), pivots, unpack_data=False).P @ lib.lu_unpack(
             LU, pivots, unpack_pivots=False).L, (
         S((3, 3), constants={"pivots": _pivots(2, 3, 3)}),
-        S((4, 3), constants={"pivots": _pivots(4, 4, 3)}, label="tall")), ops=("lu_unpack",),
-        bugs=LU_OUTPUT_NR_BUG),
+        S((4, 3), constants={"pivots": _pivots(4, 4, 3)}, label="tall")), ops=("lu_unpack",)),
     _lu_row("lu_unpack_of_factor", lambda lib, a: (
         lambda P, L, U: _L_times_U(P @ L, U))(*lib.lu_unpack(*lib.linalg.lu_factor(a))),
         (S((3, 3)), S((3, 4), label="wide"), S((2, 4, 3), label="batch-tall")),
@@ -366,7 +350,7 @@ LDL_ROWS = (
         S((3, 3), (3, 2), requires_grad=(False, True), label="B-only"),
         K(_TWO_BY_TWO, [[1.0], [2.0], [3.0]], label="2x2-pivot")), INVERTIBLE,
         ops=("ldl_solve", "ldl_factor"),
-        bugs={**LDL_NO_DERIVATIVE, "float32": PIVOTS_EDGE_BUG["float32"]}),
+        bugs=LDL_NO_DERIVATIVE),
 )
 
 ROWS = LU_ROWS + TRIANGULAR_ROWS + HOUSEHOLDER_ROWS + LDL_ROWS

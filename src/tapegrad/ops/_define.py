@@ -259,6 +259,9 @@ class Op:
                                              {"__slots__": (), "op": staticmethod(self)})
         if node_name in CPP_NODES:
             self.node_class.name = lambda node: f"torch::autograd::{node_name}"
+        # torch's NotImplemented nodes (their backward raises) keep edges only for the inputs
+        # that require grad
+        self.edges_of_required_only = node_name == "NotImplemented"
         REGISTRY[self.__name__] = self
 
     def derivatives(self, **formulas):
@@ -424,6 +427,10 @@ class Op:
                     needs.append(True)
                     needed_mask |= bit
                 bit <<= 1
+            if self.edges_of_required_only:
+                kept = [i for i, edge in enumerate(edges) if edge[0] is not None]
+                edges, metadata = [edges[i] for i in kept], [metadata[i] for i in kept]
+                needs = [needs[i] for i in kept]
             node.next_functions, node._input_metadata = tuple(edges), tuple(metadata)
             node._needs_input_grad = needs
         node._n_outputs = len(outputs)

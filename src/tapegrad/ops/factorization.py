@@ -15,7 +15,7 @@ from .._scipy import scipy
 from .._tensor import Tensor
 from .._warnings import warn
 from ._checks import broadcast_shapes
-from ._define import defop
+from ._define import array_of, defop
 from .complex_parts import conj_of
 from .decomposition import _check_matrices, _failure, _is_vector_rhs, _mH, _mT
 from .joining import cat
@@ -482,7 +482,7 @@ def _lu_factor_ex_backward(ctx):
     corresponding parts of the incoming one."""
     LU, grad = ctx.result0, ctx.grad
     k = min(LU.shape[-2:])
-    P, L, U = _lu_unpack(LU, ctx.result1)
+    L, U, P = _lu_unpack(LU, array_of(ctx.result1))
     return _lu_backward(grad[..., :, :k], grad[..., :k, :], P, L, U)
 
 
@@ -528,21 +528,24 @@ def _tensor_lu(self, pivot=True, get_infos=False):
     return tuple(torch_lu(self, pivot, get_infos))
 
 
+# lu and lu_unpack give (L, U, P): the differentiable outputs first, numbered 0 and 1 as
+# torch numbers them (it leaves P, which has no gradient, out of its node's outputs)
 @defop("LinalgLuBackward0", save=("result0", "result1", "result2"))
 def _lu(xp, A: Tensor, pivot=True):
     LU, pivots, _ = _getrf(xp, A, "torch.linalg.lu")
-    return _unpack(xp, LU, pivots, True, True)
+    P, L, U = _unpack(xp, LU, pivots, True, True)
+    return L, U, P
 
 
-_lu.derivatives(A=lambda ctx: _lu_backward(ctx.grads[1], ctx.grads[2], ctx.result0,
-                                           ctx.result1, ctx.result2))
+_lu.derivatives(A=lambda ctx: _lu_backward(ctx.grads[0], ctx.grads[1], ctx.result2,
+                                           ctx.result0, ctx.result1))
 
 
 def lu(A, *, pivot=True, out=None):
     """A = P L U: P a permutation (m x m), L unit lower-trapezoidal (m x k), U upper (k x n)."""
     _check_lu_input("linalg.lu", A)
     _check_pivot(pivot)
-    P, L, U = _lu(A, pivot)
+    L, U, P = _lu(A, pivot)
     return linalg_lu_return(P.detach(), L, U)  # torch: P is not differentiable
 
 
@@ -560,13 +563,15 @@ def _unpack(xp, LU, pivots, unpack_data, unpack_pivots):
 
 
 @defop("LuUnpackBackward0")
-def _lu_unpack(xp, LU_data: Tensor, LU_pivots: Tensor, unpack_data=True, unpack_pivots=True):
-    return _unpack(xp, LU_data, LU_pivots, unpack_data, unpack_pivots)
+def _lu_unpack(xp, LU_data: Tensor, LU_pivots, unpack_data=True, unpack_pivots=True):
+    """LU_pivots: an int32 array (an attribute, so the node has no edge for it)."""
+    P, L, U = _unpack(xp, LU_data, LU_pivots, unpack_data, unpack_pivots)
+    return L, U, P
 
 
 def _lu_unpack_backward(ctx):
     """L's strict lower part and U's upper part, where they sit in LU."""
-    _, grad_L, grad_U = ctx.grads
+    grad_L, grad_U = ctx.grads[:2]
     m, n = ctx.LU_data_shape[-2:]
     k = min(m, n)
     grad = None
@@ -603,7 +608,7 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=N
                 pivots.min() < 1 or pivots.max() > m):
             raise RuntimeError("pivots passed to lu_unpack must be between 1 and LU.size(-2) "
                                "inclusive.Did you properly pass the result of lu_factor?")
-    P, L, U = _lu_unpack(LU_data, LU_pivots, unpack_data, unpack_pivots)
+    L, U, P = _lu_unpack(LU_data, LU_pivots._data, unpack_data, unpack_pivots)
     return lu_unpack_return(P.detach(), L, U)
 
 
@@ -646,14 +651,15 @@ def _lu_backward(grad_L, grad_U, P, L, U):
 
 
 @defop("LinalgLuSolveBackward0", save=("LU", "pivots", "result", "left", "adjoint"))
-def _lu_solve(xp, LU: Tensor, pivots: Tensor, B: Tensor, left=True, adjoint=False):
+def _lu_solve(xp, LU: Tensor, pivots, B: Tensor, left=True, adjoint=False):
+    """pivots: an int32 array (an attribute, so the node has no edge for it)."""
     return _getrs(xp, LU, pivots, B, left, adjoint)
 
 
 def _lu_solve_grad_LU(ctx):
     """torch's linalg_lu_solve_LU: the gradient of LU through the L and U it packs."""
     grad, X, left, adjoint = ctx.grad, ctx.result, ctx.left, ctx.adjoint
-    P, L, U = _lu_unpack(ctx.LU, ctx.pivots, True, left == adjoint)
+    L, U, P = _lu_unpack(ctx.LU, ctx.pivots, True, left == adjoint)
     if left != adjoint:
         grad_R = _solve_triangular(_mH(U), -matmul(grad if left else _mH(grad),
                                                    _mH(X) if left else X), False)
@@ -697,7 +703,7 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
         raise RuntimeError(f"{name}: Number of pivots per batch should be same as the "
                            "dimension of the matrix")
     broadcast_shapes(B.shape[:-2], LU.shape[:-2])
-    return _lu_solve(LU, pivots, B, left, adjoint)
+    return _lu_solve(LU, pivots._data, B, left, adjoint)
 
 
 LU_SOLVE_DEPRECATION = (
@@ -756,7 +762,8 @@ def ldl_factor(A, *, hermitian=False, out=None):
 
 
 @defop("NotImplemented")
-def _ldl_solve(xp, LD: Tensor, pivots: Tensor, B: Tensor, hermitian=False):
+def _ldl_solve(xp, LD: Tensor, pivots, B: Tensor, hermitian=False):
+    """pivots: an int32 array (an attribute, so the node has no edge for it)."""
     batch, (LD, pivots, B) = _batch(LD, pivots, B, cores=(2, 1, 2))
     X = xp.empty(B.shape, B.dtype)
     if X.size:
@@ -787,7 +794,7 @@ def ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
     _check_same_dtype(B, LD)
     _check_solve_shapes(name, B, LD)
     broadcast_shapes(B.shape[:-2], LD.shape[:-2])
-    return _ldl_solve(LD, pivots.to(_dtype.int32), B, hermitian)
+    return _ldl_solve(LD, pivots.to(_dtype.int32)._data, B, hermitian)
 
 
 FUNCTIONS = {"cholesky_inverse": cholesky_inverse, "cholesky_solve": cholesky_solve,
