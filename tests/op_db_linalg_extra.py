@@ -86,6 +86,10 @@ PRODUCT_ROWS = (
         S((4,), (4,), label="vectors"), S((0, 3), (0, 3), label="empty"),
         S((3, 4), (3, 4), layouts=("t", None), label="t"), STEP((3, 2), (3, 2))),
         ops=("vecdot",)),
+    OpRow("linalg_vecdot_complex_input", lambda lib, a, b, c, d: lib.view_as_real(
+        lib.linalg.vecdot(lib.complex(a, b), lib.complex(c, d))),
+          (S((2, 3), (2, 3), (2, 3), (2, 3)), S((3,), (3,), (3,), (3,), label="vectors")),
+          ops=("vecdot", "complex")),
     OpRow("linalg_diagonal", lambda lib, a, **options: lib.linalg.diagonal(a, **options), (
         S((3, 4)), S((2, 3, 3), label="batch"),
         S((3, 4), constants={"offset": 1}, label="offset1"),
@@ -131,6 +135,9 @@ MATRIX_FUNCTION_ROWS = (
         S((4, 4)), T((3, 3))), ops=("matrix_exp",)),
     OpRow("matrix_exp", lambda lib, a: lib.matrix_exp(a) + a.matrix_exp(), (S((3, 3)),),
           ops=("matrix_exp",)),
+    OpRow("linalg_matrix_exp_complex_input", lambda lib, a, b: lib.view_as_real(
+        lib.linalg.matrix_exp(lib.complex(a, b))), (S((3, 3), (3, 3)),),
+          ops=("matrix_exp", "complex")),
     OpRow("linalg_tensorinv", lambda lib, a, **options: lib.linalg.tensorinv(a, **options), (
         S((4, 2, 2, 4), label="ind2"), S((6, 2, 3), constants={"ind": 1}, label="ind1"),
         S((2, 2, 4), constants={"ind": 2}, label="ind2-3d"),
@@ -217,6 +224,14 @@ EIG_ROWS = (
     OpRow("linalg_eig_both", lambda lib, a: _phase_free(lib.linalg.eig(a).eigenvectors)
           * lib.linalg.eig(a).eigenvalues.real.unsqueeze(-2), (S((3, 3)),), REAL_SPECTRUM,
           ops=("eig",)),
+    # complex matrices: geev's complex driver, and the complex branch of the gradient
+    OpRow("linalg_eigvals_complex_input", lambda lib, a, b: lib.view_as_real(
+        lib.linalg.eigvals(lib.complex(a, b))), (S((3, 3), (3, 3)),
+                                                  S((2, 2, 2), (2, 2, 2), label="batch")),
+          ops=("eigvals", "complex")),
+    OpRow("linalg_eig_complex_input", lambda lib, a, b: _phase_free(
+        lib.linalg.eig(lib.complex(a, b)).eigenvectors), (S((3, 3), (3, 3)),),
+          ops=("eig", "complex")),
 )
 
 
@@ -237,6 +252,9 @@ LSTSQ_ROWS = (
                LSTSQ_SHAPES),
     *(_lstsq_row(f"linalg_lstsq_{driver}", lambda lib, a, b, driver=driver: lib.linalg.lstsq(
         a, b, driver=driver)[0], LSTSQ_SHAPES[:5]) for driver in ("gels", "gelsd", "gelss")),
+    _lstsq_row("linalg_lstsq_complex_input", lambda lib, a, b, c, d: lib.view_as_real(
+        lib.linalg.lstsq(lib.complex(a, b), lib.complex(c, d)).solution),
+        (S((4, 3), (4, 3), (4, 2), (4, 2)), S((3, 4), (3, 4), (3,), (3,), label="wide-vector"))),
     _lstsq_row("linalg_lstsq_rcond", lambda lib, a, b: lib.linalg.lstsq(a, b, 1e-3).solution,
                (S((4, 3), (4, 2)),)),
     _lstsq_row("linalg_lstsq_residuals", lambda lib, a, b, driver: lib.linalg.lstsq(
