@@ -2,9 +2,9 @@
 linalg_lowrank.py): vecdot, linalg.diagonal, vander, multi_dot, matrix_power, tensorinv,
 tensorsolve, cond, matrix_rank, matrix_exp, eig, eigvals, lstsq, svd_lowrank and pca_lowrank.
 
-eig's results are complex and LAPACK fixes each eigenvector only up to a phase: rows compare
-real views of the eigenvalues (whose order is geev's in both libraries) and |V|^2, which no
-phase changes. matrix_rank's integer result enters as a factor of its input. The low-rank
+eig's results are complex, in an order of geev's choosing, and LAPACK fixes each eigenvector
+only up to a phase: rows compare sorted real views of the eigenvalues and |V|^2 (which no phase
+changes) with its columns in that sorted order. matrix_rank's integer result enters as a factor of its input. The low-rank
 rows seed each library's generator inside the row, so that both draw the same random
 subspace, and compare S and U diag(S) V^H (free of the singular vectors' signs)."""
 import math
