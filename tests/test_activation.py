@@ -475,7 +475,7 @@ _DROPOUT_SHAPES = {"dropout": (4, 6), "dropout1d": (4, 6, 2), "dropout2d": (4, 6
                    "feature_alpha_dropout": (4, 6, 2)}
 
 
-@pytest.mark.parametrize("name", dropout.NN_FUNCTIONS)
+@pytest.mark.parametrize("name", [n for n in dropout.NN_FUNCTIONS if "dropout" in n])
 def test_every_dropout_follows_the_global_seed(name):
     x = tapegrad.ones(_DROPOUT_SHAPES[name])
     function = getattr(F, name)
