@@ -21,7 +21,7 @@ from torch.testing._internal.common_modules import ModuleErrorEnum, module_db
 
 import tapegrad
 from torch_op_db import (DTYPES, Failure, Missing, _compare_arrays, _compare_results,
-                         _cotangent, _on_tapegrad, _tensors, to_tapegrad)
+                         _cotangent, _on_tapegrad, _tensors, to_tapegrad, write_xfails)
 
 torch.set_num_threads(1)
 
@@ -194,20 +194,6 @@ def dtypes_of(info):
     return [name for name, (dtype, _) in DTYPES.items() if dtype in info.dtypes]
 
 
-def write_xfails(path, failures):
-    """Write {name or name|dtype: first failure} for the ModuleInfos that fail."""
-    lines = ['"""ModuleInfos of torch\'s module database that tapegrad does not pass, and why',
-             '(`python tests/torch_module_db.py --write-xfails` writes it from a run: each entry',
-             'is the first failure reported)."""', "XFAILS = {"]
-    for name in sorted({name for name, _ in failures}):
-        reasons = {d: r for (n, d), r in failures.items() if n == name}
-        if len(set(reasons.values())) == 1 and len(reasons) == len(dtypes_of(MODULES[name])):
-            lines.append(f"    {name!r}: {next(iter(reasons.values()))!r},")
-        else:
-            lines.extend(f"    {name + '|' + d!r}: {r!r}," for d, r in reasons.items())
-    pathlib.Path(path).write_text("\n".join(lines) + "\n}\n")
-
-
 if __name__ == "__main__":
     # python tests/torch_module_db.py [--write-xfails] [name ...]: each ModuleInfo's first
     # failure per dtype, and the counts
@@ -226,4 +212,8 @@ if __name__ == "__main__":
                 print(f"{name} [{dtype_name}] {failures[name, dtype_name]}")
     print(sorted(counts.items()))
     if "--write-xfails" in arguments:
-        write_xfails(pathlib.Path(__file__).with_name("torch_module_db_xfails.py"), failures)
+        write_xfails(pathlib.Path(__file__).with_name("torch_module_db_xfails.py"), failures,
+                     "ModuleInfos of torch's module database that tapegrad does not pass, and "
+                     "why\n(`python tests/torch_module_db.py --write-xfails` writes it from a "
+                     "run: each entry\nis the first failure reported).",
+                     lambda name: len(dtypes_of(MODULES[name])))

@@ -471,16 +471,20 @@ def _describe(sample):
     return ", ".join(parts)[:200]
 
 
-def write_xfails(path, failures):
-    """Write {name or name|dtype: first failure} for the OpInfos that fail."""
-    lines = ['"""OpInfos of torch\'s op database that tapegrad does not pass yet, and why (written by',
-             '`python tests/torch_op_db.py --write-xfails`, from what each one\'s run reported)."""',
-             "XFAILS = {"]
+def write_xfails(path, failures, docstring=None, dtype_count=None):
+    """Write {name or name|dtype: first failure}: one key per name when every dtype it runs in
+    fails alike. Also used by torch_module_db.py and torch_optim_db.py (their docstring and
+    their count of dtypes per name)."""
+    docstring = docstring or ("OpInfos of torch's op database that tapegrad does not pass yet, "
+                              "and why (written by\n`python tests/torch_op_db.py "
+                              "--write-xfails`, from what each one's run reported).")
+    dtype_count = dtype_count or (lambda name: len(_dtypes_of(OPS[name])))
+    lines = [f'"""{docstring}"""', "XFAILS = {"]
     for name in sorted({name for name, _ in failures}):
         reasons = {dtype_name: failures[name, dtype_name] for n, dtype_name in failures
                    if n == name}
         alike = {reason.replace(dtype_name, "") for dtype_name, reason in reasons.items()}
-        if len(alike) == 1 and len(reasons) == len(_dtypes_of(OPS[name])):
+        if len(alike) == 1 and len(reasons) == dtype_count(name):
             lines.append(f"    {name!r}: {next(iter(reasons.values()))!r},")
         else:
             lines.extend(f"    {name + '|' + d!r}: {r!r}," for d, r in reasons.items())

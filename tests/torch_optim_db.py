@@ -19,7 +19,7 @@ from torch.testing._internal.common_optimizers import OptimizerErrorEnum, optim_
 
 import tapegrad
 from torch_op_db import (DTYPES, Failure, Missing, _compare_arrays, _on_tapegrad, _tensors,
-                         to_tapegrad)
+                         to_tapegrad, write_xfails)
 
 torch.set_num_threads(1)
 
@@ -189,20 +189,6 @@ def run(info, dtype_name):
     return None
 
 
-def write_xfails(path, failures):
-    """Write {name or name|dtype: first failure} for the OptimizerInfos that fail."""
-    lines = ['"""OptimizerInfos of torch\'s optimiser database that tapegrad does not pass, and',
-             'why (`python tests/torch_optim_db.py --write-xfails` writes it from a run: each',
-             'entry is the first failure reported)."""', "XFAILS = {"]
-    for name in sorted({name for name, _ in failures}):
-        reasons = {d: r for (n, d), r in failures.items() if n == name}
-        if len(set(reasons.values())) == 1 and len(reasons) == len(DTYPES):
-            lines.append(f"    {name!r}: {next(iter(reasons.values()))!r},")
-        else:
-            lines.extend(f"    {name + '|' + d!r}: {r!r}," for d, r in reasons.items())
-    pathlib.Path(path).write_text("\n".join(lines) + "\n}\n")
-
-
 if __name__ == "__main__":
     # python tests/torch_optim_db.py [--write-xfails] [name ...]: each OptimizerInfo's first
     # failure per dtype, and the counts
@@ -220,4 +206,8 @@ if __name__ == "__main__":
                 print(f"{name} [{dtype_name}] {failures[name, dtype_name]}")
     print(sorted(counts.items()))
     if "--write-xfails" in arguments:
-        write_xfails(pathlib.Path(__file__).with_name("torch_optim_db_xfails.py"), failures)
+        write_xfails(pathlib.Path(__file__).with_name("torch_optim_db_xfails.py"), failures,
+                     "OptimizerInfos of torch's optimiser database that tapegrad does not pass, "
+                     "and\nwhy (`python tests/torch_optim_db.py --write-xfails` writes it from "
+                     "a run: each\nentry is the first failure reported).",
+                     lambda name: len(DTYPES))
