@@ -429,3 +429,19 @@ def test_qr_backward_of_a_rank_deficient_matrix_gives_inf_and_nan_as_torch(rows,
         (r * weights).sum().add(q.sum()).backward()
         return {"grad": x.grad}
     compare_scenario(scenario)
+
+
+def test_bfloat16_products_stay_bfloat16_as_torch():
+    """NumPy multiplies ml_dtypes' bfloat16 in float32; the products give bfloat16 back."""
+    pytest.importorskip("ml_dtypes")
+    torch = pytest.importorskip("torch")
+    results = []
+    for lib in (tapegrad, torch):
+        a = lib.tensor([[1.0, 2.5], [-3.0, 4.0]]).bfloat16()
+        v, batch = a[0], a[None]
+        products = [a @ a, lib.mm(a, a), lib.mv(a, v), lib.dot(v, v), lib.vdot(v, v),
+                    lib.bmm(batch, batch), lib.addmm(a, a, a, beta=0.5, alpha=2.0),
+                    lib.addmv(v, a, v), lib.baddbmm(batch, batch, batch),
+                    lib.addbmm(a, batch, batch)]
+        results.append([(str(p.dtype), p.float().tolist()) for p in products])
+    assert results[0] == results[1]

@@ -36,10 +36,17 @@ def _refuse_bool(array, kernel):
         raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
 
 
+def _product(xp, product, a, b):
+    """xp's product of a and b in their dtype: NumPy computes bfloat16 products in float32
+    (ml_dtypes), torch gives bfloat16."""
+    result = product(a, b)
+    return result if result.dtype == a.dtype else result.astype(a.dtype)
+
+
 @defop("MmBackward0", save=("input", "mat2"))
 def _mm(xp, input: Tensor, mat2: Tensor):
     _refuse_bool(input, "addmm_impl_cpu_")
-    return xp.matmul(input, mat2)
+    return _product(xp, xp.matmul, input, mat2)
 
 
 # Complex operands enter the formulas conjugated (torch's mat2.mH, self.conj()); conj_of is
@@ -61,7 +68,7 @@ def mm(input, mat2):
 @defop("DotBackward0", save=("input", "tensor"))
 def _dot(xp, input: Tensor, tensor: Tensor):
     _refuse_bool(input, "dot")
-    return xp.dot(input, tensor)
+    return _product(xp, xp.dot, input, tensor)
 
 
 _dot.derivatives(input=lambda ctx: ctx.grad * conj_of(ctx.tensor),
@@ -90,7 +97,7 @@ def _check_vectors(input, other):
 @defop("MvBackward0", save=("input", "vec"))
 def _mv(xp, input: Tensor, vec: Tensor):
     _refuse_bool(input, "addmv_impl_cpu")
-    return xp.matmul(input, vec)
+    return _product(xp, xp.matmul, input, vec)
 
 
 _mv.derivatives(input=lambda ctx: outer(ctx.grad, conj_of(ctx.vec)),  # grad.ger(vec.conj())
@@ -116,7 +123,7 @@ def mv(input, vec):
 def _bmm(xp, input: Tensor, mat2: Tensor):
     if input.size and mat2.size:
         _refuse_bool(input, "bmm")
-    return xp.matmul(input, mat2)
+    return _product(xp, xp.matmul, input, mat2)
 
 
 _bmm.derivatives(input=lambda ctx: _bmm(ctx.grad, conj_of(transpose(ctx.mat2, 1, 2))),
@@ -251,7 +258,7 @@ def _scaled(grad, scale):
 
 @defop("AddmmBackward0", save=("mat1", "mat2", "beta", "alpha"))
 def _addmm(xp, input: Tensor, mat1: Tensor, mat2: Tensor, beta=1, alpha=1):
-    return _combine(input, xp.matmul(mat1, mat2), beta, alpha)
+    return _combine(input, _product(xp, xp.matmul, mat1, mat2), beta, alpha)
 
 
 _addmm.derivatives(
@@ -282,7 +289,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
 
 @defop("AddmvBackward0", save=("mat", "vec", "beta", "alpha"))
 def _addmv(xp, input: Tensor, mat: Tensor, vec: Tensor, beta=1, alpha=1):
-    return _combine(input, xp.matmul(mat, vec), beta, alpha)
+    return _combine(input, _product(xp, xp.matmul, mat, vec), beta, alpha)
 
 
 _addmv.derivatives(
@@ -309,7 +316,7 @@ def addmv(input, mat, vec, *, beta=1, alpha=1):
 
 @defop("BaddbmmBackward0", save=("batch1", "batch2", "beta", "alpha"))
 def _baddbmm(xp, input: Tensor, batch1: Tensor, batch2: Tensor, beta=1, alpha=1):
-    return _combine(input, xp.matmul(batch1, batch2), beta, alpha)
+    return _combine(input, _product(xp, xp.matmul, batch1, batch2), beta, alpha)
 
 
 _baddbmm.derivatives(
@@ -339,7 +346,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
 
 @defop("AddbmmBackward0", save=("batch1", "batch2", "beta", "alpha"))
 def _addbmm(xp, input: Tensor, batch1: Tensor, batch2: Tensor, beta=1, alpha=1):
-    return _combine(input, xp.matmul(batch1, batch2).sum(0), beta, alpha)
+    return _combine(input, _product(xp, xp.matmul, batch1, batch2).sum(0), beta, alpha)
 
 
 def _batches_of(ctx):
@@ -435,7 +442,7 @@ def _check_tensors(function, **arguments):
 
 @defop("VdotBackward0", save=("input", "other"))
 def _vdot(xp, input: Tensor, other: Tensor):
-    return xp.vdot(input, other)
+    return _product(xp, xp.vdot, input, other)
 
 
 _vdot.derivatives(input=lambda ctx: conj_of(ctx.grad) * ctx.other,
