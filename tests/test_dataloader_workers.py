@@ -158,3 +158,15 @@ def test_worker_info_is_none_in_the_main_process_and_pin_memory_warns_as_torch()
             iter(loader)
         texts.append([str(w.message) for w in caught])
     assert texts[0] == texts[1]
+
+
+def test_workers_stop_when_the_iterator_is_dropped_half_way():
+    loader = tapegrad.utils.data.DataLoader(_dataset_class(tapegrad)(), batch_size=2,
+                                            num_workers=2)
+    iterator = iter(loader)
+    next(iterator)
+    processes = list(iterator.pool.processes)
+    del iterator
+    for process in processes:
+        process.join(timeout=10)
+    assert not any(process.is_alive() for process in processes)

@@ -165,6 +165,7 @@ class MultiProcessIterator:
     def __init__(self, pool, tasks, num_workers, prefetch, timeout, in_order, on_end):
         self.pool, self.tasks, self.timeout, self.in_order = pool, tasks, timeout, in_order
         self.on_end = on_end  # called once the epoch is over (shuts a non-persistent pool)
+        self.closed = False
         self.active = [True] * num_workers
         self.next_worker = itertools.cycle(range(num_workers))
         self.sent = self.received = 0
@@ -196,7 +197,7 @@ class MultiProcessIterator:
             if self.received in self.arrived:
                 return self._deliver(self.arrived.pop(self.received))
             if not self.waiting:
-                self.on_end()
+                self.close()
                 raise StopIteration
             index, data = self.pool.get(self.timeout)
             self.waiting.discard(index)
@@ -214,6 +215,15 @@ class MultiProcessIterator:
         self.received += 1
         self._send()
         if isinstance(data, _Failure):
-            self.on_end()
+            self.close()
             data.reraise()
         return data
+
+    def close(self):
+        """End the epoch: its last batch, an error, or the iterator dropped half way (a
+        non-persistent pool's workers stop then)."""
+        if not self.closed:
+            self.closed = True
+            self.on_end()
+
+    __del__ = close
