@@ -359,19 +359,19 @@ def _drain(ready, pending, dependencies, needed, targets, captured, retain_graph
                         push(ready, (-next_node._sequence_nr, next(_arrivals), next_node))
 
 
-def _broadcast_dims(array, shape):
-    """The dims of a float array that broadcasting to it from `shape` added or stretched;
-    None when there are none, or shape does not broadcast to it (sum_to_size then raises)."""
-    lead = array.ndim - len(shape)
-    if lead < 0 or array.dtype.kind != "f":
+def summed_dims(shape, size):
+    """Note [Broadcast reduction]: the dims of `shape` that broadcasting from `size` added or
+    stretched; None when size does not broadcast to shape."""
+    lead = len(shape) - len(size)
+    if lead < 0:
         return None
     dims = list(range(lead))
-    for i, n in enumerate(shape):
-        if n != array.shape[lead + i]:
+    for i, n in enumerate(size):
+        if n != shape[lead + i]:
             if n != 1:
                 return None
             dims.append(lead + i)
-    return tuple(dims) or None
+    return tuple(dims)
 
 
 def recorded_first_grad(tensor, grad):
@@ -482,8 +482,9 @@ def _validate(grad, metadata):
     """Note [Broadcast reduction]: sum a gradient back to its input's shape; match its dtype."""
     shape, dtype = metadata
     if grad._data.shape != shape:
-        summed = None if grad_mode._state.recording else _broadcast_dims(grad._data, shape)
-        if summed is None:
+        summed = (None if grad_mode._state.recording or grad._data.dtype.kind != "f"
+                  else summed_dims(grad._data.shape, shape))
+        if summed is None:  # recorded, not floating, or not expandable (which it raises)
             from ..ops import sum_to_size
             grad = sum_to_size(grad, shape)
         else:  # not recording: the summation SumBackward1's forward does, on the array

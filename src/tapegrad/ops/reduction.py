@@ -10,6 +10,7 @@ import math
 import numpy as np
 
 from .._tensor import Tensor
+from ..autograd.engine import summed_dims
 from ..autograd.grad_mode import is_recording
 from ._checks import as_int, numel, type_name, wrap_dim, wrap_dims
 from ._define import defop
@@ -194,14 +195,12 @@ def sum_to_size(input, *size):
         return _sum_all(input)
     if size == input.shape:
         return input
-    lead = input.ndim - len(size)
-    if lead < 0 or builtins.any(n not in (1, old) for n, old in zip(size, input.shape[lead:])):
+    dims = summed_dims(input.shape, size)
+    if dims is None:
         raise RuntimeError(f"size {{{list(size)}}} is not expandable to size "
                            f"{{{list(input.shape)}}}.")
-    dims = tuple(range(lead)) + tuple(i + lead for i, n in enumerate(size)
-                                      if n == 1 and input.shape[i + lead] != 1)
     result = _sum_dim(input, dims, True) if dims else input
-    return reshape(result, size) if lead else result
+    return reshape(result, size) if input.ndim > len(size) else result
 
 
 def _check_mean_dtype(input, dtype):
