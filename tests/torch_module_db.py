@@ -14,14 +14,14 @@ where the ModuleInfo says they differ. Tolerances are torch_op_db's.
 """
 import functools
 import pathlib
-import re
 
 import torch
 from torch.testing._internal.common_modules import ModuleErrorEnum, module_db
 
 import tapegrad
 from torch_op_db import (DTYPES, Failure, Missing, _compare_arrays, _compare_results,
-                         _cotangent, _on_tapegrad, _tensors, to_tapegrad, write_xfails)
+                         _cotangent, _on_tapegrad, _tensors, raises_matching, to_tapegrad,
+                         write_xfails)
 
 torch.set_num_threads(1)
 
@@ -149,19 +149,7 @@ def check_error(info, error_input):
         mine = _module(info.module_cls.__name__, constructor.args, constructor.kwargs)
         if error_input.error_on == ModuleErrorEnum.FORWARD_ERROR:
             mine(*to_tapegrad(forward.args), **to_tapegrad(forward.kwargs))
-    try:
-        _on_tapegrad(run)
-    except Failure as failure:
-        if failure.kind == "missing":
-            raise
-        wanted = error_input.error_type.__name__
-        cause = failure.__cause__
-        if type(cause).__name__ != wanted or not re.search(error_input.error_regex, str(cause)):
-            raise Failure("mismatch", f"torch raises {wanted} matching "
-                                      f"{error_input.error_regex!r}; tapegrad {failure.detail}")
-        return
-    raise Failure("mismatch", f"tapegrad accepts what torch refuses with "
-                              f"{error_input.error_type.__name__}")
+    raises_matching(run, error_input.error_type, error_input.error_regex)
 
 
 def run(info, dtype_name):

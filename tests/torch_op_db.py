@@ -13,6 +13,7 @@ import dataclasses
 import functools
 import importlib
 import pathlib
+import re
 import types
 
 import numpy as np
@@ -469,6 +470,22 @@ def _describe(sample):
     parts = [short(sample.input), *(short(a) for a in sample.args),
              *(f"{k}={short(v)}" for k, v in sample.kwargs.items())]
     return ", ".join(parts)[:200]
+
+
+def raises_matching(run, error_type, pattern):
+    """run() on tapegrad must raise error_type with a message matching torch's pattern (the
+    error inputs of the module and optimiser databases)."""
+    try:
+        _on_tapegrad(run)
+    except Failure as failure:
+        if failure.kind == "missing":
+            raise
+        cause = failure.__cause__
+        if type(cause).__name__ != error_type.__name__ or not re.search(pattern, str(cause)):
+            raise Failure("mismatch", f"torch raises {error_type.__name__} matching "
+                                      f"{pattern!r}; tapegrad {failure.detail}") from None
+        return
+    raise Failure("mismatch", f"tapegrad accepts what torch refuses with {error_type.__name__}")
 
 
 def write_xfails(path, failures, docstring=None, dtype_count=None):
