@@ -236,14 +236,16 @@ def _batched_matmul(input, other):
 
 # ---- fused products: beta * input + alpha * (product) ----------------------------------------
 
-def _combine(input, product, beta, alpha):
-    """beta * input + alpha * product in the product's dtype. beta == 0 ignores input, nan and
-    inf included, as BLAS does."""
-    dtype = product.dtype  # integer tensors stay integer, whatever beta and alpha are
+def _combine(input, product, beta, alpha, dtype=None):
+    """beta * input + alpha * product, rounded once to dtype (the product's by default). A
+    bfloat16 product arrives unrounded in float32 and the sum is taken there, as torch's
+    opmath does. beta == 0 ignores input, nan and inf included, as BLAS does."""
+    dtype = dtype or product.dtype  # integer tensors stay integer, whatever beta and alpha are
     if alpha != 1:
         product = product * alpha
     if beta != 0:
-        addend = input if beta == 1 else input * beta
+        addend = input.astype(product.dtype, copy=False) if hasattr(input, "astype") else input
+        addend = addend if beta == 1 else addend * beta
         if type(product) is np.ndarray:  # a fresh result: add in place, no second buffer
             np.add(product, addend, out=product, casting="unsafe")
         else:
@@ -258,7 +260,7 @@ def _scaled(grad, scale):
 
 @defop("AddmmBackward0", save=("mat1", "mat2", "beta", "alpha"))
 def _addmm(xp, input: Tensor, mat1: Tensor, mat2: Tensor, beta=1, alpha=1):
-    return _combine(input, _product(xp, xp.matmul, mat1, mat2), beta, alpha)
+    return _combine(input, xp.matmul(mat1, mat2), beta, alpha, mat1.dtype)
 
 
 _addmm.derivatives(
@@ -316,7 +318,7 @@ def addmv(input, mat, vec, *, beta=1, alpha=1):
 
 @defop("BaddbmmBackward0", save=("batch1", "batch2", "beta", "alpha"))
 def _baddbmm(xp, input: Tensor, batch1: Tensor, batch2: Tensor, beta=1, alpha=1):
-    return _combine(input, _product(xp, xp.matmul, batch1, batch2), beta, alpha)
+    return _combine(input, xp.matmul(batch1, batch2), beta, alpha, batch1.dtype)
 
 
 _baddbmm.derivatives(
@@ -346,7 +348,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
 
 @defop("AddbmmBackward0", save=("batch1", "batch2", "beta", "alpha"))
 def _addbmm(xp, input: Tensor, batch1: Tensor, batch2: Tensor, beta=1, alpha=1):
-    return _combine(input, _product(xp, xp.matmul, batch1, batch2).sum(0), beta, alpha)
+    return _combine(input, xp.matmul(batch1, batch2).sum(0), beta, alpha, batch1.dtype)
 
 
 def _batches_of(ctx):
