@@ -843,7 +843,11 @@ def _vector_norm(xp, input: Tensor, ord=2, dim=None, keepdim=False):
 
 
 def norm_of(xp, input, ord, dim, keepdim):
-    """The ord-norm of an array over dim (None: every dim)."""
+    """The ord-norm of an array over dim (None: every dim). Half-precision inputs are summed in
+    float32 and the norm rounded once, as torch's opmath does: summing in bfloat16 rounds at
+    every partial sum."""
+    if input.dtype.name in ("float16", "bfloat16"):
+        return norm_of(xp, input.astype(xp.float32), ord, dim, keepdim).astype(input.dtype)
     magnitude = xp.abs(input)
     if ord == float("inf"):
         return xp.max(magnitude, axis=dim, keepdims=keepdim)
