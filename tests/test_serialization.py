@@ -251,7 +251,26 @@ def test_load_foreign_safetensors_file_gives_dict(tmp_path):
 def test_missing_safetensors_gives_clear_import_error(monkeypatch):
     monkeypatch.setitem(sys.modules, "safetensors", None)
     with pytest.raises(ImportError, match=r"pip install tapegrad\[io\]"):
-        save(tapegrad.ones(1), io.BytesIO())
+        save(tapegrad.ones(1), io.BytesIO(), format="safetensors")
+
+
+@pytest.mark.parametrize("name, magic", [("model.pt", b"PK"), ("model.pth", b"PK"),
+                                         ("model.bin", b"PK"), ("model.safetensors", None)])
+def test_save_picks_the_format_from_the_extension(tmp_path, name, magic):
+    if magic is None:
+        pytest.importorskip("safetensors")
+    save({"w": tapegrad.arange(3.0)}, tmp_path / name)
+    data = (tmp_path / name).read_bytes()
+    assert data[:2] == b"PK" if magic else data[8:9] == b"{"
+    assert load(tmp_path / name)["w"].tolist() == [0.0, 1.0, 2.0]
+
+
+def test_torch_format_needs_no_safetensors(monkeypatch, tmp_path):
+    monkeypatch.setitem(sys.modules, "safetensors", None)
+    save({"w": tapegrad.ones(2)}, tmp_path / "model.pt")
+    assert load(tmp_path / "model.pt")["w"].tolist() == [1.0, 1.0]
+    with pytest.raises(ImportError, match=r"pip install tapegrad\[io\]"):
+        save({"w": tapegrad.ones(2)}, tmp_path / "model.safetensors")
 
 
 # ---- damaged files ---------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""tapegrad.save and tapegrad.load: safetensors files by default, PyTorch's .pt files too.
+"""tapegrad.save and tapegrad.load: PyTorch's .pt files, and safetensors files.
 
 A safetensors file keeps every tensor as a native entry, named by its place in the object
 ("state.0.exp_avg"), and the rest of the object (dicts, lists, numbers...) as JSON in the
@@ -184,16 +184,29 @@ def _detect_format(data, name):
                      f"archive (it starts with {data[:8]!r})")
 
 
-def save(obj, f, pickle_module=None, pickle_protocol=2, *, format="safetensors"):
+def _save_format(f, format):
+    """The format asked for, else the one a path's extension names: .safetensors is
+    safetensors; .pt, .pth, any other name and file objects get torch's zip format, as
+    torch.save writes them (it needs no optional package)."""
+    if format is not None:
+        if format not in _FORMATS:
+            raise ValueError(f"format must be one of {_FORMATS}, got {format!r}")
+        return format
+    if isinstance(f, (str, os.PathLike)) and os.fspath(f).lower().endswith(".safetensors"):
+        return "safetensors"
+    return "torch"
+
+
+def save(obj, f, pickle_module=None, pickle_protocol=2, *, format=None):
     """Save tensors, state dicts and optimizer states to a path or binary file object.
 
-    format="safetensors" (the default) needs the safetensors package; format="torch" writes
-    PyTorch's zip format, readable by torch.load(weights_only=True). pickle_module and
-    pickle_protocol are accepted for torch compatibility and ignored.
+    The format follows the path's extension unless format= names it: "model.safetensors"
+    writes safetensors (needs the safetensors package: pip install tapegrad[io]);
+    "model.pt", "model.pth", other names and file objects write PyTorch's zip format,
+    readable by torch.load(weights_only=True). pickle_module and pickle_protocol are
+    accepted for torch compatibility and ignored.
     """
-    if format not in _FORMATS:
-        raise ValueError(f"format must be one of {_FORMATS}, got {format!r}")
-    if format == "torch":
+    if _save_format(f, format) == "torch":
         write_torch_zip(obj, f)
         return
     safetensors_numpy = _safetensors_numpy()
