@@ -49,3 +49,32 @@ def test_digits_save_writes_the_trained_state_dict(tmp_path):
     # the saved weights are the trained ones: they score exactly what training reported
     test_images, test_labels = digits.load_data(seed=0)["test"]
     assert digits.accuracy(model, test_images, test_labels) == histories["mlp"]["accuracy"][-1]
+
+
+def test_digits_one_progress_bar_for_the_run_and_none_in_a_log(tmp_path, capsys, monkeypatch):
+    args = ["--model", "both", "--epochs", "1", "--plot", str(tmp_path / "p.png")]
+    digits.main(args)                     # under capsys stdout is not a terminal: no bar at all
+    captured = capsys.readouterr()
+    assert "batch" not in captured.err and "%|" not in captured.out + captured.err
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    digits.main(args)
+    bar = capsys.readouterr().err
+    # 1,437 training images in batches of 64: 23 steps per epoch, 46 for the two models
+    assert "46/46" in bar and "accuracy=" in bar and "/23" not in bar
+
+
+def test_digits_save_to_pt_needs_no_safetensors(tmp_path, monkeypatch):
+    import tapegrad
+    monkeypatch.setitem(sys.modules, "safetensors", None)
+    path = tmp_path / "digits.pt"
+    digits.main(["--model", "mlp", "--epochs", "1", "--plot", str(tmp_path / "p.png"),
+                 "--save", str(path)])
+    assert path.read_bytes()[:2] == b"PK" and "mlp" in tapegrad.load(path)
+
+
+def test_digits_save_safetensors_without_the_package_fails_before_training(tmp_path,
+                                                                           monkeypatch):
+    monkeypatch.setitem(sys.modules, "safetensors", None)
+    monkeypatch.setattr(digits, "train", lambda *args: pytest.fail("trained first"))
+    with pytest.raises(ImportError, match=r"pip install tapegrad\[io\]"):
+        digits.main(["--epochs", "1", "--save", str(tmp_path / "m.safetensors")])

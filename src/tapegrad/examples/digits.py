@@ -6,10 +6,11 @@
 
 The model and training code is ordinary PyTorch code; only the import differs. scikit-learn
 supplies the data (1,797 images bundled with it: nothing is downloaded), tqdm the progress
-bars and matplotlib the plot. tapegrad itself needs none of them.
+bar and matplotlib the plot. tapegrad itself needs none of them.
 """
 import argparse
 import importlib
+import sys
 import time
 from pathlib import Path
 
@@ -69,22 +70,21 @@ def make_mlp():
 MODELS = {"cnn": make_cnn, "mlp": make_mlp}
 
 
-def train_epoch(model, loader, optimizer, scheduler, loss_fn, description):
-    """One pass over the training batches behind a progress bar; returns the mean loss."""
-    from tqdm import tqdm
+def train_epoch(model, loader, optimizer, scheduler, loss_fn, progress):
+    """One pass over the training batches, one progress step each; returns the mean loss."""
     model.train()
     total, count = 0.0, 0
-    with tqdm(loader, desc=description, unit="batch", leave=False) as bar:
-        for images, labels in bar:
-            optimizer.zero_grad()
-            loss = loss_fn(model(images), labels)
-            loss.backward()
-            optimizer.step()
-            scheduler.step()
-            total += loss.item() * len(labels)
-            count += len(labels)
-            # refresh=False: the bar redraws at tqdm's own pace, not once per batch
-            bar.set_postfix(loss=f"{loss.item():.4f}", refresh=False)
+    for images, labels in loader:
+        optimizer.zero_grad()
+        loss = loss_fn(model(images), labels)
+        loss.backward()
+        optimizer.step()
+        scheduler.step()
+        total += loss.item() * len(labels)
+        count += len(labels)
+        # refresh=False: the bar redraws at tqdm's own pace, not once per batch
+        progress.set_postfix(loss=f"{loss.item():.4f}", refresh=False)
+        progress.update()
     return total / count
 
 
@@ -96,7 +96,7 @@ def accuracy(model, images, labels):
     return (predicted == labels).float().mean().item()
 
 
-def train(name, data, args):
+def train(name, data, args, progress):
     """Train one model from a seeded start; returns it and its per-epoch loss and accuracy."""
     torch.manual_seed(args.seed)
     model = MODELS[name]()
@@ -110,11 +110,15 @@ def train(name, data, args):
     start = time.perf_counter()
     for epoch in range(1, args.epochs + 1):
         description = f"{name} epoch {epoch:2d}/{args.epochs}"
+        progress.set_description(description, refresh=False)
         history["loss"].append(train_epoch(model, loader, optimizer, scheduler, loss_fn,
-                                           description))
+                                           progress))
         history["accuracy"].append(accuracy(model, *data["test"]))
-        print(f"{description}: train loss {history['loss'][-1]:.4f}, "
-              f"test accuracy {history['accuracy'][-1]:.2%}", flush=True)
+        progress.set_postfix(loss=f"{history['loss'][-1]:.4f}",
+                             accuracy=f"{history['accuracy'][-1]:.2%}", refresh=False)
+        # tqdm.write prints above the bar, which stays at the bottom of the terminal
+        progress.write(f"{description}: train loss {history['loss'][-1]:.4f}, "
+                       f"test accuracy {history['accuracy'][-1]:.2%}")
     history["seconds"] = time.perf_counter() - start
     return model, history
 
@@ -154,7 +158,8 @@ def parse_args(argv):
     parser.add_argument("--plot", type=Path, default=Path("digits_training.png"),
                         help="where to write the PNG plot (default ./digits_training.png)")
     parser.add_argument("--save", type=Path,
-                        help="also save {model name: state dict} to this file (tapegrad.save)")
+                        help="also save {model name: state dict} to this file with tapegrad.save "
+                             "(.safetensors: safetensors; .pt, .pth or other: torch's format)")
     parser.add_argument("--blas-threads", type=int, default=1,
                         help="BLAS threads for NumPy (default 1: these matrices are too small "
                              "to gain from more; 0 keeps NumPy's default)")
@@ -169,11 +174,18 @@ def main(argv=None):
     args = parse_args(argv)
     start = time.perf_counter()
     import_extras()
+    if args.save and args.save.suffix.lower() == ".safetensors":
+        # fail before training, not after it, when the file format's package is missing
+        torch.serialization._safetensors_numpy()
     from threadpoolctl import threadpool_limits
+    from tqdm import tqdm
     with threadpool_limits(limits=args.blas_threads or None, user_api="blas"):
         data = load_data(args.seed)
         names = ("cnn", "mlp") if args.model == "both" else (args.model,)
-        trained = {name: train(name, data, args) for name in names}
+        steps = len(names) * args.epochs * -(-len(data["train"][1]) // args.batch_size)
+        # One bar for the whole run; none when stdout is a log file or a pipe.
+        with tqdm(total=steps, unit="batch", disable=not sys.stdout.isatty()) as progress:
+            trained = {name: train(name, data, args, progress) for name in names}
     histories = {name: history for name, (_, history) in trained.items()}
     for name, history in histories.items():
         print(f"{name}: final test accuracy {history['accuracy'][-1]:.2%} after epoch "
