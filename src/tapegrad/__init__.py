@@ -12,6 +12,7 @@ from ._device import get_default_device, set_default_device
 from ._legacy_tensor_types import CPU_TYPES
 from ._layout import (channels_last, channels_last_3d, contiguous_format, layout, memory_format,
                       preserve_format, strided)
+from ._sparse import sparse_coo, sparse_coo_tensor
 from .backends import (are_deterministic_algorithms_enabled, get_float32_matmul_precision,
                        is_deterministic_algorithms_warn_only_enabled, set_float32_matmul_precision,
                        use_deterministic_algorithms)

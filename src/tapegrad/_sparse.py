@@ -1,0 +1,233 @@
+"""Sparse COO tensors: the minimum that sparse gradients need (Embedding(sparse=True) and
+optim.SparseAdam), as torch's sparse_coo layout.
+
+A sparse tensor holds `indices` (int64, sparse_dim x nnz) and `values` (nnz x dense dims),
+uncoalesced (repeated or unsorted indices, which add up) until `coalesce()`. Differs from
+torch: an op without a sparse rule here (anything but the methods below and `+`) computes on
+the dense equivalent and gives a dense result, with the right numbers; sparse tensors do not
+require grad.
+"""
+import numpy as np
+
+from . import _dtype, _layout, _printing
+from ._tensor import Size, Tensor
+
+__all__ = ["sparse_coo", "sparse_coo_tensor"]
+
+sparse_coo = _layout.layout("sparse_coo")
+
+
+class SparseTensor(Tensor):
+    """A tensor in the sparse_coo layout."""
+    is_sparse = True
+    layout = sparse_coo
+
+    @classmethod
+    def _make(cls, array, dtype=None):
+        return Tensor._make(array, dtype)  # what dense arithmetic on a sparse tensor gives
+
+    @property
+    def _data(self):
+        """The dense equivalent, read-only, for the ops that have no sparse rule."""
+        dense = self.__dict__.get("_dense")
+        if dense is None:
+            dense = self.__dict__["_dense"] = _densified(self)
+            dense.flags.writeable = False
+        return dense
+
+    @property
+    def shape(self):
+        return self._size
+
+    def size(self, dim=None):
+        return self._size if dim is None else self._size[self._wrap_dim(dim)]
+
+    def dim(self):
+        return len(self._size)
+
+    ndim = property(dim)
+
+    def numel(self):
+        return self._size.numel()
+
+    def _wrap_dim(self, dim):
+        from .ops._checks import wrap_dim
+        return wrap_dim(dim, len(self._size))
+
+    def sparse_dim(self):
+        return self._sparse_indices.shape[0]
+
+    def dense_dim(self):
+        return len(self._size) - self.sparse_dim()
+
+    def _nnz(self):
+        return self._sparse_indices.shape[1]
+
+    def is_coalesced(self):
+        return self._coalesced
+
+    def _indices(self):
+        return Tensor._make(self._sparse_indices)
+
+    def _values(self):
+        return Tensor._make(self._sparse_values, self.dtype)
+
+    def indices(self):
+        if not self._coalesced:
+            raise RuntimeError("Cannot get indices on an uncoalesced tensor, please call "
+                               ".coalesce() first")
+        return self._indices()
+
+    def values(self):
+        if not self._coalesced:
+            raise RuntimeError("Cannot get values on an uncoalesced tensor, please call "
+                               ".coalesce() first")
+        return self._values()
+
+    def coalesce(self):
+        """Indices sorted (row-major) and unique, the values of repeated ones summed."""
+        if self._coalesced:
+            return self
+        indices, values = self._sparse_indices, self._sparse_values
+        keys = np.ravel_multi_index(tuple(indices), self._size[:self.sparse_dim()]) \
+            if indices.size else np.zeros(indices.shape[1], np.int64)
+        order = np.argsort(keys, kind="stable")
+        keys = keys[order]
+        starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]]) if keys.size else keys
+        summed = (np.add.reduceat(values[order], starts, axis=0) if keys.size
+                  else values[:0])
+        return _new(indices[:, order[starts]], summed.astype(values.dtype, copy=False),
+                    self._size, coalesced=True)
+
+    def to_dense(self, dtype=None, *, masked_grad=None):
+        dense = Tensor._make(self._data.copy(), self.dtype)
+        return dense if dtype is None else dense.to(dtype)
+
+    def __add__(self, other):
+        if isinstance(other, SparseTensor):
+            return add(self, other)
+        return super().__add__(other)
+
+    def __radd__(self, other):
+        return other + self.to_dense() if isinstance(other, Tensor) else super().__radd__(other)
+
+    def __neg__(self):
+        return _new(self._sparse_indices, -self._sparse_values, self._size, self._coalesced)
+
+    def __repr__(self):
+        """torch's: the indices, the values, then size, nnz, dtype if not default, layout."""
+        default = _dtype.get_default_dtype().name
+
+        def inner(prefix, array, dtype):  # torch names no dtype inside
+            name = dtype.name if array.size and dtype.is_floating_point is False else default
+            size = ("size=(0,)",) if array.shape == (0,) else ()  # which torch spells out here
+            return _printing.format_tensor(array, name, default, size, prefix)
+        tail = [f"size={tuple(self._size)}", f"nnz={self._nnz()}"]
+        if self.dtype.name not in (default, "int64", "bool"):  # as a dense tensor's suffix
+            tail.append(f"dtype=torch.{self.dtype.name}")
+        tail.append("layout=torch.sparse_coo")
+        return (inner("tensor(indices=tensor(", self._sparse_indices, _dtype.int64) + ",\n"
+                + inner("       values=tensor(", self._sparse_values, self.dtype) + ",\n"
+                + "       " + ", ".join(tail) + ")")
+
+
+def _new(indices, values, size, coalesced):
+    tensor = Tensor._make(np.empty(0, values.dtype))
+    tensor.__class__ = SparseTensor
+    tensor.__dict__.update(_sparse_indices=indices, _sparse_values=values, _size=Size(size),
+                           _coalesced=coalesced)
+    return tensor
+
+
+def _densified(tensor):
+    dense = np.zeros(tensor._size, tensor._sparse_values.dtype)
+    np.add.at(dense, tuple(tensor._sparse_indices), tensor._sparse_values)
+    return dense
+
+
+def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pin_memory=False,
+                      requires_grad=False, check_invariants=None, is_coalesced=None):
+    """A sparse COO tensor from indices (sparse_dim x nnz) and values (nnz x dense dims); size
+    defaults to the smallest that holds the indices. Sparse tensors cannot require grad here."""
+    if requires_grad:
+        raise NotImplementedError("tapegrad's sparse tensors do not require grad: autograd "
+                                  "through sparse values is not implemented")
+    from ._creation import tensor as as_tensor
+    indices = indices if isinstance(indices, Tensor) else as_tensor(indices)
+    values = values if isinstance(values, Tensor) else as_tensor(values, dtype=dtype)
+    if dtype is not None:
+        values = values.to(dtype)
+    if indices.dtype is not _dtype.int64:
+        raise RuntimeError("indices must be an int64 tensor")
+    if indices.ndim != 2:
+        raise ValueError(f"indices must be sparse_dim x nnz, but got: {list(indices.shape)}")
+    index_array, value_array = indices._data.copy(), values._data.copy()
+    if index_array.shape[1] != value_array.shape[0]:
+        raise ValueError(f"indices and values must have same nnz, but got nnz from indices: "
+                         f"{index_array.shape[1]}, nnz from values: {value_array.shape[0]}")
+    sparse_dim = index_array.shape[0]
+    if size is None:
+        size = [int(m) + 1 for m in index_array.max(axis=1)] if index_array.size else \
+            [0] * sparse_dim
+        size += list(value_array.shape[1:])
+    size = tuple(int(n) for n in size)
+    if len(size) != sparse_dim + value_array.ndim - 1:
+        raise RuntimeError(f"number of dimensions must be sparse_dim ({sparse_dim}) + dense_dim "
+                           f"({value_array.ndim - 1}), but got {len(size)}")
+    for dim in range(sparse_dim):
+        if index_array.size and not 0 <= index_array[dim].min() <= index_array[dim].max() \
+                < size[dim]:
+            raise RuntimeError(f"size is inconsistent with indices: for dim {dim}, size is "
+                               f"{size[dim]} but found index {int(index_array[dim].max())}")
+    return _new(index_array, value_array, size, coalesced=bool(is_coalesced)
+                or index_array.shape[1] <= 1)
+
+
+def add(first, second):
+    """sparse + sparse, as torch's: the entries of both concatenated, left uncoalesced unless
+    both were coalesced."""
+    if first._size != second._size:
+        raise RuntimeError(f"add: expected 'self' and 'other' to have same size, but self has "
+                           f"size {list(first._size)} while other has size "
+                           f"{list(second._size)} (FYI: dense-sparse addition does not currently "
+                           "support broadcasting)")
+    dtype = _dtype.result_type([first.dtype, second.dtype], [], [])
+    values = np.concatenate([first._sparse_values, second._sparse_values]).astype(dtype.numpy)
+    total = _new(np.concatenate([first._sparse_indices, second._sparse_indices], axis=1),
+                 values, first._size, coalesced=False)
+    return total.coalesce() if first._coalesced and second._coalesced else total
+
+
+def to_sparse(tensor, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
+    """The nonzero entries of a dense tensor (over its first sparse_dim dims), coalesced."""
+    if layout not in (None, sparse_coo) or blocksize is not None or dense_dim is not None:
+        raise NotImplementedError("to_sparse: only the sparse_coo layout is implemented")
+    array = tensor._data
+    sparse_dim = array.ndim if sparse_dim is None else sparse_dim
+    occupied = (array != 0).reshape(array.shape[:sparse_dim] + (-1,)).any(-1)
+    indices = np.stack(np.nonzero(occupied)).astype(np.int64).reshape(sparse_dim, -1)
+    return _new(indices, array[tuple(indices)].copy(),
+                array.shape, coalesced=True)
+
+
+def embedding_grad(grad, indices, num_weights, padding_idx, scale_grad_by_freq):
+    """torch's embedding_sparse_backward: one gradient row per index read (the padding index
+    left out), uncoalesced."""
+    if scale_grad_by_freq:
+        raise RuntimeError("embedding_backward: scale_grad_by_freq not supported with sparse "
+                           "gradients")
+    rows = indices.reshape(-1).astype(np.int64)
+    values = grad._data.reshape(rows.size, grad.shape[-1])
+    kept = rows != padding_idx
+    return _new(rows[kept][None], values[kept].astype(grad._data.dtype, copy=True),
+                (num_weights, grad.shape[-1]), coalesced=False)
+
+
+def accumulated(total, grad):
+    """AccumulateGrad with a sparse side: sparse + sparse stays sparse (concatenated), a dense
+    side makes the sum dense."""
+    if total is None:
+        return grad
+    if total.is_sparse and grad.is_sparse:
+        return add(total, grad)
+    return Tensor._make(total._data + grad._data, total.dtype)
