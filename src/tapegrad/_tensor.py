@@ -134,6 +134,12 @@ class Tensor:
 
     layout = property(lambda self: _layout.strided)
 
+    def to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
+        """This tensor's nonzero entries as a sparse COO tensor (the only layout here)."""
+        from ._sparse import to_sparse
+        return to_sparse(self, sparse_dim, layout=layout, blocksize=blocksize,
+                         dense_dim=dense_dim)
+
     def is_pinned(self, device=None):
         return False
 
@@ -261,7 +267,10 @@ class Tensor:
 
     def _accumulate_grad(self, grad):
         """Add an incoming gradient into .grad (PyTorch's AccumulateGrad rules)."""
-        if self._grad is None:
+        if grad.is_sparse or self._grad is not None and self._grad.is_sparse:
+            from ._sparse import accumulated
+            self._grad = accumulated(self._grad, grad)
+        elif self._grad is None:
             # A copy: the engine may hand the same gradient to several leaves, and later
             # accumulation happens in place. Recording, the copy is in the graph, as torch's.
             if grad_mode.is_recording():
