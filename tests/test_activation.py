@@ -568,11 +568,6 @@ def test_embedding_max_norm_rescales_the_weight_in_place_as_torch():
         np.testing.assert_allclose(our, their, rtol=1e-6)
 
 
-def test_embedding_sparse_is_not_supported():
-    with pytest.raises(NotImplementedError, match="sparse"):
-        F.embedding(tapegrad.tensor([0]), tapegrad.ones(3, 2), sparse=True)
-
-
 # ---- namespaces ----------------------------------------------------------------------------
 
 def test_functional_names_take_torch_parameters():

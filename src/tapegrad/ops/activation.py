@@ -858,6 +858,22 @@ _embedding.derivatives(weight=lambda ctx: _embedding_dense_backward(
     ctx.grad, ctx.indices, ctx.weight_shape[0], ctx.padding_idx, ctx.scale_grad_by_freq))
 
 
+@defop("EmbeddingBackward0", save=("indices", "padding_idx", "scale_grad_by_freq"))
+def _embedding_sparse(xp, weight: Tensor, indices, padding_idx=-1, scale_grad_by_freq=False):
+    """embedding(sparse=True): the same rows, with a sparse COO gradient of the weight."""
+    return weight[indices]
+
+
+def _embedding_sparse_backward(ctx):
+    from .._sparse import embedding_grad
+    return embedding_grad(ctx.grad, ctx.indices, ctx.weight_shape[0], ctx.padding_idx,
+                          ctx.scale_grad_by_freq)
+
+
+_embedding_sparse.derivatives(weight=_embedding_sparse_backward)
+_embedding_sparse.on_arrays = False  # its gradient is a sparse Tensor, never a plain array
+
+
 @defop(None)
 def _embedding_renorm(xp, weight: Tensor, indices, max_norm, norm_type):
     rows = xp.unique(indices)
@@ -870,12 +886,10 @@ def _embedding_renorm(xp, weight: Tensor, indices, max_norm, norm_type):
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
               scale_grad_by_freq=False, sparse=False):
     """Rows of weight picked by the indices in input. max_norm rescales, in place, the rows
-    read whose norm exceeds it (as torch). sparse=True is not supported: no sparse tensors."""
+    read whose norm exceeds it (as torch). sparse=True makes the weight's gradient sparse COO."""
     size = weight.shape[0] if weight.ndim else 0
     if padding_idx is not None and not -size <= padding_idx < max(size, 1):
         raise AssertionError("Padding_idx must be within num_embeddings")
-    if sparse:
-        raise NotImplementedError("embedding(sparse=True): tapegrad has no sparse tensors")
     if weight.ndim != 2:
         raise RuntimeError("'weight' must be 2-D")
     if input.dtype.name not in ("int64", "int32"):
@@ -896,7 +910,8 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
         padding_idx = -1  # torch.embedding's "no padding row"
     elif padding_idx < 0:
         padding_idx += size
-    return _embedding(weight, indices, padding_idx, scale_grad_by_freq)
+    return (_embedding_sparse if sparse else _embedding)(weight, indices, padding_idx,
+                                                         scale_grad_by_freq)
 
 
 def one_hot(input, num_classes=-1):
