@@ -3,7 +3,9 @@
 For every OptimizerInfo and every OptimizerInput its function makes (the constructor's keyword
 arguments), torch's optimiser and tapegrad's take the same parameters (a weight matrix and a
 bias of a least-squares problem, from a fixed seed) and run STEPS steps of the same loss,
-with a closure where the optimiser needs one. After each step the parameters must agree; at
+with a closure where the optimiser needs one; an optimiser that takes only sparse gradients
+(SparseAdam) gets an embedding table instead, read with sparse=True at fixed rows, some
+repeated and some never read. After each step the parameters must agree; at
 the end, the optimiser's state_dict: the per-parameter state (names and values) and every
 param_group setting. The error inputs (optim_error_inputs_func) must raise torch's exception
 class, or warn its warning, with a message matching torch's pattern, at construction or at
@@ -27,9 +29,12 @@ OPTIMIZERS = {info.optim_cls.__name__: info for info in optim_db}
 STEPS = 5
 
 
-def _problem(lib, dtype):
-    """Parameters (weight, bias) and a loss closure over fixed data, in lib."""
+def _problem(lib, dtype, sparse_grads=False):
+    """Parameters (weight, bias; or one embedding table when sparse_grads) and a loss closure
+    over fixed data, in lib."""
     rng = np.random.default_rng(0)
+    if sparse_grads:
+        return _sparse_problem(lib, dtype, rng)
     data, target = rng.standard_normal((8, 3)), rng.standard_normal((8, 2))
     # a bias of shape (1, 2): Muon takes only matrices
     weight, bias = rng.standard_normal((3, 2)), rng.standard_normal((1, 2))
@@ -43,6 +48,20 @@ def _problem(lib, dtype):
     return params, loss
 
 
+def _sparse_problem(lib, dtype, rng):
+    """An embedding table whose gradient is sparse COO: rows 1 and 4 read twice, row 3 never."""
+    table, data, target = (rng.standard_normal(shape) for shape in ((6, 3), (7, 3), (7,)))
+    as_lib = (lambda a: torch.tensor(a, dtype=dtype)) if lib is torch else (
+        lambda a: tapegrad.tensor(a, dtype=to_tapegrad(dtype)))
+    rows = lib.tensor([4, 0, 1, 5, 1, 2, 4])
+    data, target, params = as_lib(data), as_lib(target), [as_lib(table).requires_grad_()]
+
+    def loss():
+        picked = lib.nn.functional.embedding(rows, params[0], sparse=True)
+        return (((picked * data).sum(1) - target) ** 2).mean()
+    return params, loss
+
+
 def _optimizer(lib, name, params, kwargs):
     cls = getattr(lib.optim, name, None)
     if cls is None:
@@ -51,7 +70,7 @@ def _optimizer(lib, name, params, kwargs):
 
 
 def _trajectory(lib, info, kwargs, dtype, after_step):
-    params, loss = _problem(lib, dtype)
+    params, loss = _problem(lib, dtype, info.only_supports_sparse_grads)
     optimizer = _optimizer(lib, info.optim_cls.__name__, params, kwargs)
 
     def closure():
@@ -131,6 +150,10 @@ def check_error(info, error_input):
     optim_input = error_input.optimizer_error_input
     name, wanted = info.optim_cls.__name__, error_input.error_type
     memo = {}
+    for tensor in _tensors(optim_input.params):  # sparse ones first: to_tapegrad keeps them
+        if tensor.is_sparse:
+            memo[id(tensor)] = tapegrad.sparse_coo_tensor(
+                to_tapegrad(tensor._indices()), to_tapegrad(tensor._values()), tensor.shape)
     params, kwargs = to_tapegrad(optim_input.params, memo), to_tapegrad(optim_input.kwargs)
     for tensor in _tensors(optim_input.params):  # the gradients a step error needs
         if tensor.grad is not None:
@@ -161,8 +184,6 @@ def run(info, dtype_name):
     """Every OptimizerInput of one OptimizerInfo in one dtype, then its error inputs: None if
     all pass, else the first Failure."""
     dtype, tolerance = DTYPES[dtype_name][0], TOLERANCES[dtype_name]
-    if info.only_supports_sparse_grads:
-        return Failure("missing", "it needs sparse gradients: tapegrad has no sparse layout")
     for i, optim_input in enumerate(info.optim_inputs_func(device="cpu", dtype=dtype)):
         try:
             check_input(info, optim_input, dtype, tolerance)

@@ -7,8 +7,4 @@ XFAILS = {
         "BLAS, torch's own kernel) differ in the last bits, and L-BFGS's stopping tests at "
         "tolerance_change=1e-9 then end a step one function evaluation apart (15 vs 14); "
         "float64 matches on every input, with and without the strong-Wolfe line search"),
-    'Muon': (
-        "missing: tapegrad.optim.Muon is missing (its Newton-Schulz iteration runs in bfloat16 "
-        "matmuls, whose rounding NumPy would have to reproduce for trajectories to agree)"),
-    'SparseAdam': 'missing: it needs sparse gradients: tapegrad has no sparse layout',
 }
