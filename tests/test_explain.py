@@ -1,6 +1,8 @@
 """tapegrad.explain: every number in the report is the real backward pass's (leaf .grad,
 gradients flowing between nodes, torch's per-node gradients from its own Node.register_hook),
 the Jacobian is autograd.functional.jacobian's, and the text is stable."""
+import html
+
 import numpy as np
 import pytest
 
@@ -325,3 +327,10 @@ def test_explain_steps_are_stable_across_fresh_graphs(build):
 def _step_text(step):
     """A step's lines without its number, which ties among leaves may change."""
     return str(explain.Report("", None, [step], [], [])).splitlines()[3:]
+
+
+def test_report_displays_as_its_text_at_a_prompt_and_in_jupyter():
+    y, params, _ = seed_mean(tapegrad)
+    report = explain.backward(y, params=params)
+    assert repr(report) == str(report) and str(report).startswith("Backward pass from")
+    assert report._repr_html_() == f"<pre>{html.escape(str(report))}</pre>"

@@ -1,5 +1,6 @@
 """tapegrad.viz: the drawn graph (parsed from its DOT source) and the text tree of expressions
 from the seed tutorials, against expected nodes and edges, golden text and torch's graphs."""
+import html
 import re
 import shutil
 import sys
@@ -426,3 +427,20 @@ def test_saved_tensors_are_exposed_under_torchs_names():
     ours = saved(tapegrad)
     assert ours == ({"self": [1., 2.], "other": [3., 4.]}, ["result"], {"result": "(freed)"})
     assert ours == saved(pytest.importorskip("torch"))
+
+
+def test_text_is_a_str_that_displays_as_the_tree():
+    y, params, _ = seed_mean(tapegrad)
+    tree = viz.text(y, params=params)
+    assert isinstance(tree, str) and repr(tree) == str(tree) and "\n" in tree
+    assert tree._repr_html_() == "<pre>" + html.escape(str(tree)) + "</pre>"
+
+
+def test_render_without_dot_says_how_to_install_it(monkeypatch, tmp_path):
+    graphviz = pytest.importorskip("graphviz")
+    monkeypatch.setenv("PATH", str(tmp_path))  # no `dot` on this PATH
+    graph = viz.draw(tapegrad.ones(2, requires_grad=True) * 2)
+    for render in (lambda: graph.render(tmp_path / "g", format="svg"),
+                   lambda: graph.pipe(format="svg")):
+        with pytest.raises(graphviz.ExecutableNotFound, match="apt-get install graphviz"):
+            render()

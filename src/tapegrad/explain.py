@@ -9,6 +9,7 @@ Only torch's public graph API is used, so torch's own graphs can be explained as
 (all but jacobian=True, which computes with tapegrad).
 """
 import dataclasses
+import html
 
 import numpy as np
 
@@ -157,9 +158,10 @@ class JacobianCheck:
     ok: bool
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(repr=False)
 class Report:
-    """The record of one backward pass: str() is the step-by-step text, table() a table."""
+    """The record of one backward pass: str() (and print, and the prompt's display) is the
+    step-by-step text, table() a table; Jupyter shows the text preformatted."""
     output: str
     gradient: object
     steps: list
@@ -182,6 +184,12 @@ class Report:
             lines += [""] + _jacobian_lines(check)
         return "\n".join(lines)
 
+    def __repr__(self):
+        return str(self)
+
+    def _repr_html_(self):
+        return "<pre>" + html.escape(str(self)) + "</pre>"
+
     def table(self):
         """The steps as a text table, one row per (node, input); numbers on one line each."""
         header = ("step", "node", "incoming grad", "input", "local derivative", "grad sent")
@@ -203,7 +211,8 @@ class Report:
 
 
 def backward(output, gradient=None, retain_graph=None, jacobian=False, params=None):
-    """Run output.backward(gradient) and return a Report of every step.
+    """Run output.backward(gradient) and return a Report of every step: print(report) (or
+    display it at a prompt or in Jupyter) to read it, report.table() for one row per input.
 
     params names the leaves as in tapegrad.viz (a dict name -> tensor or a module).
     jacobian=True (for small tensors: one extra backward pass per output element) also

@@ -6,10 +6,13 @@ Nodes are named by their class, as torch names them (`MulBackward0`, `Accumulate
 `CopySlices`). When several nodes share a name, a number tells them apart, counted in the order
 the text tree first reaches them ("MulBackward0 #2"); `tapegrad.explain` uses the same titles.
 """
+import functools
+import html
 from collections import Counter
 from collections.abc import Mapping
 
-__all__ = ["draw", "node_titles", "param_names", "saved_values", "tensor_summary", "text"]
+__all__ = ["GraphText", "draw", "node_titles", "param_names", "saved_values", "tensor_summary",
+           "text"]
 
 _BOX = ("├── ", "└── ", "│   ", "    ")  # branch, last branch, bar, blank
 _ASCII = ("|-- ", "`-- ", "|   ", "    ")
@@ -17,8 +20,20 @@ _COLORS = {"op": "lightgrey", "leaf": "lightblue", "output": "darkolivegreen1",
            "saved": "orange"}
 
 
+class GraphText(str):
+    """A str that displays as itself: at the prompt and in Jupyter the tree is drawn, not
+    quoted on one line with its newlines escaped."""
+
+    def __repr__(self):
+        return str(self)
+
+    def _repr_html_(self):
+        return "<pre>" + html.escape(self) + "</pre>"
+
+
 def text(tensor_or_tensors, params=None, show_shapes=True, ascii=False):
-    """The backward graph as an indented tree: the output's grad_fn, then its inputs below it.
+    """The backward graph as an indented tree (a str): the output's grad_fn, then its inputs
+    below it. `print(viz.text(y))` shows it; so does displaying it at a prompt or in Jupyter.
 
     A node reached a second time (a shared subexpression) is printed as
     "(see above: <title>)" instead of its subtree. Inputs that need no gradient (the
@@ -45,13 +60,14 @@ def text(tensor_or_tensors, params=None, show_shapes=True, ascii=False):
             else:
                 line += titles[node] + _leaf_details(node, names, show_shapes)
             lines.append(line if context is not None else f"{line} ({summary})")
-    return "\n".join(lines)
+    return GraphText("\n".join(lines))
 
 
 def draw(tensor_or_tensors, params=None, show_saved=False, show_shapes=True):
     """The backward graph as a graphviz.Digraph: `.render(path, format="svg")` saves it and
     Jupyter displays it inline. Needs the `graphviz` package (pip install tapegrad[viz]) and,
-    to render, Graphviz's `dot` program.
+    to render, Graphviz's `dot` program (apt-get install graphviz, brew install graphviz or
+    conda install graphviz); without it, rendering raises an error saying so.
 
     Arrows point the way gradients flow: from each output (green) to its grad_fn, and from a
     node to the nodes in its next_functions, down to the leaves (blue AccumulateGrad boxes:
@@ -67,7 +83,7 @@ def draw(tensor_or_tensors, params=None, show_saved=False, show_shapes=True):
     titles = node_titles(outputs)
     ids = {node: f"n{i}" for i, node in enumerate(titles)}
     leaf_ids = {id(node.variable): ids[node] for node in titles if hasattr(node, "variable")}
-    dot = graphviz.Digraph(graph_attr={"rankdir": "TB"},
+    dot = _digraph_class(graphviz)(graph_attr={"rankdir": "TB"},
                            node_attr={"shape": "box", "style": "filled,rounded",
                                       "fontname": "monospace", "fontsize": "11"})
     for node, title in titles.items():
@@ -257,3 +273,32 @@ def _import_graphviz():
                           "pip install tapegrad[viz] (and Graphviz's `dot` program to render "
                           "images)") from error
     return graphviz
+
+
+_DOT_HINT = ("Graphviz's `dot` program is not installed (the graphviz Python package only calls "
+             "it): apt-get install graphviz, brew install graphviz or conda install graphviz, "
+             "then try again. Without it, .source holds the DOT text, and .save(path) writes it.")
+
+
+@functools.cache
+def _digraph_class(graphviz):
+    """graphviz.Digraph whose rendering says how to get `dot` when it is missing."""
+
+    class MissingDot(graphviz.ExecutableNotFound):
+        def __init__(self, message):
+            RuntimeError.__init__(self, message)
+
+    class Digraph(graphviz.Digraph):
+        def render(self, *args, **kwargs):
+            try:
+                return super().render(*args, **kwargs)
+            except graphviz.ExecutableNotFound as error:
+                raise MissingDot(_DOT_HINT) from error
+
+        def pipe(self, *args, **kwargs):  # also what Jupyter's inline display calls
+            try:
+                return super().pipe(*args, **kwargs)
+            except graphviz.ExecutableNotFound as error:
+                raise MissingDot(_DOT_HINT) from error
+
+    return Digraph
