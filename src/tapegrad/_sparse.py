@@ -89,8 +89,7 @@ class SparseTensor(Tensor):
         if self._coalesced:
             return self
         indices, values = self._sparse_indices, self._sparse_values
-        keys = np.ravel_multi_index(tuple(indices), self._size[:self.sparse_dim()]) \
-            if indices.size else np.zeros(indices.shape[1], np.int64)
+        keys = _keys(self)
         order = np.argsort(keys, kind="stable")
         keys = keys[order]
         starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]]) if keys.size else keys
@@ -157,45 +156,77 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pi
     values = values if isinstance(values, Tensor) else as_tensor(values, dtype=dtype)
     if dtype is not None:
         values = values.to(dtype)
-    if indices.dtype is not _dtype.int64:
-        raise RuntimeError("indices must be an int64 tensor")
     if indices.ndim != 2:
-        raise ValueError(f"indices must be sparse_dim x nnz, but got: {list(indices.shape)}")
-    index_array, value_array = indices._data.copy(), values._data.copy()
+        raise RuntimeError(f"indices must be sparse_dim x nnz, but got: {list(indices.shape)}")
+    index_array = indices._data.astype(np.int64)  # torch casts the indices too
+    value_array = values._data.copy()
     if index_array.shape[1] != value_array.shape[0]:
-        raise ValueError(f"indices and values must have same nnz, but got nnz from indices: "
-                         f"{index_array.shape[1]}, nnz from values: {value_array.shape[0]}")
-    sparse_dim = index_array.shape[0]
+        raise RuntimeError(f"indices and values must have same nnz, but got nnz from indices: "
+                           f"{index_array.shape[1]}, nnz from values: {value_array.shape[0]}")
+    sparse_dim, dense_dim = index_array.shape[0], value_array.ndim - 1
     if size is None:
         size = [int(m) + 1 for m in index_array.max(axis=1)] if index_array.size else \
             [0] * sparse_dim
         size += list(value_array.shape[1:])
     size = tuple(int(n) for n in size)
-    if len(size) != sparse_dim + value_array.ndim - 1:
-        raise RuntimeError(f"number of dimensions must be sparse_dim ({sparse_dim}) + dense_dim "
-                           f"({value_array.ndim - 1}), but got {len(size)}")
-    for dim in range(sparse_dim):
-        if index_array.size and not 0 <= index_array[dim].min() <= index_array[dim].max() \
-                < size[dim]:
-            raise RuntimeError(f"size is inconsistent with indices: for dim {dim}, size is "
-                               f"{size[dim]} but found index {int(index_array[dim].max())}")
+    if len(size) != sparse_dim + dense_dim:
+        raise RuntimeError(f"'len(size) == sparse_dim + dense_dim' is not satisfied: len(size) "
+                           f"= {len(size)}, sparse_dim = {sparse_dim}, dense_dim = {dense_dim}")
+    _check_indices(index_array, size)
     return _new(index_array, value_array, size, coalesced=bool(is_coalesced)
                 or index_array.shape[1] <= 1)
 
 
+def _check_indices(indices, size):
+    """torch's invariant checks (which it runs only when asked: here always, as an index out
+    of range would otherwise fail later)."""
+    if not indices.size:
+        return
+    for dim, (low, high) in enumerate(zip(indices.min(axis=1), indices.max(axis=1))):
+        if low < 0:
+            raise RuntimeError(f"found negative index {low} for dim {dim}")
+        if high >= size[dim]:
+            raise RuntimeError(f"size is inconsistent with indices: for dim {dim}, size is "
+                               f"{size[dim]} but found index {high}")
+
+
 def add(first, second):
-    """sparse + sparse, as torch's: the entries of both concatenated, left uncoalesced unless
-    both were coalesced."""
+    """sparse + sparse, as torch's CPU kernel: one merge pass over both entry lists in their
+    stored order, taking the smaller index first and summing equal ones; coalesced only if
+    both were."""
     if first._size != second._size:
-        raise RuntimeError(f"add: expected 'self' and 'other' to have same size, but self has "
-                           f"size {list(first._size)} while other has size "
-                           f"{list(second._size)} (FYI: dense-sparse addition does not currently "
-                           "support broadcasting)")
-    dtype = _dtype.result_type([first.dtype, second.dtype], [], [])
-    values = np.concatenate([first._sparse_values, second._sparse_values]).astype(dtype.numpy)
-    total = _new(np.concatenate([first._sparse_indices, second._sparse_indices], axis=1),
-                 values, first._size, coalesced=False)
-    return total.coalesce() if first._coalesced and second._coalesced else total
+        raise RuntimeError("add: expected sizes of 'self' and 'other' to match, but "
+                           f"{list(first._size)} != {list(second._size)}")
+    dtype = _dtype.result_type([first.dtype, second.dtype], [], []).numpy
+    keys = [_keys(first).tolist(), _keys(second).tolist()]
+    sources = []  # per result entry: (entry of first or -1, entry of second or -1)
+    i = j = 0
+    while i < len(keys[0]) or j < len(keys[1]):
+        if j == len(keys[1]) or i < len(keys[0]) and keys[0][i] < keys[1][j]:
+            sources.append((i, -1))
+            i += 1
+        elif i == len(keys[0]) or keys[1][j] < keys[0][i]:
+            sources.append((-1, j))
+            j += 1
+        else:
+            sources.append((i, j))
+            i, j = i + 1, j + 1
+    from_first, from_second = np.array(sources, np.int64).reshape(-1, 2).T
+    values = np.zeros((len(sources),) + first._sparse_values.shape[1:], dtype)
+    indices = np.empty((first.sparse_dim(), len(sources)), np.int64)
+    for part, picks in ((first, from_first), (second, from_second)):
+        taken = picks >= 0
+        values[taken] += part._sparse_values[picks[taken]]
+        indices[:, taken] = part._sparse_indices[:, picks[taken]]
+    return _new(indices, values, first._size, first._coalesced and second._coalesced)
+
+
+def _keys(tensor):
+    """Each entry's position in the row-major order of the sparse dims."""
+    if not tensor._sparse_indices.size:
+        return np.zeros(tensor._nnz(), np.int64)
+    return np.ravel_multi_index(tuple(tensor._sparse_indices),
+                                tensor._size[:tensor.sparse_dim()])
 
 
 def to_sparse(tensor, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
