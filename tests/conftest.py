@@ -1,3 +1,4 @@
+import collections
 import os
 import sys
 
@@ -25,6 +26,27 @@ def pytest_configure():
 
 
 def pytest_terminal_summary(terminalreporter):
+    _write_torch_skips(terminalreporter)
+    _write_database_counts(terminalreporter)
+
+
+def _write_torch_skips(terminalreporter):
+    """One line: how many tests skipped their comparison with torch, and why, since without
+    torch about half of the suite skips and the plain skip count does not say so."""
+    reasons = collections.Counter()
+    for report in terminalreporter.stats.get("skipped", []):
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else ""
+        if "'torch'" in reason or "torch." in reason:
+            reasons[reason.removeprefix("Skipped: ")] += 1
+    if reasons:
+        why = "; ".join(f"{n} x {reason}" for reason, n in reasons.most_common(3))
+        more = f"; {len(reasons) - 3} other reasons" if len(reasons) > 3 else ""
+        terminalreporter.write_line(
+            f"torch comparisons skipped: {sum(reasons.values())} ({why}{more}); install the "
+            "oracle to run them: pip install torch==2.13.0")
+
+
+def _write_database_counts(terminalreporter):
     """The counts of torch's op, module and optimiser databases (tests/test_torch_op_db.py,
     test_torch_op_db_complex.py, test_torch_module_db.py, test_torch_optim_db.py), for the
     modules that ran."""
