@@ -47,6 +47,9 @@ class DistributedDataParallel(Module):
         self.find_unused_parameters = find_unused_parameters
         self.require_backward_grad_sync = True
         self.bucket_bytes_cap = int((25 if bucket_cap_mb is None else bucket_cap_mb) * 1024 * 1024)
+        # a small first bucket starts communication early, unless the user chose the size
+        self._first_bucket_cap = _FIRST_BUCKET_BYTES if bucket_cap_mb is None else \
+            self.bucket_bytes_cap
         self._params = [p for p in module.parameters() if p.requires_grad]
         if not self._params:
             raise RuntimeError("DistributedDataParallel is not needed when a module doesn't "
@@ -64,7 +67,7 @@ class DistributedDataParallel(Module):
         """Reverse parameter order, one dtype per bucket, each up to its byte cap."""
         buckets, current, size = [], [], 0
         for param in reversed(self._params):
-            cap = _FIRST_BUCKET_BYTES if not buckets else self.bucket_bytes_cap
+            cap = self._first_bucket_cap if not buckets else self.bucket_bytes_cap
             nbytes = param.numel() * param.element_size()
             if current and (size + nbytes > cap or param.dtype != current[0].dtype):
                 buckets.append(_Bucket(current))
