@@ -88,6 +88,8 @@ class ProcessGroup:
     def group_rank(self, global_rank):
         """The rank in this group of a rank of the world (torch's src/dst are global)."""
         MPI = _mpi()
+        if self is _world() or not 0 <= global_rank < _world().size():
+            return global_rank  # out of range: the op's own check names it
         rank, = MPI.Group.Translate_ranks(_world().comm.Get_group(), [global_rank],
                                           self.comm.Get_group())
         if rank == MPI.UNDEFINED:
