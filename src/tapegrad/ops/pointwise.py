@@ -191,7 +191,22 @@ def _check_not_bool(input, other):
 
 @defop("MulBackward0", save=("input", "other"), promote="common")
 def mul(xp, input: Tensor, other: Tensor):
+    if type(other) in (float, int) or type(input) in (float, int):
+        return _half_with_number(xp, xp.multiply, input, other)
     return xp.multiply(input, other)
+
+
+def _half_with_number(xp, ufunc, input, other):
+    """ufunc of an array and a Python number. A float16 or bfloat16 array is computed in
+    float32 with the number in float32, and rounded once, as torch's opmath does for mul and
+    div by a scalar: NumPy would round the number to the half type first."""
+    array = other if type(input) in (float, int) else input
+    dtype = getattr(array, "dtype", None)
+    if dtype is None or dtype.itemsize != 2 or dtype.kind not in "fV":
+        return ufunc(input, other)
+    wide = [value.astype(xp.float32) if value is array else xp.float32(value)
+            for value in (input, other)]
+    return ufunc(*wide).astype(dtype)
 
 
 # Note [Conjugate Wirtinger]: torch's gradient of a complex input is the conjugate Wirtinger
@@ -203,6 +218,8 @@ mul.derivatives(input=lambda ctx: ctx.grad * conj_of(ctx.other),
 
 @defop("DivBackward0", save=("input", "other"), promote="float")
 def _true_divide(xp, input: Tensor, other: Tensor):
+    if type(other) in (float, int):  # a number divisor only: torch rounds a number dividend
+        return _half_with_number(xp, xp.true_divide, input, other)
     return xp.true_divide(input, other)
 
 
