@@ -221,3 +221,13 @@ def test_sparse_add_merges_in_stored_order_as_torch(first, second):
         return made[first] + made[second]
     theirs, mine = _both(make)
     assert _picture(mine) == _picture(theirs)
+
+
+def test_zero_grad_keeps_a_sparse_gradient_empty_as_torch():
+    def make(lib):
+        weight = lib.ones(4, 2, requires_grad=True)
+        lib.nn.functional.embedding(lib.tensor([1, 1, 3]), weight, sparse=True).sum().backward()
+        lib.optim.SGD([weight], lr=0.1).zero_grad(set_to_none=False)
+        return weight.grad
+    theirs, mine = _both(make)
+    assert _picture(mine) == _picture(theirs)

@@ -102,6 +102,13 @@ class SparseTensor(Tensor):
         dense = Tensor._make(self._data.copy(), self.dtype)
         return dense if dtype is None else dense.to(dtype)
 
+    def zero_(self):
+        """No entries left (optimizer.zero_grad(set_to_none=False) on a sparse gradient)."""
+        self.__dict__.update(_sparse_indices=self._sparse_indices[:, :0],
+                             _sparse_values=self._sparse_values[:0], _coalesced=True)
+        self.__dict__.pop("_dense", None)
+        return self
+
     def __add__(self, other):
         if isinstance(other, SparseTensor):
             return add(self, other)
