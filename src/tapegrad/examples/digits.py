@@ -3,6 +3,7 @@
     pip install -e ".[examples]"
     python -m tapegrad.examples.digits                  # both models, 20 epochs each
     python -m tapegrad.examples.digits --model cnn --epochs 5 --plot cnn.png
+    mpiexec -n 2 python -m tapegrad.examples.digits --distributed   # data-parallel, 2 ranks
 
 The model and training code is ordinary PyTorch code; only the import differs. scikit-learn
 supplies the data (1,797 images bundled with it: nothing is downloaded), tqdm the progress
@@ -18,7 +19,8 @@ import numpy as np
 
 import tapegrad as torch
 from tapegrad import nn, optim
-from tapegrad.utils.data import DataLoader, TensorDataset
+from tapegrad import distributed as dist
+from tapegrad.utils.data import DataLoader, DistributedSampler, TensorDataset
 
 # import name -> distribution name, for the message when one is missing
 EXTRAS = {"sklearn": "scikit-learn", "tqdm": "tqdm", "matplotlib": "matplotlib",
@@ -100,8 +102,15 @@ def train(name, data, args, progress):
     """Train one model from a seeded start; returns it and its per-epoch loss and accuracy."""
     torch.manual_seed(args.seed)
     model = MODELS[name]()
-    loader = DataLoader(TensorDataset(*data["train"]), batch_size=args.batch_size, shuffle=True,
-                        generator=torch.Generator().manual_seed(args.seed))
+    dataset = TensorDataset(*data["train"])
+    if args.distributed:  # each rank takes its share of every batch; DDP averages gradients
+        sampler = DistributedSampler(dataset, seed=args.seed)
+        loader = DataLoader(dataset, batch_size=args.batch_size // dist.get_world_size(),
+                            sampler=sampler)
+        model = nn.parallel.DistributedDataParallel(model)
+    else:
+        loader = DataLoader(dataset, batch_size=args.batch_size, shuffle=True,
+                            generator=torch.Generator().manual_seed(args.seed))
     optimizer = optim.Adam(model.parameters(), lr=args.lr)
     scheduler = optim.lr_scheduler.OneCycleLR(optimizer, max_lr=args.lr, epochs=args.epochs,
                                               steps_per_epoch=len(loader))
@@ -111,16 +120,24 @@ def train(name, data, args, progress):
     for epoch in range(1, args.epochs + 1):
         description = f"{name} epoch {epoch:2d}/{args.epochs}"
         progress.set_description(description, refresh=False)
+        if args.distributed:
+            sampler.set_epoch(epoch)
         history["loss"].append(train_epoch(model, loader, optimizer, scheduler, loss_fn,
                                            progress))
         history["accuracy"].append(accuracy(model, *data["test"]))
         progress.set_postfix(loss=f"{history['loss'][-1]:.4f}",
                              accuracy=f"{history['accuracy'][-1]:.2%}", refresh=False)
         # tqdm.write prints above the bar, which stays at the bottom of the terminal
-        progress.write(f"{description}: train loss {history['loss'][-1]:.4f}, "
-                       f"test accuracy {history['accuracy'][-1]:.2%}")
+        if is_main(args):
+            progress.write(f"{description}: train loss {history['loss'][-1]:.4f}, "
+                           f"test accuracy {history['accuracy'][-1]:.2%}")
     history["seconds"] = time.perf_counter() - start
     return model, history
+
+
+def is_main(args):
+    """Whether this process reports: the only one, or rank 0 of a distributed run."""
+    return not args.distributed or dist.get_rank() == 0
 
 
 def plot(histories, path):
@@ -163,6 +180,9 @@ def parse_args(argv):
     parser.add_argument("--blas-threads", type=int, default=1,
                         help="BLAS threads for NumPy (default 1: these matrices are too small "
                              "to gain from more; 0 keeps NumPy's default)")
+    parser.add_argument("--distributed", action="store_true",
+                        help="train data-parallel on the ranks of `mpiexec -n N` (needs the "
+                             "distributed extra); each takes 1/N of every batch")
     args = parser.parse_args(argv)
     if args.epochs < 1:
         parser.error("--epochs must be at least 1")
@@ -179,14 +199,21 @@ def main(argv=None):
         torch.serialization._safetensors_numpy()
     from threadpoolctl import threadpool_limits
     from tqdm import tqdm
+    if args.distributed:
+        dist.init_process_group("mpi")
     with threadpool_limits(limits=args.blas_threads or None, user_api="blas"):
         data = load_data(args.seed)
         names = ("cnn", "mlp") if args.model == "both" else (args.model,)
         steps = len(names) * args.epochs * -(-len(data["train"][1]) // args.batch_size)
         # One bar for the whole run; none when stdout is a log file or a pipe.
-        with tqdm(total=steps, unit="batch", disable=not sys.stdout.isatty()) as progress:
+        with tqdm(total=steps, unit="batch", disable=not sys.stdout.isatty() or not is_main(args)) as progress:
             trained = {name: train(name, data, args, progress) for name in names}
     histories = {name: history for name, (_, history) in trained.items()}
+    if args.distributed:
+        main_rank = is_main(args)
+        dist.destroy_process_group()
+        if not main_rank:
+            return histories
     for name, history in histories.items():
         print(f"{name}: final test accuracy {history['accuracy'][-1]:.2%} after epoch "
               f"{args.epochs}, training took {history['seconds']:.1f} s")
