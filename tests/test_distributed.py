@@ -43,7 +43,8 @@ def run_ranks(command, ranks):
 @needs_mpi
 @pytest.mark.parametrize("script,ranks", [("collectives.py", 2), ("collectives.py", 4),
                                           ("ddp_train.py", 2), ("ddp_train.py", 4),
-                                          ("ddp_overlap.py", 2)])
+                                          ("ddp_overlap.py", 2), ("sync_batchnorm.py", 2),
+                                          ("sync_batchnorm.py", 4)])
 def test_ranks(script, ranks):
     run_ranks([MPIEXEC, "-n", str(ranks), sys.executable, os.path.join(SCRIPTS, script)], ranks)
 
@@ -182,3 +183,18 @@ def test_ddp_unused_parameter_error(world_of_one):
         ddp(tapegrad.ones(1, 2)).sum().backward()
     assert ddp.module.unused.weight.grad is None
     assert ddp.module.used.weight.grad.tolist() == [[2., 2.], [2., 2.]]
+
+
+def test_sync_batchnorm_without_group_is_batchnorm_as_torchs():
+    torch = pytest.importorskip("torch")
+    ours, theirs = tapegrad.nn.SyncBatchNorm(3).double(), torch.nn.SyncBatchNorm(3).double()
+    x = np.random.default_rng(0).standard_normal((4, 3, 2))
+    a, b = tapegrad.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    ours(a).pow(3).sum().backward()
+    theirs(b).pow(3).sum().backward()
+    np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), rtol=1e-12)
+    for name, value in theirs.state_dict().items():
+        np.testing.assert_allclose(ours.state_dict()[name].numpy(), value.numpy(), rtol=1e-12)
+    assert repr(ours) == repr(theirs)
+    with pytest.raises(ValueError, match=r"^expected at least 2D input \(got 1D input\)$"):
+        ours(tapegrad.ones(3))
