@@ -98,6 +98,10 @@ class SparseTensor(Tensor):
         return _new(indices[:, order[starts]], summed.astype(values.dtype, copy=False),
                     self._size, coalesced=True)
 
+    def numpy(self, *, force=False):
+        raise TypeError("can't convert Sparse layout tensor to numpy. Use Tensor.to_dense() "
+                        "first.")
+
     def to_dense(self, dtype=None, *, masked_grad=None):
         dense = Tensor._make(self._data.copy(), self.dtype)
         return dense if dtype is None else dense.to(dtype)
