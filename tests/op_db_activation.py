@@ -302,6 +302,8 @@ EMBEDDING = (
         K([[3.0, 4.0], [0.3, 0.4], [1.0, -1.0], [-6.0, 8.0]],
           constants={"indices": np.array([2, 3]), "max_norm": 1.0, "norm_type": 1.0},
           label="max-norm-l1"),
+        # the weight's gradient sparse COO (tests/test_sparse.py checks its layout)
+        K(_WEIGHT, constants={"indices": _REPEATED, "sparse": True}, label="sparse"),
     ), ops=("embedding",)),
     OpRow("one_hot", lambda lib, x, classes, **options: x * F(lib).one_hot(classes, **options), (
         S((3, 4), constants={"classes": np.array([0, 3, 1]), "num_classes": 4},

@@ -93,7 +93,7 @@ def is_float(tensor):
 
 
 def numpy_of(tensor):
-    return tensor.detach().numpy()
+    return (tensor.to_dense() if tensor.is_sparse else tensor).detach().numpy()
 
 
 def with_gradient(leaves, sample):
