@@ -231,3 +231,18 @@ def test_zero_grad_keeps_a_sparse_gradient_empty_as_torch():
         return weight.grad
     theirs, mine = _both(make)
     assert _picture(mine) == _picture(theirs)
+
+
+def test_sgd_momentum_on_sparse_grads_as_torch():
+    def make(lib):
+        weight = lib.arange(6.0).view(3, 2).requires_grad_()
+        optimizer = lib.optim.SGD([weight], lr=0.1, momentum=0.9)
+        for rows in ([2, 0, 2], [1, 1]):
+            optimizer.zero_grad()
+            lib.nn.functional.embedding(lib.tensor(rows), weight, sparse=True).pow(2).sum() \
+                .backward()
+            optimizer.step()
+        return weight.detach().tolist(), weight.grad.detach().is_sparse
+    theirs, mine = _both(make)
+    np.testing.assert_allclose(mine[0], theirs[0], rtol=1e-6)
+    assert mine[1] == theirs[1]

@@ -98,6 +98,9 @@ class SparseTensor(Tensor):
         return _new(indices[:, order[starts]], summed.astype(values.dtype, copy=False),
                     self._size, coalesced=True)
 
+    def detach(self):
+        return _new(self._sparse_indices, self._sparse_values, self._size, self._coalesced)
+
     def numpy(self, *, force=False):
         raise TypeError("can't convert Sparse layout tensor to numpy. Use Tensor.to_dense() "
                         "first.")
