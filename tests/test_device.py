@@ -382,13 +382,6 @@ def test_tensor_device_queries():
                                  t.get_device()))(lib.ones(2)))
 
 
-def test_device_is_a_real_attribute():
-    x = tapegrad.ones(2)
-    x._device = tapegrad.device("cuda", 1)  # what a CUDA backend will set
-    assert (x.device, x.is_cuda, x.get_device()) == (tapegrad.device("cuda:1"), True, 1)
-    assert tapegrad.ones(2).device == tapegrad.device("cpu")
-
-
 # ---- Tensor.type and type_as --------------------------------------------------------------------
 
 @pytest.mark.parametrize("dtype", ["float32", "bool", "complex64", "int64", "uint8", "float16"])

@@ -1,13 +1,16 @@
 """Tensor factories (never differentiable): tensor, zeros, ones, arange, randn, ..., the *_like
 factories and the Tensor.new_* methods.
 
-Every factory first resolves its device= (None: the default device) and refuses any device but
-the cpu with torch's error (_device.tensor_device), as torch checks the device first."""
+Every factory first resolves its device= (None: the default device) and refuses a device
+without a backend with torch's error (_device.tensor_device), as torch checks the device first.
+Factories build their values on the host; `_placed` moves the result, once, to its device."""
 import builtins
+import functools
+import inspect
 
 import numpy as np
 
-from . import _dtype, _random
+from . import _backend, _device, _dtype, _random
 from ._device import tensor_device
 from ._layout import laid_out
 from ._tensor import Tensor
@@ -648,6 +651,8 @@ def _like_array(input, dtype, device, memory_format, pin_memory, name):
                         f"{type_name(input)}")
     tensor_device(input.device if device is None else device, _LIKE_KERNEL, pin_memory)
     dtype = dtype or input.dtype
+    if type(input._data) is not np.ndarray:  # built on the host, then placed: no input copy
+        return np.empty(input._data.shape, dtype.numpy), dtype
     array = np.empty_like(input._data, dtype=dtype.numpy)
     return laid_out(array, memory_format), dtype
 
@@ -776,3 +781,36 @@ def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=F
 
 for _method in (new_tensor, new_empty, new_empty_strided, new_zeros, new_ones, new_full):
     setattr(Tensor, _method.__name__, _method)
+
+
+def _placed(factory):
+    """factory, moving what it builds to the device asked for: device=, else for the *_like
+    factories and Tensor.new_* the input's, else the default device."""
+    signature = inspect.signature(factory)
+    of_input = factory.__name__.endswith("_like") or factory.__name__.startswith("new_")
+
+    @functools.wraps(factory)
+    def make(*args, **kwargs):
+        result = factory(*args, **kwargs)
+        if not _backend.active:  # the cpu-only build: nothing to place
+            return result
+        target = kwargs.get("device")
+        if target is None and "device" in signature.parameters and "device" not in kwargs:
+            bound = signature.bind_partial(*args)
+            target = bound.arguments.get("device")
+        if target is None:
+            target = args[0].device if of_input and args else _device._default[0]
+        if target is None or _device.as_device(target).type == "cpu":
+            return result
+        result._data = _backend.to_device(result._data, _device.tensor_device(target))
+        return result
+    return make
+
+
+for _name in ("tensor as_tensor zeros ones empty empty_strided empty_permuted full eye arange "
+              "linspace logspace rand randn randint randperm scalar_tensor empty_like "
+              "zeros_like ones_like rand_like randn_like full_like randint_like new_tensor "
+              "new_empty new_empty_strided new_zeros new_ones new_full").split():
+    globals()[_name] = _placed(globals()[_name])
+    if _name.startswith("new_"):
+        setattr(Tensor, _name, globals()[_name])

@@ -1,8 +1,8 @@
 """torch.device, the default device, and torch's errors for devices this build lacks.
 
-tapegrad computes on the cpu only (a later backend puts CuPy arrays behind "cuda"), so it
-answers as a CPU-only torch build does: every device string torch parses is a valid
-`device`, but making a tensor on anything but the cpu raises torch's error for it.
+Every device string torch parses is a valid `device`. Tensors live on the cpu, or on a device
+whose backend is registered (CuPy's arrays behind "cuda", _backend.py); for any other device,
+making a tensor raises the error a CPU-only torch build raises.
 """
 import re
 
@@ -95,9 +95,11 @@ class device:
             return
         if isinstance(type, bytes):
             type = type.decode()
-        if _is_index(type) and index is _MISSING:
-            _check_index(type)
-            raise RuntimeError(NO_ACCELERATOR)  # an index alone names the current accelerator
+        if _is_index(type) and index is _MISSING:  # an index alone names the accelerator's
+            from ._backend import backend_for
+            index, type = _check_index(type), "cuda"
+            if backend_for("cuda") is None:
+                raise RuntimeError(NO_ACCELERATOR)
         if not isinstance(type, str):
             if index is not _MISSING:
                 raise TypeError("device(): argument 'type' (position 1) must be str, not "
@@ -188,7 +190,8 @@ def _refuse(target, aten_op):
 
 def tensor_device(value, aten_op="empty.memory_format", pin_memory=False):
     """The device a new tensor gets for a factory's device= argument (None: the default).
-    Raises torch's error unless that device is the cpu, or if pinned memory is asked for."""
+    Raises torch's error unless that device is the cpu or has a backend, or if pinned memory
+    is asked for without a device to pin for."""
     if value is None:
         value = _default[0] or CPU
     elif type(value) is not device:
@@ -197,10 +200,26 @@ def tensor_device(value, aten_op="empty.memory_format", pin_memory=False):
                             f"{type(value).__name__}")
         value = as_device(value)
     if value._type != "cpu":
-        _refuse(value, aten_op)
+        return _on_backend(value, aten_op)
     if pin_memory:
-        raise RuntimeError(NO_PINNED_MEMORY)
+        from ._backend import backend_for
+        if backend_for("cuda") is None:
+            raise RuntimeError(NO_PINNED_MEMORY)
     return CPU
+
+
+def _on_backend(target, aten_op):
+    """target with its index (the backend's current device when it has none), or torch's
+    error when no backend serves its type."""
+    from ._backend import backend_for
+    backend = backend_for(target._type)
+    if backend is None:
+        _refuse(target, aten_op)
+    if target._index is None:
+        return device(target._type, backend.current_index())
+    if target._index >= backend.device_count():
+        raise RuntimeError("CUDA error: invalid device ordinal")
+    return target
 
 
 def set_default_device(device):
@@ -216,7 +235,7 @@ def get_default_device():
         return CPU
     # torch resolves a device without an index by making a tensor there (meta always works)
     if current._type not in ("cpu", "meta") and current._index is None:
-        _refuse(current, None)
+        return _on_backend(current, None)
     return current
 
 

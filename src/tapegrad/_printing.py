@@ -42,15 +42,16 @@ def get_printoptions():
     return dict(_OPTS)
 
 
-def format_tensor(data, dtype_name, default_dtype_name, tail=(), prefix="tensor("):
+def format_tensor(data, dtype_name, default_dtype_name, tail=(), prefix="tensor(", device=None):
     """Return torch's repr of a tensor holding ``data`` with dtype ``torch.<dtype_name>``.
 
     ``tail`` holds preformatted suffixes such as ``grad_fn=<MulBackward0>``;
-    ``prefix`` sets the opening text, whose length drives continuation indents.
+    ``prefix`` sets the opening text, whose length drives continuation indents;
+    ``device``, when not None, is named first among the suffixes, as torch does off the cpu.
     """
     arr = np.asarray(data)
     indent = len(prefix)
-    suffixes = []
+    suffixes = [] if device is None else [f"device='{device}'"]
     if arr.size == 0:
         # Shape (0,) is implied by "[]"; any other empty shape must be spelled out.
         if arr.ndim != 1:

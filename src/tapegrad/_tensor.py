@@ -3,7 +3,7 @@ import weakref
 
 import numpy as np
 
-from . import _device, _dtype, _layout, _printing, _random
+from . import _backend, _device, _dtype, _layout, _printing, _random
 from ._device import CPU, device
 from .autograd import grad_mode
 from .autograd.graph import (AccumulateGrad, register_post_accumulate_grad_hook,
@@ -61,9 +61,6 @@ class Tensor:
     _unshared = False  # a gradient only the engine holds (Note [Unshared gradients], engine.py)
 
     __hash__ = object.__hash__
-    # Every tensor is on the cpu unless its own __dict__ says otherwise: a class-level default
-    # keeps _make free of device work.
-    _device = CPU
     __array_priority__ = 1000  # make ndarray <op> Tensor defer to Tensor's reflected dunder
 
     def __new__(cls, *args, **kwargs):
@@ -121,16 +118,18 @@ class Tensor:
 
     @property
     def device(self):
-        return self._device
+        # where the array lives: NumPy's are on the cpu, a backend's on its device
+        return CPU if type(self._data) is np.ndarray else _backend.device_of(self._data)
 
-    is_cpu = property(lambda self: self._device.type == "cpu")
-    is_cuda = property(lambda self: self._device.type == "cuda")
-    is_meta = property(lambda self: self._device.type == "meta")
-    is_mps = property(lambda self: self._device.type == "mps")
+    is_cpu = property(lambda self: self.device.type == "cpu")
+    is_cuda = property(lambda self: self.device.type == "cuda")
+    is_meta = property(lambda self: False)
+    is_mps = property(lambda self: False)
 
     def get_device(self):
         """The device index: -1 on the cpu."""
-        return -1 if self._device.type == "cpu" else self._device.index or 0
+        where = self.device
+        return -1 if where.type == "cpu" else where.index
 
     layout = property(lambda self: _layout.strided)
 
@@ -284,7 +283,8 @@ class Tensor:
         elif grad_mode.is_recording():
             self._grad = self._grad + grad  # keeps the graph of a create_graph backward
         else:
-            np.add(self._grad._data, grad._data, out=self._grad._data, casting="unsafe")
+            _backend.array_module(grad._data).add(self._grad._data, grad._data,
+                                                  out=self._grad._data, casting="unsafe")
 
     def detach(self):
         """A tensor sharing this one's data and version counter, outside any graph."""
@@ -348,6 +348,11 @@ class Tensor:
         return self._data.tolist()
 
     def numpy(self, *, force=False):
+        if type(self._data) is not np.ndarray:
+            if not force:
+                raise TypeError(f"can't convert {self.device} device type tensor to numpy. Use "
+                                "Tensor.cpu() to copy the tensor to host memory first.")
+            return _backend.to_host(self._data)
         if self._requires_grad and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
@@ -421,8 +426,13 @@ class Tensor:
             tail = ("requires_grad=True",)
         if "_tangent" in self.__dict__:  # a dual tensor of forward-mode AD
             tail += (f"tangent={self.__dict__['_tangent']!r}",)
-        return _printing.format_tensor(self._data, self.dtype.name,
-                                       _dtype.get_default_dtype().name, tail)
+        if type(self._data) is np.ndarray:
+            return _printing.format_tensor(self._data, self.dtype.name,
+                                           _dtype.get_default_dtype().name, tail)
+        # a device tensor prints from a host copy, as torch's does
+        return _printing.format_tensor(_backend.to_host(self._data), self.dtype.name,
+                                       _dtype.get_default_dtype().name, tail,
+                                       device=self.device)
 
     def __reduce_ex__(self, protocol):
         return (_rebuild, (self._data, self._requires_grad))
@@ -444,7 +454,9 @@ class Tensor:
             return self if args[0] is self.dtype else ops.to_copy(self, args[0])
         target, dtype, _, copy, memory_format = parse_to_arguments(args, kwargs)
         if target is not None:
-            _device.tensor_device(target, None)  # raises unless the device is the cpu
+            target = _device.tensor_device(target, None)  # torch's error for a missing device
+            if target != self.device:  # a move is always a copy, as torch's
+                return ops.to_copy(self, dtype or self.dtype, target)
         dtype = dtype or self.dtype
         # torch returns self when memory_format is the one its strides suggest, even if they
         # are not that format's (a transposed tensor for contiguous_format)

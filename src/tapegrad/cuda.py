@@ -1,12 +1,14 @@
-"""torch.cuda as a CPU-only torch build has it: no device, and each function returns or raises
-what torch's does there (seeding and the memory counters quietly do nothing, anything that
-needs a GPU raises torch's AssertionError).
+"""torch.cuda: with a GPU backend (CuPy, the `gpu` extra, and a CUDA device) the functions
+ask it; without one, each returns or raises what a CPU-only torch build's does (seeding and
+the memory counters quietly do nothing, anything that needs a GPU raises torch's
+AssertionError).
 
 Where torch's CPU build fails inside its own internals (set_device, reset_peak_memory_stats
 and memory_summary reach for missing torch._C functions) tapegrad raises the same
 AssertionError as the rest instead of an AttributeError about torch's internals."""
 from collections import OrderedDict
 
+from . import _backend
 from ._device import CUDA_NOT_COMPILED, as_device, device as _device_class
 from ._legacy_tensor_types import CUDA_TYPES
 
@@ -21,20 +23,29 @@ def _not_compiled():
     raise AssertionError(CUDA_NOT_COMPILED)
 
 
+def _gpu():
+    """The cuda backend, or torch's AssertionError for a build without CUDA."""
+    backend = _backend.backend_for("cuda")
+    if backend is None:
+        _not_compiled()
+    return backend
+
+
 def is_available():
-    return False
+    return _backend.backend_for("cuda") is not None
 
 
 def device_count():
-    return 0
+    backend = _backend.backend_for("cuda")
+    return 0 if backend is None else backend.device_count()
 
 
 def is_initialized():
-    return False
+    return is_available()
 
 
 def init():
-    _not_compiled()
+    _gpu()
 
 
 def _is_compiled():
@@ -57,11 +68,15 @@ def _device_index(value):
 # ---- seeds: torch queues them for a CUDA initialisation that never comes -------------------
 
 def manual_seed(seed):
-    int(seed)  # torch converts first, so a bad seed still raises
+    seed = int(seed)  # torch converts first, so a bad seed still raises
+    if is_available():  # CuPy's generator draws cuda tensors' random numbers
+        _gpu().manual_seed(seed, current_device())
 
 
 def manual_seed_all(seed):
-    int(seed)
+    seed = int(seed)
+    for index in range(device_count()):
+        _gpu().manual_seed(seed, index)
 
 
 def seed():
@@ -96,21 +111,26 @@ def set_rng_state_all(new_states):
 # ---- devices ---------------------------------------------------------------------------------
 
 def current_device():
-    _not_compiled()
+    return _gpu().current_index()
+
+
+def _index_or_current(device):
+    index = _device_index(device)
+    return current_device() if index is None else index
 
 
 def set_device(device):
     index = _device_index(device)
     if index is not None and index >= 0:
-        _not_compiled()
+        _gpu().set_current(index)
 
 
 def synchronize(device=None):
-    _not_compiled()
+    _gpu().synchronize(_index_or_current(device))
 
 
 def get_device_name(device=None):
-    _not_compiled()
+    return _gpu().device_name(_index_or_current(device))
 
 
 def get_device_capability(device=None):
@@ -146,9 +166,15 @@ def ipc_collect():
 
 
 def _exchange_device(index):
+    """Make index the current device; the one current before (-1: none) comes back."""
     if index < 0:  # torch compares as is: a None index raises TypeError here too
         return -1
-    raise RuntimeError("PyTorch was compiled without CUDA support")
+    backend = _backend.backend_for("cuda")
+    if backend is None:
+        raise RuntimeError("PyTorch was compiled without CUDA support")
+    previous = backend.current_index()
+    backend.set_current(index)
+    return previous
 
 
 class device:
@@ -177,7 +203,8 @@ class device_of(device):
 # ---- memory: the caching allocator's counters stay at zero ---------------------------------
 
 def empty_cache():
-    pass
+    if is_available():
+        _gpu().empty_cache()
 
 
 def memory_stats(device=None):
@@ -185,11 +212,21 @@ def memory_stats(device=None):
 
 
 def memory_allocated(device=None):
-    return 0
+    """Bytes held by tensors on the device (CuPy's memory pool in use)."""
+    return _gpu().memory_allocated(_index_or_current(device)) if is_available() else 0
+
+
+_peaks = {}  # device index -> the most memory_allocated has answered since the last reset
 
 
 def max_memory_allocated(device=None):
-    return 0
+    """The peak of memory_allocated as seen at its calls and at this one (CuPy's pool keeps
+    no peak of its own)."""
+    if not is_available():
+        return 0
+    index = _index_or_current(device)
+    _peaks[index] = max(_peaks.get(index, 0), memory_allocated(index))
+    return _peaks[index]
 
 
 def memory_reserved(device=None):
@@ -202,7 +239,8 @@ def max_memory_reserved(device=None):
 
 def reset_peak_memory_stats(device=None):
     _device_index(device)
-    _not_compiled()
+    _gpu()
+    _peaks.pop(_index_or_current(device), None)
 
 
 reset_max_memory_allocated = reset_accumulated_memory_stats = reset_peak_memory_stats

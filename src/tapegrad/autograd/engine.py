@@ -13,6 +13,7 @@ from functools import partial
 
 import numpy as np
 
+from .. import _backend
 from . import anomaly_mode, grad_mode
 from .graph import AccumulateGrad
 from .._warnings import warn
@@ -162,7 +163,7 @@ def _implicit_seed(tensor):
     if tensor.dtype.is_complex:  # a complex output has no one gradient of 1 (issue 13)
         raise RuntimeError("grad can be implicitly created only for real scalar outputs but "
                            f"got {tensor.dtype}")
-    return Tensor._make(np.ones_like(tensor._data))
+    return Tensor._make(_backend.array_module(tensor._data).ones_like(tensor._data))
 
 
 def _roots_and_seeds(tensors, grad_tensors):
@@ -383,7 +384,8 @@ def recorded_first_grad(tensor, grad):
     if tensor.grad_fn is not None:
         return clone(grad)
     copied = _copy(tensor.detach(), grad)
-    layout = np.empty_like(tensor._data)  # torch's copy keeps the leaf's strides
+    # torch's copy keeps the leaf's strides
+    layout = _backend.array_module(tensor._data).empty_like(tensor._data)
     layout[...] = copied._data
     copied._data = layout
     copied._bump_version()  # copy_ wrote into it
@@ -414,9 +416,12 @@ def _add_pending(pending, node, output_nr, grad, create_graph):
     elif create_graph:
         slots[output_nr] = current + grad
     elif current._unshared:
-        np.add(current._data, grad._data, out=current._data)
+        current._data += grad._data
     else:
-        total = type(grad)._make(np.asarray(current._data + grad._data), grad.dtype)
+        total = current._data + grad._data
+        if type(total) is not type(grad._data):  # NumPy's 0-d sum is a scalar
+            total = np.asarray(total)
+        total = type(grad)._make(total, grad.dtype)
         if total._data.size >= UNSHARED_SIZE:
             total._unshared = True
         slots[output_nr] = total
@@ -488,7 +493,7 @@ def _validate(grad, metadata):
             from ..ops import sum_to_size
             grad = sum_to_size(grad, shape)
         else:  # not recording: the summation SumBackward1's forward does, on the array
-            grad = type(grad)._make(np.add.reduce(grad._data, axis=summed, keepdims=True)
+            grad = type(grad)._make(grad._data.sum(axis=summed, keepdims=True)
                                     .reshape(shape), grad.dtype)
             if grad._data.size >= UNSHARED_SIZE:  # a sum the engine allocated
                 grad._unshared = True

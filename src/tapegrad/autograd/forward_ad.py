@@ -12,6 +12,8 @@ import weakref
 
 import numpy as np
 
+from .. import _backend
+
 from . import grad_mode
 from .engine import grad as autograd_grad
 
@@ -150,7 +152,8 @@ def propagate(op, args, input_positions, outputs):
     if not tangents:
         return
     if op.is_view:  # the same view of the input's tangent (Note [Shared tangents])
-        views = op.forward(np, tangents[input_positions[0]]._data, *args[1:])
+        tangent = tangents[input_positions[0]]._data
+        views = op.forward(_backend.array_module(tangent), tangent, *args[1:])
         for output, view in zip(outputs if isinstance(outputs, tuple) else (outputs,),
                                 views if isinstance(views, tuple) else (views,)):
             set_tangent(output, Tensor._make(view, output.dtype))

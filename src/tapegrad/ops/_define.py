@@ -22,7 +22,7 @@ import types
 
 import numpy as np
 
-from .. import _dtype
+from .. import _backend, _dtype
 from .._tensor import Tensor
 from ..autograd import anomaly_mode, forward_ad, grad_mode
 from ..autograd.engine import UNSHARED_SIZE
@@ -321,9 +321,12 @@ class Op:
             forward_args = list(args)
             for i, array in zip(self.input_positions, self._arrays(inputs, args)):
                 forward_args[i] = array
+        xp = np
+        if _backend.active:  # a device backend exists: find the arrays' module, or refuse a mix
+            xp, forward_args = _backend.module_of(forward_args)
         quiet = None if self.is_view else _ERROR_STATE.set(_QUIET)  # views do no arithmetic
         try:
-            out = self.forward(np, *forward_args)
+            out = self.forward(xp, *forward_args)
         except ValueError:
             # NumPy's broadcasting error, in torch's words; other ValueErrors pass through.
             broadcast_shapes(*(t._data.shape for t in inputs if isinstance(t, Tensor)))
@@ -338,7 +341,7 @@ class Op:
         if type(out) is tuple:
             outputs = tuple(Tensor._make(_as_array(o)) for o in out)
         else:
-            outputs = (Tensor._make(out if type(out) is np.ndarray else np.asarray(out)),)
+            outputs = (Tensor._make(_as_array(out)),)
         if self.is_view:
             several = type(out) is tuple  # split, unbind: every output is a view of the input
             for output_nr, result in enumerate(outputs):
@@ -376,7 +379,8 @@ class Op:
                     raise OnTensorsOnly(self.__name__)
             elif type(value) is not float and type(value) is not int and value is not None:
                 raise OnTensorsOnly(self.__name__)
-        out = self.forward(np, *args)
+        xp = _backend.array_module(args[self.input_positions[0]]) if _backend.active else np
+        out = self.forward(xp, *args)
         if type(out) is tuple:
             return tuple(_float_or_mask(o, self) for o in out)
         return _float_or_mask(out, self)
@@ -507,8 +511,10 @@ def view_requires_grad(view):
 
 
 def is_array(value):
-    """Whether value is a NumPy array or scalar: a formula's value running on arrays."""
-    return isinstance(value, (np.ndarray, np.generic))
+    """Whether value is an array (NumPy's, a device's) or a NumPy scalar: a formula's value
+    running on arrays."""
+    return isinstance(value, (np.ndarray, np.generic)) or (
+        _backend.active and type(value) in _backend.ARRAY_TYPES)
 
 
 def array_of(value):
@@ -526,7 +532,10 @@ def _float_or_mask(value, op):
 
 
 def _as_array(value):
-    return value if type(value) is np.ndarray else np.asarray(value)
+    """An op's result as an array: NumPy's scalars become 0-d arrays, device arrays stay."""
+    if type(value) is np.ndarray:
+        return value
+    return _backend.array_module(value).asarray(value) if _backend.active else np.asarray(value)
 
 
 def _promoted_arrays(inputs, promote, scalars=()):
@@ -590,10 +599,15 @@ def _mark_view(result, input, forward, attrs, output_nr=None):
         result.__dict__["_creation_meta"] = meta
     base_view = input._view_fn
     if input._base is None:
-        result._base, result._view_fn = input, (lambda a: forward(np, a, *attrs))
+        result._base, result._view_fn = input, (lambda a: forward(_backend.array_module(a), a,
+                                                                        *attrs))
     else:
         result._base = input._base
-        result._view_fn = lambda a: forward(np, base_view(a), *attrs)
+        result._view_fn = lambda a: _view_again(forward, base_view(a), attrs)
+
+
+def _view_again(forward, array, attrs):
+    return forward(_backend.array_module(array), array, *attrs)
 
 
 def _one_output(forward, output_nr):

@@ -9,7 +9,7 @@ import re
 
 import numpy as np
 
-from .. import _dtype
+from .. import _backend, _dtype
 from .._tensor import Tensor
 from ..autograd import forward_ad, grad_mode
 from ..autograd.graph import Node, SavedTensor
@@ -126,8 +126,10 @@ def _write(target, result, rerun=None):
                            f"desired output type {target.dtype.legacy_name}")
     if rerun:
         _write_in_turn(target, result, *rerun)
-    else:
+    elif type(target._data) is np.ndarray:
         np.copyto(strided.writable(target._data), result._data, casting="unsafe")
+    else:  # a device array: its library has no read-only arrays
+        _backend.array_module(target._data).copyto(target._data, result._data, casting="unsafe")
     target._bump_version()
     if forward_ad._level is not None:
         forward_ad.write_tangent(target, forward_ad.tangent_of(result))

@@ -22,8 +22,11 @@ _GRAIN = 32768
 
 
 def full_sum(array):
-    """Sum of all elements of a float array, rounded as torch rounds it."""
+    """Sum of all elements of a float array, rounded as torch's CPU kernel rounds it (a device
+    array's in its own library's order, as torch's CUDA kernel has an order of its own)."""
     width = _LANES.get(array.dtype)
+    if type(array) is not np.ndarray:
+        return array.sum()
     if width is None or array.size > _GRAIN:
         return np.sum(array)
     flat = array.ravel()

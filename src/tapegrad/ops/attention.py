@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from .. import _dtype
+from .. import _backend, _dtype
 from .._tensor import Tensor
 from ..autograd import forward_ad, grad_mode
 from . import reduction
@@ -131,26 +131,27 @@ def _flash_attention_grads(ctx):
     on_tensors = isinstance(ctx.grad, Tensor)  # or arrays (Note [Formulas on arrays])
     arrays = [t._data if on_tensors else t for t in (ctx.query, ctx.key, ctx.value, ctx.grad,
                                                      ctx.result0, ctx.result1)]
+    xp = _backend.array_module(arrays[0])
     dtype = arrays[0].dtype
     query, key, value, grad, output, logsumexp = map(_in_compute_dtype, arrays)
-    key, value = _repeat_heads(np, query, key, value)
+    key, value = _repeat_heads(xp, query, key, value)
     needs_query, needs_key, needs_value = ctx._node._needs_input_grad
-    probabilities = _key_major_scores(np, query, key, ctx.attn_mask, ctx.is_causal, ctx.scale)
+    probabilities = _key_major_scores(xp, query, key, ctx.attn_mask, ctx.is_causal, ctx.scale)
     probabilities -= logsumexp[..., None, :]
-    np.exp(probabilities, out=probabilities)
+    xp.exp(probabilities, out=probabilities)
     grads = [None, None, None]
     if needs_value:
-        grads[2] = np.matmul(probabilities, grad)
+        grads[2] = xp.matmul(probabilities, grad)
     if needs_query or needs_key:
-        scores_grad = np.matmul(value, np.swapaxes(grad, -1, -2))
-        scores_grad -= np.einsum("...ld,...ld->...l", grad, output)[..., None, :]
+        scores_grad = xp.matmul(value, xp.swapaxes(grad, -1, -2))
+        scores_grad -= xp.einsum("...ld,...ld->...l", grad, output)[..., None, :]
         scores_grad *= probabilities
         scores_grad *= ctx.scale
         if needs_query:
-            grads[0] = np.matmul(np.swapaxes(scores_grad, -1, -2), key,
-                                 out=np.empty_like(query))
+            grads[0] = xp.matmul(xp.swapaxes(scores_grad, -1, -2), key,
+                                 out=xp.empty_like(query))
         if needs_key:
-            grads[1] = np.matmul(scores_grad, query)
+            grads[1] = xp.matmul(scores_grad, query)
     groups = query.shape[1] // ctx.key.shape[1]
     grads[1:] = (_summed_over_groups(grad, groups) for grad in grads[1:])
     grads = [None if grad is None else grad.astype(dtype, copy=False) for grad in grads]
@@ -185,9 +186,10 @@ def _probabilities(ctx):
     if "probabilities" not in vars(ctx):
         scores = mul_scalar(matmul(ctx.query, transpose(_grouped(ctx, ctx.key), -1, -2)),
                             ctx.scale)
-        mask = _additive_mask(np, ctx.attn_mask, ctx.is_causal, scores.shape[-2:])
+        xp = _backend.array_module(scores._data)
+        mask = _additive_mask(xp, ctx.attn_mask, ctx.is_causal, scores.shape[-2:])
         if mask is not None:
-            scores = scores + Tensor._make(np.asarray(mask, ctx.query.dtype.numpy))
+            scores = scores + Tensor._make(xp.asarray(mask, ctx.query.dtype.numpy))
         ctx.probabilities = _safe_softmax(scores, -1)
     return ctx.probabilities
 

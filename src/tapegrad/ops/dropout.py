@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from .. import _random
+from .. import _backend, _random
 from .._tensor import Tensor
 from ._inplace import inplace as _in_place
 from .pointwise import add, mul, require_tensors
@@ -40,7 +40,8 @@ def _dropout_impl(input, p, training, inplace, feature=False, alpha=False):
                            f"{input.dtype.legacy_name}")
     shape = input.shape[:2] + (1,) * (input.ndim - 2) if feature else input.shape
     dtype = np.dtype(input.dtype.numpy)
-    kept = _random.bernoulli_mask(None, shape, 1 - p)  # bernoulli_(1 - p)
+    kept = _random.bernoulli_mask(None, shape, 1 - p)  # bernoulli_(1 - p), on the host
+    kept = _backend.beside(input._data, kept)
     # each step rounds to the input's dtype; its number is applied in float (double for
     # float64), as torch's kernels do for float16 and bfloat16
     number = np.float64 if dtype == np.float64 else np.float32

@@ -12,6 +12,7 @@ import functools
 
 import numpy as np
 
+from .. import _backend
 from .._tensor import Tensor
 from ..autograd import grad_mode
 from . import reduction
@@ -156,7 +157,7 @@ def _layer_norm_grads(ctx):
             grad, input, mean, rstd, weight = _arrays_of(ctx.grad, ctx.input, ctx.result1,
                                                          ctx.result2, ctx.weight)
             ctx.grads_of_inputs = _in_kind(ctx, _native_layer_norm_backward.forward(
-                np, grad, input, ctx.normalized_shape, mean, rstd, weight, None, mask, ctx.eps))
+                _backend.array_module(grad), grad, input, ctx.normalized_shape, mean, rstd, weight, None, mask, ctx.eps))
     return ctx.grads_of_inputs
 
 
@@ -354,7 +355,7 @@ def _batch_norm_grads(ctx):
             grad, input, weight, mean, rstd = _arrays_of(ctx.grad, ctx.input, ctx.weight,
                                                          ctx.result1, ctx.result2)
             ctx.grads_of_inputs = _in_kind(ctx, _native_batch_norm_backward.forward(
-                np, grad, input, weight, ctx.running_mean, ctx.running_var, mean, rstd,
+                _backend.array_module(grad), grad, input, weight, ctx.running_mean, ctx.running_var, mean, rstd,
                 ctx.training, ctx.eps, mask))
     return ctx.grads_of_inputs
 
@@ -419,8 +420,9 @@ def _batch_norm_double_backward(ctx):
     if ctx.train:
         x_hat, rstd = _standardized(ctx.input, axes, ctx.eps)
     else:
-        mean, rstd = map(Tensor._make, _running_statistics(np, ctx.running_mean,
-                                                           ctx.running_var, ctx.eps, shape))
+        mean, rstd = map(Tensor._make, _running_statistics(
+            _backend.array_module(ctx.running_mean), ctx.running_mean, ctx.running_var, ctx.eps,
+            shape))
         x_hat = (ctx.input - mean) * rstd
     weight = None if ctx.weight is None else reshape(ctx.weight, shape)
     return _double_backward(ctx, x_hat, rstd, axes, axes, weight, shape, ctx.train)
@@ -573,8 +575,9 @@ def _group_norm_array_grads(ctx):
     if "array_grads" in vars(ctx):
         return ctx.array_grads
     input, weight = _arrays_of(ctx.input, ctx.weight)
+    xp = _backend.array_module(input)
     rows = _in_compute_dtype(input).reshape(ctx.N * ctx.group, _grouped_shape(ctx)[2])
-    x_hat, _, rstd = _standardized_rows(np, rows, ctx.eps)
+    x_hat, _, rstd = _standardized_rows(xp, rows, ctx.eps)
     grad_result, grad_mean, grad_rstd = (None if grad is None else _in_compute_dtype(grad)
                                          for grad in _arrays_of(*ctx.grads))
     needs_input, needs_weight, needs_bias = ctx._node._needs_input_grad
@@ -582,22 +585,22 @@ def _group_norm_array_grads(ctx):
     if grad_result is not None:
         per_channel = grad_result.reshape(ctx.N, ctx.C, ctx.HxW)
         if needs_weight:
-            grads[1] = np.einsum("nch,nch->c", per_channel, x_hat.reshape(per_channel.shape))
+            grads[1] = xp.einsum("nch,nch->c", per_channel, x_hat.reshape(per_channel.shape))
         if needs_bias:
-            grads[2] = np.einsum("nch->c", per_channel)
+            grads[2] = xp.einsum("nch->c", per_channel)
     if needs_input:
-        statistics_terms = np.zeros((rows.shape[0], 1), rows.dtype)
+        statistics_terms = xp.zeros((rows.shape[0], 1), rows.dtype)
         if grad_mean is not None:
             statistics_terms = statistics_terms + grad_mean.reshape(-1, 1) / rows.shape[1]
         if grad_rstd is not None:  # d rstd / dx = -rstd^2 x_hat / count
             statistics_terms = statistics_terms - (
                 grad_rstd.reshape(-1) * rstd * rstd / rows.shape[1])[:, None] * x_hat
         if grad_result is None:
-            grad = np.broadcast_to(statistics_terms, rows.shape).copy()
+            grad = xp.broadcast_to(statistics_terms, rows.shape).copy()
         else:  # it takes x_hat's place
             if weight is not None:
                 per_channel = per_channel * weight[:, None]
-            grad = _standardized_rows_grad(np, per_channel.reshape(rows.shape), x_hat, rstd)
+            grad = _standardized_rows_grad(xp, per_channel.reshape(rows.shape), x_hat, rstd)
             if grad_mean is not None or grad_rstd is not None:
                 grad += statistics_terms
         grads[0] = grad.reshape(ctx.input_shape)

@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 
-from .. import _dtype, _layout
+from .. import _backend, _dtype, _layout
 from .._tensor import Tensor
 from .._warnings import warn
 from ._checks import (broadcast_shapes, counting_tensor, is_number, number, overload_error,
@@ -931,7 +931,7 @@ def _binary_predicate(name, ufunc, ordering=True):
         if ordering and _is_complex(input):
             raise NotImplementedError(not_implemented_for(f"{name}_cpu",
                                                           xp.result_type(input, other)))
-        return ufunc(input, other)
+        return _backend.in_module(xp, ufunc)(input, other)
     return predicate
 
 
@@ -950,7 +950,7 @@ def _bitwise(name, ufunc):
         dtype = xp.result_type(input, other)
         if dtype.kind not in "biu":
             raise NotImplementedError(not_implemented_for(f"{name}_cpu", dtype))
-        return ufunc(input, other)
+        return _backend.in_module(xp, ufunc)(input, other)
     return bitwise
 
 
@@ -988,7 +988,7 @@ def _logical(name, ufunc):
     """A logical op of two tensors of any dtypes (nonzero is true), giving bool."""
     @defop(None, name="_" + name)
     def truth(xp, input: Tensor, other: Tensor):
-        return ufunc(input, other)
+        return _backend.in_module(xp, ufunc)(input, other)
 
     def logical(input, other):
         require_tensors(name, input=input, other=other)
@@ -1034,23 +1034,34 @@ def clone(xp, input: Tensor, memory_format=None):
 clone.derivatives(input=lambda ctx: ctx.grad)
 
 
-@defop("ToCopyBackward0", save=("input_dtype",))
-def _to_copy(xp, input: Tensor, dtype, input_dtype=None):
+@defop("ToCopyBackward0", save=("input_dtype", "input_device"))
+def _to_copy(xp, input: Tensor, dtype, input_dtype=None, device=None, input_device=None):
     if input.dtype.kind == "c" and dtype.numpy.kind != "c":
         input = input.real  # torch's cast keeps the real part (to_copy warns as torch)
+    if device is not None:  # onto another device: cast where the data is, then move it
+        return _backend.to_device(input.astype(dtype.numpy, copy=False), device)
     return input.astype(dtype.numpy)
 
 
-# a real input of a complex copy takes the gradient's real part (torch's _to_copy_backward)
-_to_copy.derivatives(input=lambda ctx: (real(ctx.grad) if not ctx.input_dtype.is_complex
-                                        else ctx.grad).to(ctx.input_dtype))
+def _to_copy_backward(ctx):
+    # a real input of a complex copy takes the gradient's real part (torch's _to_copy_backward)
+    grad = real(ctx.grad) if not ctx.input_dtype.is_complex else ctx.grad
+    if ctx.input_device is None:
+        return grad.to(ctx.input_dtype)
+    return grad.to(ctx.input_device, ctx.input_dtype)
 
 
-def to_copy(input, dtype):
-    """A copy of input cast to dtype, differentiable back to input's dtype."""
+_to_copy.derivatives(input=_to_copy_backward)
+
+
+def to_copy(input, dtype, device=None):
+    """A copy of input cast to dtype (and moved to device), differentiable back to input's
+    dtype and device."""
     if input.dtype.is_complex and not dtype.is_complex:
         warn("Casting complex values to real discards the imaginary part")
-    return _to_copy(input, dtype, input.dtype)
+    if device is None:
+        return _to_copy(input, dtype, input.dtype)
+    return _to_copy(input, dtype, input.dtype, device, input.device)
 
 
 def _tensor_where(input, condition, other):

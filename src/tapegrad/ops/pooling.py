@@ -195,7 +195,7 @@ def _first_max(xp, windows, offsets, nd):
     for k in range(1, len(views)):
         differs = views[k - 1] != best
         not_yet = differs if not_yet is None else xp.logical_and(not_yet, differs, out=not_yet)
-        step = not_yet * xp.int32(offsets[k] - offsets[k - 1])
+        step = not_yet * xp.asarray(offsets[k] - offsets[k - 1], xp.int32)
         offset = step if offset is None else xp.add(offset, step, out=offset)
     return best, offset
 

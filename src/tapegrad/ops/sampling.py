@@ -8,7 +8,7 @@ NotImplemented, whose backward raises), and so does tapegrad. Draws are torch's 
 """
 import numpy as np
 
-from .. import _dtype, _mt, _random
+from .. import _backend, _dtype, _mt, _random
 from .._device import tensor_device
 from .._tensor import Tensor
 from ..autograd import grad_mode
@@ -27,7 +27,7 @@ def _drawn_op(node_name, name, formula=_zero):
     write it over input, torch.bernoulli and torch.poisson return it."""
     @defop(node_name, name=name)
     def drawn(xp, input: Tensor, draw):
-        return xp.asarray(draw(input), dtype=input.dtype)
+        return _backend.beside(input, xp.asarray(draw(input), dtype=input.dtype))
     drawn.derivatives(input=formula)
     return drawn
 

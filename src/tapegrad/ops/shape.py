@@ -4,7 +4,7 @@ squeeze_, unsqueeze_), resize_, and the select/slice/alias views that indexing b
 
 import numpy as np
 
-from .. import _dtype, _layout
+from .. import _backend, _dtype, _layout
 from .._tensor import Tensor
 from ..autograd import forward_ad, grad_mode
 from ._checks import int_list, numel, type_name, wrap_dim, wrap_dims
@@ -114,8 +114,11 @@ def reshape(input, *shape):
         return input.reshape(*shape)  # (a view where it can be, else a copy)
     shape = infer_shape(shape, input.numel(), "reshape", "shape")
     try:
-        np.reshape(input._data, shape, copy=False)
-    except ValueError:
+        if type(input._data) is np.ndarray:
+            np.reshape(input._data, shape, copy=False)
+        else:  # CuPy's reshape has no copy=; setting a view's shape fails as it would copy
+            input._data.view().shape = shape
+    except (ValueError, AttributeError):
         from .pointwise import clone
         return unsafe_view(clone(input, memory_format=_layout.contiguous_format), shape)
     return (_view if input._data.flags.c_contiguous else _reshape_alias)(input, shape)
@@ -616,8 +619,8 @@ def zeros_of(like, shape=None):
     array for an array (a formula's value running on arrays)."""
     shape = like.shape if shape is None else shape
     if is_array(like):
-        return np.zeros(shape, like.dtype)
-    return Tensor._make(np.zeros(shape, like.dtype.numpy))
+        return _backend.array_module(like).zeros(shape, like.dtype)
+    return Tensor._make(_backend.array_module(like._data).zeros(shape, like.dtype.numpy))
 
 
 # They build on this module: import them last.

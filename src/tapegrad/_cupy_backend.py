@@ -1,0 +1,63 @@
+"""The "cuda" device on CuPy (the optional extra `gpu`): CuPy arrays behind cuda tensors.
+
+Imported only when something asks for cuda; raises ImportError when CuPy or a CUDA device is
+missing, and tapegrad then answers as torch's CPU-only build does.
+"""
+try:
+    import cupy
+except Exception as error:  # CuPy raises more than ImportError when CUDA libraries are missing
+    raise ImportError(f"CuPy is not usable: {error}") from error
+
+
+class CupyBackend:
+    type = "cuda"
+
+    def __init__(self):
+        try:
+            count = cupy.cuda.runtime.getDeviceCount()
+        except cupy.cuda.runtime.CUDARuntimeError as error:
+            raise ImportError(f"CuPy finds no CUDA device: {error}") from error
+        if not count:
+            raise ImportError("CuPy finds no CUDA device")
+        self.array_type, self.xp, self._count = cupy.ndarray, cupy, count
+
+    def device_count(self):
+        return self._count
+
+    def current_index(self):
+        return cupy.cuda.runtime.getDevice()
+
+    def set_current(self, index):
+        cupy.cuda.runtime.setDevice(index)
+
+    def index_of(self, array):
+        return array.device.id
+
+    def to_device(self, array, index):
+        with cupy.cuda.Device(index):
+            return cupy.asarray(array) if self.index_of_any(array) is None else array.copy()
+
+    @staticmethod
+    def index_of_any(array):
+        return array.device.id if isinstance(array, cupy.ndarray) else None
+
+    def to_host(self, array):
+        return cupy.asnumpy(array)
+
+    def synchronize(self, index):
+        with cupy.cuda.Device(index):
+            cupy.cuda.runtime.deviceSynchronize()
+
+    def device_name(self, index):
+        return cupy.cuda.runtime.getDeviceProperties(index)["name"].decode()
+
+    def memory_allocated(self, index):
+        with cupy.cuda.Device(index):
+            return cupy.get_default_memory_pool().used_bytes()
+
+    def empty_cache(self):
+        cupy.get_default_memory_pool().free_all_blocks()
+
+    def manual_seed(self, seed, index):
+        with cupy.cuda.Device(index):
+            cupy.random.seed(seed)

@@ -1,0 +1,250 @@
+"""A stand-in for a GPU on any machine: NumPy arrays that claim to live on "cuda:N".
+
+`DeviceArray` holds a NumPy array and behaves as a CuPy array does towards the rest of the
+program: its own methods, operators and indexing work (results stay on its device), and
+`FakeCupy` (its array module, tapegrad's `xp` for it) runs NumPy's functions on it, but NumPy
+itself refuses it, as NumPy refuses CuPy's arrays: `np.asarray(a)` raises CuPy's TypeError
+and a NumPy function handed one raises too. So an op or helper that calls `np.` on a device
+array instead of `xp.` fails here as it would on a GPU, and so does one that mixes arrays of
+two devices. `install(count)` registers it as tapegrad's cuda backend.
+"""
+import operator
+import types
+
+import numpy as np
+
+from tapegrad import _backend
+
+IMPLICIT = ("Implicit conversion to a NumPy array is not allowed. Please use `.get()` to "
+            "construct a NumPy array explicitly.")  # CuPy's words
+
+
+class DeviceArray:
+    __slots__ = ("array", "index")
+
+    def __init__(self, array, index):
+        self.array, self.index = array, index
+
+    # NumPy refuses device arrays, as it refuses CuPy's
+    def __array__(self, *args, **kwargs):
+        raise TypeError(IMPLICIT)
+
+    def __array_ufunc__(self, ufunc, method, *args, **kwargs):
+        raise TypeError(f"NumPy's {ufunc.__name__} was handed a device array: use xp")
+
+    def __array_function__(self, function, types, args, kwargs):
+        raise TypeError(f"NumPy's {function.__name__} was handed a device array: use xp")
+
+    def get(self):
+        return self.array.copy()
+
+    @property
+    def shape(self):
+        return self.array.shape
+
+    @shape.setter
+    def shape(self, value):  # in place, without a copy, or an error (as CuPy's)
+        self.array.shape = value
+
+    def __getattr__(self, name):
+        if name.startswith("__"):  # __array_interface__ and the like would hand NumPy the data
+            raise AttributeError(name)
+        value = getattr(self.array, name)
+        if callable(value):
+            return lambda *args, **kwargs: _wrap(value(*_unwrap(args, self.index),
+                                                        **_unwrap(kwargs, self.index)),
+                                                  self.index)
+        return _wrap(value, self.index)
+
+    def __getitem__(self, key):
+        return _wrap(self.array[_unwrap(key, self.index)], self.index)
+
+    def __setitem__(self, key, value):
+        self.array[_unwrap(key, self.index)] = _unwrap(value, self.index)
+
+    def __len__(self):
+        return len(self.array)
+
+    def __iter__(self):
+        return (_wrap(row, self.index) for row in self.array)
+
+    def __bool__(self):
+        return bool(self.array)
+
+    def __float__(self):
+        return float(self.array)
+
+    def __int__(self):
+        return int(self.array)
+
+    def __index__(self):
+        return operator.index(self.array)
+
+    def __complex__(self):
+        return complex(self.array)
+
+    def __repr__(self):
+        return f"DeviceArray({self.array!r}, cuda:{self.index})"
+
+
+def _binary(name):
+    def method(self, *args):
+        return _wrap(getattr(self.array, name)(*_unwrap(args, self.index)), self.index)
+    return method
+
+
+for _name in ("add sub mul truediv floordiv mod pow matmul and or xor lshift rshift".split()):
+    for _form in ("__{}__", "__r{}__", "__i{}__"):
+        setattr(DeviceArray, _form.format(_name), _binary(_form.format(_name)))
+for _name in ("lt le gt ge eq ne neg pos abs invert".split()):
+    setattr(DeviceArray, f"__{_name}__", _binary(f"__{_name}__"))
+DeviceArray.__hash__ = None
+
+
+def _unwrap(value, index):
+    """NumPy's arrays from device arrays of `index` (nested in tuples, lists, dicts); a host
+    ndarray or another device's array is refused, as CuPy refuses them."""
+    kind = type(value)
+    if kind is DeviceArray:
+        if value.index != index:
+            raise ValueError(f"The device where the array resides ({value.index}) is different "
+                             f"from the current device ({index}).")
+        return value.array
+    if kind is np.ndarray:
+        raise TypeError(f"Unsupported type {np.ndarray}")
+    if kind in (tuple, list):
+        return kind(_unwrap(v, index) for v in value)
+    if kind is dict:
+        return {k: _unwrap(v, index) for k, v in value.items()}
+    if kind is slice:
+        return slice(*(_unwrap(v, index) for v in (value.start, value.stop, value.step)))
+    return value
+
+
+def _wrap(value, index):
+    """Arrays (and NumPy scalars, which CuPy returns as 0-d arrays) back onto the device."""
+    if isinstance(value, np.ndarray):
+        return DeviceArray(value, index)
+    if isinstance(value, np.generic):
+        return DeviceArray(np.asarray(value), index)
+    if type(value) in (tuple, list):
+        return type(value)(_wrap(v, index) for v in value)
+    if isinstance(value, tuple) and hasattr(value, "_fields"):  # NumPy's named results
+        return type(value)(*(_wrap(v, index) for v in value))
+    return value
+
+
+def _index_of(args):
+    """The device of the first device array among a call's arguments."""
+    for value in args:
+        if type(value) is DeviceArray:
+            return value.index
+        if type(value) in (tuple, list):
+            found = _index_of(value)
+            if found is not None:
+                return found
+    return None
+
+
+class FakeCupy:
+    """NumPy's namespace (and its submodules) run on device arrays; what it makes lands on the
+    current device."""
+
+    ndarray = DeviceArray
+
+    def __init__(self, backend, module=np):
+        self._backend, self._module = backend, module
+
+    def __getattr__(self, name):
+        value = getattr(self._module, name)
+        if isinstance(value, types.ModuleType):
+            return FakeCupy(self._backend, value)
+        if isinstance(value, np.ufunc):
+            return _Ufunc(value, self._backend)
+        if callable(value) and not isinstance(value, type):
+            return _on_device(value, self._backend)
+        return value
+
+    def asarray(self, value, dtype=None, **kwargs):
+        if type(value) is DeviceArray:
+            return value if dtype is None else value.astype(dtype, copy=False)
+        if type(value) is np.ndarray:
+            raise TypeError(f"Unsupported type {np.ndarray}")  # a move goes through to_device
+        return DeviceArray(np.asarray(value, dtype, **kwargs), self._backend.current)
+
+    def asnumpy(self, value):
+        return value.array.copy()
+
+
+def _on_device(function, backend):
+    def run(*args, **kwargs):
+        index = _index_of((*args, *kwargs.values()))
+        index = backend.current if index is None else index
+        return _wrap(function(*_unwrap(args, index), **_unwrap(kwargs, index)), index)
+    return run
+
+
+class _Ufunc:
+    def __init__(self, ufunc, backend):
+        self._ufunc, self._backend = ufunc, backend
+
+    def __call__(self, *args, **kwargs):
+        return _on_device(self._ufunc, self._backend)(*args, **kwargs)
+
+    def __getattr__(self, name):
+        value = getattr(self._ufunc, name)
+        return _on_device(value, self._backend) if callable(value) else value
+
+
+class DoubleBackend:
+    """tapegrad's backend protocol (_backend.py) for DeviceArrays on `count` fake devices."""
+    type = "cuda"
+    array_type = DeviceArray
+
+    def __init__(self, count):
+        self._count, self.current, self.xp = count, 0, FakeCupy(self)
+        self.seed, self.synchronized = None, 0
+
+    def device_count(self):
+        return self._count
+
+    def current_index(self):
+        return self.current
+
+    def set_current(self, index):
+        self.current = index
+
+    def index_of(self, array):
+        return array.index
+
+    def to_device(self, array, index):
+        host = array.array if type(array) is DeviceArray else array
+        return DeviceArray(np.array(host, copy=True), index)
+
+    def to_host(self, array):
+        return array.array.copy()
+
+    def synchronize(self, index):
+        self.synchronized += 1
+
+    def device_name(self, index):
+        return "tapegrad test double"
+
+    def memory_allocated(self, index):
+        return 0
+
+    def empty_cache(self):
+        pass
+
+    def manual_seed(self, seed, index):
+        self.seed = seed
+
+
+def install(count=2):
+    backend = DoubleBackend(count)
+    _backend.register(backend)
+    return backend
+
+
+def uninstall():
+    _backend.unregister("cuda")
