@@ -4,6 +4,7 @@ import re
 
 import numpy as np
 
+from .. import _backend
 from .._tensor import Tensor
 from ._checks import (broadcast_shapes, fill_value, is_number, overload_error, type_name,
                       wrap_dim)
@@ -149,12 +150,12 @@ def getitem(input, key):
                 result, applied = _slice_dim(result, dim, item), True
             advanced.append(slice(None))
             dim, source_dim = dim + 1, source_dim + 1
-        elif isinstance(item, np.ndarray) and item.ndim == 0 and item.dtype == bool:
+        elif _is_index_array(item) and item.ndim == 0 and item.dtype == bool:
             # x[True] adds a dim (like None) and keeps it: a one-element mask over it
             result, applied = unsqueeze_view(result, dim), True
             advanced.append(item.reshape(1))
             dim += 1
-        elif isinstance(item, np.ndarray):
+        elif _is_index_array(item):
             _check_index_array(item, input.shape, source_dim)
             advanced.append(item)
             width = _consumed_dims(item)
@@ -162,7 +163,10 @@ def getitem(input, key):
         else:
             result, applied = _select_dim(result, dim, int(item), source_dim), True
             source_dim += 1
-    if any(isinstance(item, np.ndarray) for item in advanced):
+    if any(_is_index_array(item) for item in advanced):
+        if _backend.active:  # index arrays made from lists go where the data is, as torch's
+            advanced = [_backend.beside(input._data, item) if type(item) is np.ndarray else item
+                        for item in advanced]
         return _index(result, tuple(advanced))
     return result if applied else alias_view(input)
 
@@ -185,6 +189,12 @@ def _spans_dim(item, size):
     or past the dim's size."""
     return (item.start in (None, 0) and item.step in (None, 1)
             and (item.stop is None or item.stop >= size))
+
+
+def _is_index_array(item):
+    """An index (or mask) array of a key: NumPy's, or a device's (a cuda index tensor's)."""
+    return isinstance(item, np.ndarray) or (_backend.active
+                                            and type(item) in _backend.ARRAY_TYPES)
 
 
 def _check_index_array(item, shape, dim):
@@ -392,7 +402,10 @@ def nonzero_static(input, *, size, fill_value=-1):
 
 def _along(index, dim):
     """An index tuple selecting index[i...] along dim and position i... elsewhere."""
-    grid = list(np.indices(index.shape, sparse=True))
+    xp, ndim = _backend.array_module(index), index.ndim
+    # np.indices(index.shape, sparse=True), in words that CuPy has too
+    grid = [xp.arange(n).reshape((1,) * d + (n,) + (1,) * (ndim - d - 1))
+            for d, n in enumerate(index.shape)]
     grid[dim] = index
     return tuple(grid)
 

@@ -27,7 +27,7 @@ def _drawn_op(node_name, name, formula=_zero):
     write it over input, torch.bernoulli and torch.poisson return it."""
     @defop(node_name, name=name)
     def drawn(xp, input: Tensor, draw):
-        return _backend.beside(input, xp.asarray(draw(input), dtype=input.dtype))
+        return _backend.beside(input, np.asarray(draw(input), dtype=input.dtype))  # host draws
     drawn.derivatives(input=formula)
     return drawn
 
