@@ -30,10 +30,10 @@ class DeviceArray:
         raise TypeError(IMPLICIT)
 
     def __array_ufunc__(self, ufunc, method, *args, **kwargs):
-        raise TypeError(f"NumPy's {ufunc.__name__} was handed a device array: use xp")
+        raise TypeError(f"{IMPLICIT} (NumPy's {ufunc.__name__} was handed a device array)")
 
     def __array_function__(self, function, types, args, kwargs):
-        raise TypeError(f"NumPy's {function.__name__} was handed a device array: use xp")
+        raise TypeError(f"{IMPLICIT} (NumPy's {function.__name__} was handed a device array)")
 
     def get(self):
         return self.array.copy()

@@ -148,6 +148,14 @@ def test_host_conversions_copy_or_refuse(gpu):
                                                  "grad_fn=<MulBackward0>)")
 
 
+def test_an_op_without_a_device_path_says_so(gpu):
+    # LAPACK through SciPy is host-only: the op names itself and the device, never copying
+    # the data to the host behind the user's back
+    with pytest.raises(NotImplementedError, match="tapegrad's lu_factor_ex does not run on "
+                                                  "cuda:0 yet: it reaches a NumPy-only function"):
+        tapegrad.linalg.lu_factor(tapegrad.eye(3, device="cuda"))
+
+
 # ---- gradients on the device -------------------------------------------------------------
 
 def test_accumulation_hooks_and_higher_order_stay_on_the_device(gpu):

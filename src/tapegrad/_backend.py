@@ -104,6 +104,20 @@ def in_module(xp, function):
     return function if xp is np else getattr(xp, function.__name__)
 
 
+# What CuPy (and the test double) say when handed a host array or asked to become one: an op
+# that meets them calls a NumPy-only function on device data.
+_REFUSALS = ("Implicit conversion to a NumPy array is not allowed", "Unsupported type")
+
+
+def refused(error):
+    """Whether error is a device backend refusing NumPy's arrays or functions."""
+    return any(text in str(error) for text in _REFUSALS)
+
+
+def first_device_array(arrays):
+    return next((a for a in arrays if type(a) in _BY_ARRAY_TYPE), None)
+
+
 def array_module(array):
     """The array module of one array."""
     backend = _BY_ARRAY_TYPE.get(type(array)) if active else None

@@ -334,6 +334,11 @@ class Op:
         except TypeError as error:
             if "'NoneType'" in str(error):  # mul(x, None): torch's words, not Python's
                 self.refuse_none(inputs)
+            if xp is not np and _backend.refused(error):
+                raise NotImplementedError(
+                    f"tapegrad's {self.__name__.lstrip('_')} does not run on "
+                    f"{_backend.device_of(_backend.first_device_array(forward_args))} yet: "
+                    f"it reaches a NumPy-only function ({error})") from error
             raise
         finally:
             if quiet is not None:

@@ -417,7 +417,7 @@ def _qr_square_backward(Q, R, grad_Q, grad_R):
     # torch's copyltu: the Hermitian matrix with M's lower part and the real part of its diagonal
     symmetric = lower + _mH(lower) + diag_embed(real(on_diagonal) if _is_complex(M)
                                                 else on_diagonal)
-    if (np.diagonal(R._data, 0, -2, -1) == 0).any():  # a rank-deficient A
+    if (R._data.diagonal(0, -2, -1) == 0).any():  # a rank-deficient A
         return _substitute_right(R, grad_Q + matmul(Q, symmetric))
     return _solve(_mH(R), grad_Q + matmul(Q, symmetric), False)
 

@@ -341,7 +341,8 @@ def masked_select(input, mask):
     if mask.dtype.name != "bool":
         raise RuntimeError("masked_select: expected BoolTensor for mask")
     shape = broadcast_shapes(mask.shape, input.shape)
-    return _masked_select(input, np.broadcast_to(mask._data, shape))
+    return _masked_select(input, _backend.array_module(mask._data).broadcast_to(mask._data,
+                                                                               shape))
 
 
 @defop("TakeBackward0", save=("index",))
@@ -464,7 +465,7 @@ def take_along_dim(input, indices, dim=None):
     dim = wrap_dim(dim, input.ndim)
     index_shape = broadcast_shapes(_with_size(input.shape, dim, indices), indices.shape)
     input_shape = broadcast_shapes(_with_size(indices.shape, dim, input), input.shape)
-    index = np.broadcast_to(indices._data, index_shape)
+    index = _backend.array_module(indices._data).broadcast_to(indices._data, index_shape)
     size = input.shape[dim]
     if size == 0 and index.size:  # torch wraps the indices with a remainder by the size
         raise RuntimeError("ZeroDivisionError")

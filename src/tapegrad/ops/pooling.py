@@ -11,6 +11,7 @@ import itertools
 
 import numpy as np
 
+from .. import _backend
 from .._tensor import Tensor
 from . import reduction
 from ._checks import numel, wrap_dim
@@ -435,6 +436,7 @@ def _along_axis(xp, array, axis, index, weight):
             term = array[(slice(None),) * axis + (slice(positions[0], positions[-1] + 1,
                                                         step),)] * factor
         else:
+            positions = _backend.beside(array, positions)  # host-made: to the data's device
             used = positions >= 0
             term = xp.take(array, xp.where(used, positions, 0), axis=axis)
             term *= factor

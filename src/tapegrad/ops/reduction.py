@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 
+from .. import _backend
 from .._tensor import Tensor
 from ..autograd.engine import summed_dims
 from ..autograd.grad_mode import is_recording
@@ -522,7 +523,8 @@ def value_selecting_backward(grad, indices, shape, dim, keepdim, distinct=False)
     # the indices only say where: an array, also in a formula on arrays
     index = indices._data if isinstance(indices, Tensor) else indices
     if not keepdim:
-        grad, index = unsqueeze(grad, dim), np.expand_dims(index, dim)
+        grad = unsqueeze(grad, dim)
+        index = _backend.array_module(index).expand_dims(index, dim)
     if distinct:
         return scatter_into_zeros(grad, shape, dim, index)
     return scatter_add_into_zeros(grad, shape, dim, index)
