@@ -11,6 +11,7 @@ import numpy as np
 
 from . import _dtype, _layout, _printing
 from ._tensor import Size, Tensor
+from .autograd import grad_mode
 
 __all__ = ["sparse_coo", "sparse_coo_tensor"]
 
@@ -247,6 +248,9 @@ def to_sparse(tensor, sparse_dim=None, *, layout=None, blocksize=None, dense_dim
     """The nonzero entries of a dense tensor (over its first sparse_dim dims), coalesced."""
     if layout not in (None, sparse_coo) or blocksize is not None or dense_dim is not None:
         raise NotImplementedError("to_sparse: only the sparse_coo layout is implemented")
+    if tensor.requires_grad and grad_mode.is_grad_enabled():
+        raise NotImplementedError("to_sparse: tapegrad's sparse tensors do not require grad "
+                                  "(autograd through sparse values is not implemented)")
     array = tensor._data
     sparse_dim = array.ndim if sparse_dim is None else sparse_dim
     occupied = (array != 0).reshape(array.shape[:sparse_dim] + (-1,)).any(-1)
