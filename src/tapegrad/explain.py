@@ -10,6 +10,7 @@ Only torch's public graph API is used, so torch's own graphs can be explained as
 """
 import dataclasses
 import html
+from typing import Any
 
 import numpy as np
 
@@ -210,7 +211,8 @@ class Report:
         return "\n".join(lines)
 
 
-def backward(output, gradient=None, retain_graph=None, jacobian=False, params=None):
+def backward(output: Any, gradient: Any = None, retain_graph: bool | None = None,
+             jacobian: bool = False, params: Any = None) -> Report:
     """Run output.backward(gradient) and return a Report of every step: print(report) (or
     display it at a prompt or in Jupyter) to read it, report.table() for one row per input.
 

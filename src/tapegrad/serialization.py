@@ -9,6 +9,7 @@ import json
 import math
 import os
 import struct
+from typing import IO, Any, Union
 
 import numpy as np
 
@@ -16,6 +17,7 @@ import tapegrad
 
 from ._torch_format import WeightsOnlyError, read_torch_zip, write_torch_zip
 
+FileLike = Union[str, os.PathLike, IO[bytes]]  # a path, or a binary file object
 STRUCTURE_KEY = "tapegrad"  # the safetensors metadata entry holding the JSON structure
 _FORMATS = ("safetensors", "torch")
 _DTYPES = ("float64", "float32", "float16", "int64", "int32", "int16", "int8", "uint8", "bool",
@@ -184,7 +186,7 @@ def _detect_format(data, name):
                      f"archive (it starts with {data[:8]!r})")
 
 
-def _save_format(f, format):
+def _save_format(f: FileLike, format: str | None) -> str:
     """The format asked for, else the one a path's extension names: .safetensors is
     safetensors; .pt, .pth, any other name and file objects get torch's zip format, as
     torch.save writes them (it needs no optional package)."""
@@ -197,7 +199,8 @@ def _save_format(f, format):
     return "torch"
 
 
-def save(obj, f, pickle_module=None, pickle_protocol=2, *, format=None):
+def save(obj: Any, f: FileLike, pickle_module: Any = None, pickle_protocol: int = 2, *,
+         format: str | None = None) -> None:
     """Save tensors, state dicts and optimizer states to a path or binary file object.
 
     The format follows the path's extension unless format= names it: "model.safetensors"
@@ -220,8 +223,9 @@ def save(obj, f, pickle_module=None, pickle_protocol=2, *, format=None):
         f.write(data)
 
 
-def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=None,
-         **pickle_load_args):
+def load(f: FileLike, map_location: Any = None, pickle_module: Any = None, *,
+         weights_only: bool = True, mmap: bool | None = None,
+         **pickle_load_args: Any) -> Any:
     """Load what tapegrad.save or torch.save wrote, telling the formats apart by their bytes.
 
     Nothing in the file is ever executed: PyTorch files go through a restricted unpickler

@@ -10,6 +10,7 @@ import functools
 import html
 from collections import Counter
 from collections.abc import Mapping
+from typing import Any
 
 __all__ = ["GraphText", "draw", "node_titles", "param_names", "saved_values", "tensor_summary",
            "text"]
@@ -31,7 +32,8 @@ class GraphText(str):
         return "<pre>" + html.escape(self) + "</pre>"
 
 
-def text(tensor_or_tensors, params=None, show_shapes=True, ascii=False):
+def text(tensor_or_tensors: Any, params: Any = None, show_shapes: bool = True,
+         ascii: bool = False) -> GraphText:
     """The backward graph as an indented tree (a str): the output's grad_fn, then its inputs
     below it. `print(viz.text(y))` shows it; so does displaying it at a prompt or in Jupyter.
 
@@ -45,7 +47,7 @@ def text(tensor_or_tensors, params=None, show_shapes=True, ascii=False):
     titles = node_titles(outputs)
     chars = _ASCII if ascii else _BOX
     lines = []
-    seen = set()
+    seen: set = set()
     for k, output in enumerate(outputs):
         summary = tensor_summary(output, names.get(id(output), _output_name(k, outputs)),
                                  show_shapes)
@@ -63,7 +65,8 @@ def text(tensor_or_tensors, params=None, show_shapes=True, ascii=False):
     return GraphText("\n".join(lines))
 
 
-def draw(tensor_or_tensors, params=None, show_saved=False, show_shapes=True):
+def draw(tensor_or_tensors: Any, params: Any = None, show_saved: bool = False,
+         show_shapes: bool = True) -> Any:
     """The backward graph as a graphviz.Digraph: `.render(path, format="svg")` saves it and
     Jupyter displays it inline. Needs the `graphviz` package (pip install tapegrad[viz]) and,
     to render, Graphviz's `dot` program (apt-get install graphviz, brew install graphviz or
