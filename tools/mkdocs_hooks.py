@@ -2,7 +2,7 @@
 section of the navigation when their files exist, so the build stays strict either way."""
 from pathlib import Path
 
-OPTIONAL_GUIDES = {"Distributed training": "distributed.md", "Devices (more)": "devices.md"}
+OPTIONAL_GUIDES = {"Distributed training": "distributed.md", "Accelerator devices": "devices.md"}
 
 
 def on_config(config):
