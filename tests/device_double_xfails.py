@@ -41,6 +41,7 @@ XFAILS = {
     'diagonal_scatter': "main: TypeError: Implicit conversion to a NumPy array is not allowed. Please use `.get()` to construct a NumPy array explicitly. (NumPy's diagonal was handed a device array)",
     'diagonal_scatter_method': "3x3,2: TypeError: Implicit conversion to a NumPy array is not allowed. Please use `.get()` to construct a NumPy array explicitly. (NumPy's diagonal was handed a device array)",
     'eigh_eigenvectors': '3x3: RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!',
+    'embedding': "sparse: TypeError: Implicit conversion to a NumPy array is not allowed. Please use `.get()` to construct a NumPy array explicitly. (NumPy's add was handed a device array)",
     'embedding_bag': "sum: TypeError: Implicit conversion to a NumPy array is not allowed. Please use `.get()` to construct a NumPy array explicitly. (NumPy's flatnonzero was handed a device array)",
     'embedding_bag-max': "max: TypeError: Implicit conversion to a NumPy array is not allowed. Please use `.get()` to construct a NumPy array explicitly. (NumPy's flatnonzero was handed a device array)",
     'fft2': '3x4: AttributeError: __array_interface__',

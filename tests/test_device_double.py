@@ -213,6 +213,18 @@ def test_a_model_trains_on_the_device_as_on_the_cpu(gpu):
     np.testing.assert_allclose(gpu_loss.item(), cpu_loss.item(), rtol=1e-6)
 
 
+@pytest.mark.parametrize("model", ["mlp", "cnn"])
+def test_the_main_job_trains_on_the_device_as_on_the_cpu(gpu, model, tmp_path):
+    for extra in ("sklearn", "tqdm", "matplotlib", "threadpoolctl"):
+        pytest.importorskip(extra)
+    from tapegrad.examples import digits
+    runs = {device: digits.main(["--model", model, "--epochs", "1", "--device", device,
+                                 "--plot", str(tmp_path / f"{device}.png")])[model]
+            for device in ("cpu", "cuda")}
+    np.testing.assert_allclose(runs["cuda"]["loss"], runs["cpu"]["loss"], rtol=1e-5)
+    assert runs["cuda"]["accuracy"] == runs["cpu"]["accuracy"]
+
+
 # ---- every op-database sample on the device ----------------------------------------------
 
 def _moved(value, device):
@@ -221,6 +233,10 @@ def _moved(value, device):
     if isinstance(value, tuple):
         return tuple(_moved(item, device) for item in value)
     return value
+
+
+def _dense(tensor):
+    return tensor.to_dense() if tensor.is_sparse else tensor
 
 
 def run_on(device, row, sample):
@@ -241,7 +257,7 @@ def run_on(device, row, sample):
     if differentiable:
         tapegrad.autograd.backward(differentiable, [tapegrad.ones_like(out)
                                                     for out in differentiable])
-    grads = [None if leaf.grad is None else leaf.grad.cpu().numpy() for leaf in leaves]
+    grads = [None if leaf.grad is None else _dense(leaf.grad).cpu().numpy() for leaf in leaves]
     return [out.detach().cpu().numpy() for out in outputs], grads
 
 

@@ -56,6 +56,11 @@ def _load_cupy():
     register(backend)
 
 
+def on_device(array):
+    """Whether array lives on a device (not NumPy's: an ndarray or a NumPy scalar)."""
+    return active and type(array) in _BY_ARRAY_TYPE
+
+
 def device_of(array):
     """The device of an array: the cpu for NumPy's."""
     if type(array) is np.ndarray or not active:

@@ -651,7 +651,7 @@ def _like_array(input, dtype, device, memory_format, pin_memory, name):
                         f"{type_name(input)}")
     tensor_device(input.device if device is None else device, _LIKE_KERNEL, pin_memory)
     dtype = dtype or input.dtype
-    if type(input._data) is not np.ndarray:  # built on the host, then placed: no input copy
+    if _backend.on_device(input._data):  # built on the host, then placed: no input copy
         return np.empty(input._data.shape, dtype.numpy), dtype
     array = np.empty_like(input._data, dtype=dtype.numpy)
     return laid_out(array, memory_format), dtype

@@ -348,7 +348,7 @@ class Tensor:
         return self._data.tolist()
 
     def numpy(self, *, force=False):
-        if type(self._data) is not np.ndarray:
+        if _backend.on_device(self._data):
             if not force:
                 raise TypeError(f"can't convert {self.device} device type tensor to numpy. Use "
                                 "Tensor.cpu() to copy the tensor to host memory first.")
@@ -426,7 +426,7 @@ class Tensor:
             tail = ("requires_grad=True",)
         if "_tangent" in self.__dict__:  # a dual tensor of forward-mode AD
             tail += (f"tangent={self.__dict__['_tangent']!r}",)
-        if type(self._data) is np.ndarray:
+        if not _backend.on_device(self._data):
             return _printing.format_tensor(self._data, self.dtype.name,
                                            _dtype.get_default_dtype().name, tail)
         # a device tensor prints from a host copy, as torch's does

@@ -4,6 +4,7 @@
     python -m tapegrad.examples.digits                  # both models, 20 epochs each
     python -m tapegrad.examples.digits --model cnn --epochs 5 --plot cnn.png
     mpiexec -n 2 python -m tapegrad.examples.digits --distributed   # data-parallel, 2 ranks
+    python -m tapegrad.examples.digits --device cuda    # on a GPU (the gpu extra: CuPy)
 
 The model and training code is ordinary PyTorch code; only the import differs. scikit-learn
 supplies the data (1,797 images bundled with it: nothing is downloaded), tqdm the progress
@@ -72,11 +73,12 @@ def make_mlp():
 MODELS = {"cnn": make_cnn, "mlp": make_mlp}
 
 
-def train_epoch(model, loader, optimizer, scheduler, loss_fn, progress):
+def train_epoch(model, loader, optimizer, scheduler, loss_fn, progress, device):
     """One pass over the training batches, one progress step each; returns the mean loss."""
     model.train()
     total, count = 0.0, 0
     for images, labels in loader:
+        images, labels = images.to(device), labels.to(device)
         optimizer.zero_grad()
         loss = loss_fn(model(images), labels)
         loss.backward()
@@ -101,7 +103,8 @@ def accuracy(model, images, labels):
 def train(name, data, args, progress):
     """Train one model from a seeded start; returns it and its per-epoch loss and accuracy."""
     torch.manual_seed(args.seed)
-    model = MODELS[name]()
+    model = MODELS[name]().to(args.device)
+    test_images, test_labels = (tensor.to(args.device) for tensor in data["test"])
     dataset = TensorDataset(*data["train"])
     if args.distributed:  # each rank takes its share of every batch; DDP averages gradients
         sampler = DistributedSampler(dataset, seed=args.seed)
@@ -123,8 +126,8 @@ def train(name, data, args, progress):
         if args.distributed:
             sampler.set_epoch(epoch)
         history["loss"].append(train_epoch(model, loader, optimizer, scheduler, loss_fn,
-                                           progress))
-        history["accuracy"].append(accuracy(model, *data["test"]))
+                                           progress, args.device))
+        history["accuracy"].append(accuracy(model, test_images, test_labels))
         progress.set_postfix(loss=f"{history['loss'][-1]:.4f}",
                              accuracy=f"{history['accuracy'][-1]:.2%}", refresh=False)
         # tqdm.write prints above the bar, which stays at the bottom of the terminal
@@ -180,12 +183,17 @@ def parse_args(argv):
     parser.add_argument("--blas-threads", type=int, default=1,
                         help="BLAS threads for NumPy (default 1: these matrices are too small "
                              "to gain from more; 0 keeps NumPy's default)")
+    parser.add_argument("--device", default=None,
+                        help="where to train: cpu, or cuda on a GPU (the gpu extra); default "
+                             "cuda when one is available, else cpu")
     parser.add_argument("--distributed", action="store_true",
                         help="train data-parallel on the ranks of `mpiexec -n N` (needs the "
                              "distributed extra); each takes 1/N of every batch")
     args = parser.parse_args(argv)
     if args.epochs < 1:
         parser.error("--epochs must be at least 1")
+    if args.device is None:
+        args.device = "cuda" if torch.cuda.is_available() else "cpu"
     return args
 
 

@@ -126,7 +126,7 @@ def _write(target, result, rerun=None):
                            f"desired output type {target.dtype.legacy_name}")
     if rerun:
         _write_in_turn(target, result, *rerun)
-    elif type(target._data) is np.ndarray:
+    elif not _backend.on_device(target._data):
         np.copyto(strided.writable(target._data), result._data, casting="unsafe")
     else:  # a device array: its library has no read-only arrays
         _backend.array_module(target._data).copyto(target._data, result._data, casting="unsafe")

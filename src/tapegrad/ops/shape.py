@@ -114,7 +114,7 @@ def reshape(input, *shape):
         return input.reshape(*shape)  # (a view where it can be, else a copy)
     shape = infer_shape(shape, input.numel(), "reshape", "shape")
     try:
-        if type(input._data) is np.ndarray:
+        if not _backend.on_device(input._data):
             np.reshape(input._data, shape, copy=False)
         else:  # CuPy's reshape has no copy=; setting a view's shape fails as it would copy
             input._data.view().shape = shape
