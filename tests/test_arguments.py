@@ -234,7 +234,7 @@ REFUSED = {
     "linalg_det_list": lambda lib: lib.linalg.det([[1.0]]),
     "linalg_solve_none": lambda lib: lib.linalg.solve(lib.eye(2), None),
     "ones_like_list": lambda lib: lib.ones_like([1.0]),
-    "full_like_none": lambda lib: lib.full_like(None, 1.0),
+    "full_like_none_input": lambda lib: lib.full_like(None, 1.0),
     "mul_none": lambda lib: lib.mul(lib.ones(2), None),
     "add_none_first": lambda lib: lib.add(None, lib.ones(2)),
     "tensor_times_none": lambda lib: lib.ones(2) * None,

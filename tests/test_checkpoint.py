@@ -12,8 +12,8 @@ STRATEGIES = [True, False]  # use_reentrant
 
 
 def _torch():
-    torch = pytest.importorskip("torch")
-    import torch.utils.checkpoint  # noqa: F401  (the submodule is not imported by torch)
+    pytest.importorskip("torch")
+    import torch.utils.checkpoint  # the submodule is not imported by torch
     return torch
 
 

@@ -152,8 +152,8 @@ def vjp(func, *primals, has_aux=False):
     def vjp_fn(cotangents):
         cotangent_leaves, _ = _flatten(cotangents)
         if len(cotangent_leaves) != len(outputs):
-            raise RuntimeError(f"Expected pytree structure of cotangents to be the same as "
-                               f"pytree structure of outputs to the function")
+            raise RuntimeError("Expected pytree structure of cotangents to be the same as "
+                               "pytree structure of outputs to the function")
         with enable_grad():
             # vjp_fn may be called again (jacrev calls it once per output element)
             grads = autograd_grad(outputs, copies, cotangent_leaves, retain_graph=True,

@@ -10,8 +10,6 @@ torch.
 import collections
 import weakref
 
-import numpy as np
-
 from .. import _backend
 
 from . import grad_mode

@@ -9,7 +9,6 @@ into the same gradient as the true one's, since each row of it sums to zero).
 """
 import numpy as np
 
-from .. import _dtype
 from .._tensor import Tensor
 from ._define import defop
 from .conv import check_float

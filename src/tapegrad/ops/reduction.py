@@ -18,7 +18,7 @@ from ._define import defop
 from ._summation import full_sum
 from .indexing import getitem, masked_fill, scatter_add_into_zeros, scatter_into_zeros
 from .pointwise import div_scalar, maximum, minimum, mul_scalar, where
-from .shape import expand, reshape, transpose, unsqueeze, zeros_of
+from .shape import expand, reshape, unsqueeze, zeros_of
 from .unary import abs, exp, sgn
 from .._warnings import warn
 

@@ -7,7 +7,7 @@ from . import pointwise, reduction
 from ._checks import int_list, wrap_dim, wrap_dims
 from ._define import defop
 from .indexing import index_select_op
-from .shape import varargs, expand, flatten, reshape, unsqueeze, view, zeros_of
+from .shape import expand, flatten, reshape, unsqueeze, view, zeros_of
 
 # ---- reordering copies: flip, roll, repeat, tril/triu ---------------------------------------
 
