@@ -183,7 +183,7 @@ class OpNode(Node):
             for formula, needed in zip(self.op.formulas, self._needs_input_grad):
                 if needed:
                     grad = formula(ctx)
-                    if type(grad) is not np.ndarray:
+                    if type(grad) is not np.ndarray and not _backend.on_device(grad):
                         if not isinstance(grad, np.generic):
                             raise OnTensorsOnly(type(grad).__name__)
                         grad = np.asarray(grad)
@@ -374,7 +374,7 @@ class Op:
         dtype = None
         for i in self.input_positions:
             value = args[i]
-            if isinstance(value, (np.ndarray, np.generic)):
+            if is_array(value):
                 kind = value.dtype.kind
                 if kind == "f" and (dtype is None or value.dtype == dtype):
                     dtype = value.dtype
@@ -384,7 +384,9 @@ class Op:
                     raise OnTensorsOnly(self.__name__)
             elif type(value) is not float and type(value) is not int and value is not None:
                 raise OnTensorsOnly(self.__name__)
-        xp = _backend.array_module(args[self.input_positions[0]]) if _backend.active else np
+        xp = np
+        if _backend.active:
+            xp, args = _backend.module_of(args)
         out = self.forward(xp, *args)
         if type(out) is tuple:
             return tuple(_float_or_mask(o, self) for o in out)

@@ -8,6 +8,7 @@ do from the start of its storage.
 """
 import numpy as np
 
+from .. import _backend
 from .._tensor import Tensor
 from ._checks import wrap_dim
 from ._define import defop
@@ -29,6 +30,10 @@ def _owner(array):
 
 
 def _address(array):
+    if _backend.on_device(array):  # a device's memory is not NumPy's buffer: not yet
+        raise NotImplementedError(f"tapegrad's storage views (as_strided, unfold, view(dtype), "
+                                  f"storage_offset) do not run on {_backend.device_of(array)} "
+                                  "yet")
     return array.__array_interface__["data"][0]
 
 
