@@ -225,6 +225,37 @@ def test_the_main_job_trains_on_the_device_as_on_the_cpu(gpu, model, tmp_path):
     assert runs["cuda"]["accuracy"] == runs["cpu"]["accuracy"]
 
 
+@pytest.mark.parametrize("name", ["w.pt", "w.safetensors"])
+def test_save_and_load_keep_the_device_or_map_it(gpu, tmp_path, name):
+    if name.endswith(".safetensors"):
+        pytest.importorskip("safetensors")
+    path = tmp_path / name
+    state = {"weight": tapegrad.arange(6.0, device="cuda").reshape(2, 3),
+             "bias": tapegrad.ones(2)}
+    tapegrad.save(state, path)
+    loaded = tapegrad.load(path)  # back where each was saved from, as torch's
+    assert (loaded["weight"].device, loaded["bias"].device) == (CUDA0, CPU)
+    assert loaded["weight"].tolist() == state["weight"].tolist()
+    assert tapegrad.load(path, map_location="cpu")["weight"].device == CPU
+    assert tapegrad.load(path, map_location={"cpu": "cuda:0"})["bias"].device == CUDA0
+    on_cpu = tapegrad.load(path, map_location=lambda storage, location: storage)
+    assert on_cpu["weight"].device == CPU
+    device_double.uninstall()  # now no GPU: torch's error, unless mapped to the cpu
+    with pytest.raises(RuntimeError, match="Attempting to deserialize object on a CUDA device "
+                                           "but torch.cuda.is_available\(\) is False"):
+        tapegrad.load(path)
+    assert tapegrad.load(path, map_location=tapegrad.device("cpu"))["weight"].device == CPU
+
+
+def test_torch_loads_what_tapegrad_saved_from_the_device(gpu, tmp_path):
+    torch = pytest.importorskip("torch")
+    tapegrad.save({"w": tapegrad.ones(2, device="cuda")}, tmp_path / "w.pt")
+    # a CPU-only torch reads the cuda location and needs map_location, as for its own files
+    with pytest.raises(RuntimeError, match="Attempting to deserialize object on a CUDA device"):
+        torch.load(tmp_path / "w.pt")
+    assert torch.load(tmp_path / "w.pt", map_location="cpu")["w"].tolist() == [1.0, 1.0]
+
+
 # ---- every op-database sample on the device ----------------------------------------------
 
 def _moved(value, device):

@@ -67,9 +67,45 @@ def _as_parameter(tensor, requires_grad):
     return Parameter(tensor, requires_grad)
 
 
+class _Storage(collections.namedtuple("_Storage", "array location")):
+    """A storage record read from the archive: its flat host array and where torch kept it."""
+
+
+CUDA_WITHOUT_GPU = (
+    "Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is "
+    "False. If you are running on a CPU-only machine, please use torch.load with "
+    "map_location=torch.device('cpu') to map your storages to the CPU.")
+
+
+class PlacementError(RuntimeError):
+    """A tensor of the file cannot go where it is to be loaded (torch raises RuntimeError)."""
+
+
+def placed(tensor, location, map_location):
+    """tensor (read on the host) on the device torch.load would put it: its saved location,
+    or what map_location (a device, a string, a dict of locations, a function) makes of it."""
+    if callable(map_location) and not isinstance(map_location, (str, tapegrad.device)):
+        moved = map_location(tensor, location)
+        return tensor if moved is None else moved
+    if isinstance(map_location, dict):
+        target = map_location.get(location, location)
+    else:
+        target = location if map_location is None else map_location
+    target = tapegrad.device(target)
+    if target.type == "cpu":
+        return tensor
+    if target.type == "cuda" and not tapegrad.cuda.is_available():
+        raise PlacementError(CUDA_WITHOUT_GPU)
+    try:
+        return tensor.to(target)
+    except (RuntimeError, AssertionError) as error:  # a device this build lacks, say
+        raise PlacementError(str(error)) from error
+
+
 def _rebuild_tensor(storage, storage_offset, size, stride, requires_grad=False,
-                    backward_hooks=None, metadata=None):
-    tensor = tapegrad.from_numpy(_strided_view(storage, storage_offset, size, stride))
+                    backward_hooks=None, metadata=None, map_location=None):
+    tensor = tapegrad.from_numpy(_strided_view(storage.array, storage_offset, size, stride))
+    tensor = placed(tensor, storage.location, map_location)
     return tensor.requires_grad_(True) if requires_grad else tensor
 
 
@@ -84,8 +120,6 @@ def _latin1_bytes(text, encoding):
     return text.encode("latin1")
 
 
-def _cpu_device(*args):
-    return tapegrad.device("cpu")  # tapegrad has only the cpu: every location maps to it
 
 
 @functools.cache
@@ -98,7 +132,7 @@ def allowed_globals():
         ("torch._utils", "_rebuild_parameter"): _rebuild_parameter,
         ("torch._utils", "_rebuild_parameter_with_state"): _rebuild_parameter,
         ("torch", "Size"): tapegrad.Size,
-        ("torch", "device"): _cpu_device,
+        ("torch", "device"): tapegrad.device,
         ("_codecs", "encode"): _latin1_bytes,
     }
     for name in ("set", "frozenset", "complex", "bytearray", "slice"):
@@ -119,9 +153,9 @@ class _WeightsUnpickler(pickle._Unpickler):
 
     dispatch = dict(pickle._Unpickler.dispatch)
 
-    def __init__(self, data, read_storage):
+    def __init__(self, data, read_storage, map_location=None):
         super().__init__(io.BytesIO(data))
-        self.read_storage = read_storage
+        self.read_storage, self.map_location = read_storage, map_location
         self.storages = {}
         self.storage_types = set()
 
@@ -133,16 +167,19 @@ class _WeightsUnpickler(pickle._Unpickler):
                 "parameters, dtypes, sizes and plain containers are loaded from a PyTorch "
                 "file (as torch.load(weights_only=True) does), because unpickling anything "
                 "else could run code. Re-save the object as a state dict of tensors.")
+        if allowed[module, name] is _rebuild_tensor:  # it places tensors as map_location says
+            return functools.partial(_rebuild_tensor, map_location=self.map_location)
         return allowed[module, name]
 
     def persistent_load(self, pid):
         if not (isinstance(pid, tuple) and len(pid) == 5 and pid[0] == "storage"
                 and isinstance(pid[1], _StorageType) and isinstance(pid[2], str)):
             raise WeightsOnlyError(f"unexpected persistent id {pid!r}")
-        _, storage_type, key, _, numel = pid
+        _, storage_type, key, location, numel = pid
         if key not in self.storages:
             self.storage_types.add(storage_type.name)
-            self.storages[key] = self.read_storage(key, storage_type.name, numel)
+            self.storages[key] = _Storage(self.read_storage(key, storage_type.name, numel),
+                                          str(location))
         return self.storages[key]
 
     def load_build(self):
@@ -172,8 +209,9 @@ def _storage_reader(archive, root, byteorder):
     return read_storage
 
 
-def read_torch_zip(data):
-    """The object stored in the bytes of a torch.save zip archive."""
+def read_torch_zip(data, map_location=None):
+    """The object stored in the bytes of a torch.save zip archive, its tensors placed as
+    torch.load places them (`placed`)."""
     archive = zipfile.ZipFile(io.BytesIO(data))
     pickles = [name for name in archive.namelist()
                if name.endswith("/data.pkl") and name.count("/") == 1]
@@ -187,7 +225,7 @@ def read_torch_zip(data):
         if byteorder not in ("little", "big"):
             raise ValueError(f"unknown byte order {byteorder!r}")
     unpickler = _WeightsUnpickler(archive.read(pickles[0]),
-                                  _storage_reader(archive, root, byteorder))
+                                  _storage_reader(archive, root, byteorder), map_location)
     result = unpickler.load()
     if "BFloat16Storage" in unpickler.storage_types:
         warn(BFLOAT16_WARNING, UserWarning)
@@ -318,9 +356,9 @@ class _PickleWriter:
             self.out += b"("
         self.put_global("torch._utils", "_rebuild_tensor_v2")
         self.out += b"("
-        array = tensor.detach().numpy()
+        array = tensor.detach().cpu().numpy()  # a device tensor's data, copied to the host
         owner, offset, strides = _storage_geometry(array)
-        self.put_storage_id(owner, tensor.dtype.name)
+        self.put_storage_id(owner, tensor.dtype.name, str(tensor.device))
         self.put_int(offset)
         self.put_tuple(array.shape)
         self.put_tuple(strides)
@@ -334,13 +372,13 @@ class _PickleWriter:
         self.memo[id(tensor)] = len(self.memo)
         self.out += b"r" + struct.pack("<I", self.memo[id(tensor)])  # LONG_BINPUT
 
-    def put_storage_id(self, owner, dtype_name):
+    def put_storage_id(self, owner, dtype_name, location):
         key, _ = self.storages.setdefault(id(owner), (str(len(self.storages)), owner))
         self.out += b"("
         self.put_str("storage")
         self.put_global("torch", _STORAGE_NAMES[dtype_name])
         self.put_str(key)
-        self.put_str("cpu")
+        self.put_str(location)
         self.put_int(owner.size)
         self.out += b"tQ"  # TUPLE, BINPERSID
 

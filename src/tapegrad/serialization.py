@@ -15,7 +15,8 @@ import numpy as np
 
 import tapegrad
 
-from ._torch_format import WeightsOnlyError, read_torch_zip, write_torch_zip
+from ._torch_format import (PlacementError, WeightsOnlyError, placed, read_torch_zip,
+                            write_torch_zip)
 
 FileLike = Union[str, os.PathLike, IO[bytes]]  # a path, or a binary file object
 STRUCTURE_KEY = "tapegrad"  # the safetensors metadata entry holding the JSON structure
@@ -83,23 +84,26 @@ class _Encoder:
             suffix = 1
             while name in self.arrays:  # two paths can spell one name ("a.b" and a -> b)
                 name, suffix = f"{base}#{suffix}", suffix + 1
-            array = tensor.detach().numpy()
+            array = tensor.detach().cpu().numpy()  # a device tensor's data, copied
             if not array.flags.c_contiguous:  # safetensors reads raw memory: it must be dense
                 array = array.copy(order="C")
             if array.dtype == np.complex128:  # safetensors has no complex128: store pairs
                 array = array[..., None].view(np.float64)
             self.arrays[name] = array
             self.names[id(tensor)] = name
-        return {"kind": "tensor", "name": name, "dtype": tensor.dtype.name,
+        node = {"kind": "tensor", "name": name, "dtype": tensor.dtype.name,
                 "requires_grad": tensor.requires_grad,
                 "parameter": isinstance(tensor, Parameter)}
+        if tensor.device.type != "cpu":
+            node["device"] = str(tensor.device)  # load puts it back there, as torch's
+        return node
 
 
 class _Decoder:
     """Rebuilds an object from its JSON structure and the arrays of a safetensors file."""
 
-    def __init__(self, arrays):
-        self.arrays = arrays
+    def __init__(self, arrays, map_location=None):
+        self.arrays, self.map_location = arrays, map_location
         self.tensors = {}  # name -> Tensor: two references to one name give one object
 
     def decode(self, node):
@@ -138,6 +142,7 @@ class _Decoder:
             if node["dtype"] != tensor.dtype.name:
                 raise ValueError(f"tensor {name!r} is {tensor.dtype.name}, the structure "
                                  f"says {node['dtype']}")
+            tensor = placed(tensor, node.get("device", "cpu"), self.map_location)
             if node.get("parameter"):
                 from .nn import Parameter
                 tensor = Parameter(tensor, node["requires_grad"])
@@ -162,14 +167,15 @@ def _safetensors_header(data):
     return json.loads(data[8:8 + length].decode("utf-8"))
 
 
-def _load_safetensors(data):
+def _load_safetensors(data, map_location=None):
     safetensors_numpy = _safetensors_numpy()
     arrays = safetensors_numpy.load(data)
     metadata = _safetensors_header(data).get("__metadata__") or {}
     if STRUCTURE_KEY not in metadata:
         # Written by another tool: its tensors by name.
-        return {name: tapegrad.from_numpy(array) for name, array in arrays.items()}
-    return _Decoder(arrays).decode(json.loads(metadata[STRUCTURE_KEY]))
+        return {name: placed(tapegrad.from_numpy(array), "cpu", map_location)
+                for name, array in arrays.items()}
+    return _Decoder(arrays, map_location).decode(json.loads(metadata[STRUCTURE_KEY]))
 
 
 def _detect_format(data, name):
@@ -229,16 +235,17 @@ def load(f: FileLike, map_location: Any = None, pickle_module: Any = None, *,
     """Load what tapegrad.save or torch.save wrote, telling the formats apart by their bytes.
 
     Nothing in the file is ever executed: PyTorch files go through a restricted unpickler
-    whatever weights_only says, and every tensor lands on the cpu whatever map_location says.
+    whatever weights_only says. Tensors go back to the device they were saved from, or where
+    map_location (a device, a string, a dict of locations, a function) puts them, as torch's.
     A safetensors file written by another tool loads as a dict of its tensors.
     """
     data, name = _read_bytes(f)
     file_format = _detect_format(data, name)
     try:
         if file_format == "torch":
-            return read_torch_zip(data)
-        return _load_safetensors(data)
-    except (WeightsOnlyError, ImportError):
+            return read_torch_zip(data, map_location)
+        return _load_safetensors(data, map_location)
+    except (WeightsOnlyError, ImportError, PlacementError):
         raise
     except Exception as error:  # damaged bytes can fail anywhere: zip, pickle, JSON, header
         raise ValueError(f"tapegrad.load: {name} is corrupt or truncated "
