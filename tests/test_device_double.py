@@ -242,7 +242,7 @@ def test_save_and_load_keep_the_device_or_map_it(gpu, tmp_path, name):
     assert on_cpu["weight"].device == CPU
     device_double.uninstall()  # now no GPU: torch's error, unless mapped to the cpu
     with pytest.raises(RuntimeError, match="Attempting to deserialize object on a CUDA device "
-                                           "but torch.cuda.is_available\(\) is False"):
+                                           r"but torch.cuda.is_available\(\) is False"):
         tapegrad.load(path)
     assert tapegrad.load(path, map_location=tapegrad.device("cpu"))["weight"].device == CPU
 
