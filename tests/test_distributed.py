@@ -198,3 +198,18 @@ def test_sync_batchnorm_without_group_is_batchnorm_as_torchs():
     assert repr(ours) == repr(theirs)
     with pytest.raises(ValueError, match=r"^expected at least 2D input \(got 1D input\)$"):
         ours(tapegrad.ones(3))
+
+
+@needs_mpi
+def test_digits_example_trains_data_parallel(tmp_path):
+    pytest.importorskip("sklearn")
+    pytest.importorskip("matplotlib")
+    result = subprocess.run(
+        [sys.executable, "-m", "tapegrad.distributed.run", "--nproc_per_node", "2", "-m",
+         "tapegrad.examples.digits", "--distributed", "--model", "mlp", "--epochs", "3",
+         "--plot", str(tmp_path / "plot.png")],
+        capture_output=True, text=True, timeout=120, env=dict(os.environ, OPENBLAS_NUM_THREADS="1"))
+    assert result.returncode == 0, result.stderr
+    finals = [line for line in result.stdout.splitlines() if "final test accuracy" in line]
+    assert len(finals) == 1, result.stdout  # rank 0 alone reports
+    assert float(finals[0].split("accuracy ")[1].split("%")[0]) > 85, finals
