@@ -102,6 +102,11 @@ elif rank == 1:
 t = data(rank, "float64", (3, 4)).t()
 dist.all_reduce(t)
 check(t, np.stack([data(r, "float64", (3, 4)).numpy().T for r in range(size)]).sum(0))
+for dtype in (torch.float16, torch.complex128):  # staged through float32 / sent as is
+    t = torch.tensor([1.5, 2.25]).to(dtype) * (rank + 1)
+    dist.all_reduce(t)
+    assert t.dtype == dtype and t.tolist() == (torch.tensor([1.5, 2.25]).to(dtype)
+                                               * (size * (size + 1) // 2)).tolist()
 flags = torch.tensor([rank == 0, True, False])
 dist.all_reduce(flags, op=dist.ReduceOp.MAX)
 check(flags, np.array([True, True, False]))

@@ -180,7 +180,8 @@ def _buffer(tensor):
 
 
 def _has_mpi_type(dtype):
-    return dtype.kind in "fiuc" and dtype.itemsize in (4, 8) or dtype.kind in "iu"
+    return (dtype.kind in "iu" or dtype.kind == "f" and dtype.itemsize in (4, 8)
+            or dtype.kind == "c" and dtype.itemsize in (8, 16))
 
 
 def _transport_dtype(dtype):
@@ -190,7 +191,7 @@ def _transport_dtype(dtype):
         return dtype
     if dtype == np.bool_:
         return np.dtype(np.uint8)
-    return np.dtype(np.float32 if dtype.kind != "c" else np.complex64)
+    return np.dtype(np.float32)
 
 
 def _check_same_shape(group, op_name, expected, tensors):
