@@ -258,3 +258,26 @@ def test_to_sparse_of_a_tensor_requiring_grad_is_refused():
         tapegrad.sparse_coo_tensor([[0]], [1.0], (2,), requires_grad=True)
     with tapegrad.no_grad():
         assert weight.to_sparse()._nnz() == 4
+
+
+@pytest.mark.parametrize("name", ["Adadelta", "Adamax", "ASGD", "NAdam", "RAdam", "RMSprop",
+                                  "Rprop", "Adafactor", "Adam", "AdamW"])
+def test_optimizers_that_refuse_sparse_gradients_say_so_as_torch(name):
+    torch = pytest.importorskip("torch")
+    errors = []
+    for lib in (torch, tapegrad):
+        weight = lib.nn.Parameter(lib.ones(4, 2))
+        lib.nn.functional.embedding(lib.tensor([0, 1]), weight, sparse=True).sum().backward()
+        with pytest.raises(RuntimeError) as caught:
+            getattr(lib.optim, name)([weight], lr=0.1).step()
+        errors.append(str(caught.value))
+        assert weight.tolist() == [[1.0, 1.0]] * 4  # nothing moved
+    assert errors[0] == errors[1]
+
+
+def test_adagrad_refuses_weight_decay_with_sparse_gradients():
+    weight = tapegrad.nn.Parameter(tapegrad.ones(4, 2))
+    tapegrad.nn.functional.embedding(tapegrad.tensor([0, 1]), weight, sparse=True).sum().backward()
+    with pytest.raises(RuntimeError, match="weight_decay option is not compatible with sparse "
+                                           "gradients"):
+        tapegrad.optim.Adagrad([weight], lr=0.1, weight_decay=0.1).step()

@@ -34,7 +34,11 @@ class Adagrad(Optimizer):
         return {"step": new_step(),
                 "sum": tapegrad.full_like(param, self.defaults["initial_accumulator_value"])}
 
+    sparse_refusal = None  # sparse gradients update only their rows
+
     def _update_param(self, param, group):
+        if param.grad.is_sparse and group["weight_decay"] != 0:
+            raise RuntimeError("weight_decay option is not compatible with sparse gradients")
         state = self.state[param]
         if not state:
             state.update(self._initial_state(param))

@@ -33,10 +33,9 @@ class Adam(Optimizer):
         super().__init__(params, defaults)
         check_fused(fused, foreach, differentiable)
 
+    sparse_refusal = "Adam does not support sparse gradients, please consider SparseAdam instead"
+
     def _update_param(self, param, group):
-        if param.grad.is_sparse:
-            raise RuntimeError("Adam does not support sparse gradients, please consider "
-                               "SparseAdam instead")
         state = self.state[param]
         peak_name = ("max_exp_avg_sq",) if group["amsgrad"] else ()
         init_state(state, param, ("exp_avg", "exp_avg_sq") + peak_name)

@@ -39,6 +39,8 @@ class Muon(Optimizer):
                     raise ValueError("Muon only supports 2D parameters whereas we found a "
                                      f"parameter with size: {param.size()}")
 
+    sparse_refusal = None  # refused below, after complex parameters, in torch's order
+
     def _update_param(self, param, group):
         grad = param.grad
         if param.is_complex():

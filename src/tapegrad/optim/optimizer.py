@@ -154,6 +154,9 @@ class Optimizer:
                     param.grad.requires_grad_(False)
                 param.grad.zero_()
 
+    # torch's refusal of a sparse gradient; None where the optimizer takes them (or checks)
+    sparse_refusal = "{} does not support sparse gradients"
+
     def step(self, closure=None):
         """Update every parameter that has a gradient; returns the closure's loss, if given."""
         loss = None
@@ -164,6 +167,8 @@ class Optimizer:
             for group in self.param_groups:
                 for param in group["params"]:
                     if param.grad is not None:
+                        if self.sparse_refusal and param.grad.is_sparse:
+                            raise RuntimeError(self.sparse_refusal.format(type(self).__name__))
                         self._update_param(param, group)
         return loss
 

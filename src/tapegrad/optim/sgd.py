@@ -22,6 +22,8 @@ class SGD(Optimizer):
         super().__init__(params, defaults)
         check_fused(fused, foreach, differentiable)
 
+    sparse_refusal = None  # sparse gradients update only their rows
+
     def _update_param(self, param, group):
         grad = decayed_grad(param, signed_grad(param, group), group)
         momentum = group["momentum"]

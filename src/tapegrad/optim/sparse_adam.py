@@ -37,6 +37,8 @@ class SparseAdam(Optimizer):
             raise ValueError(f"Complex params at indices {complex_}: SparseAdam does not "
                              "support complex parameters")
 
+    sparse_refusal = None  # it takes nothing else (refused below)
+
     def _update_param(self, param, group):
         grad = param.grad
         if not grad.is_sparse:
