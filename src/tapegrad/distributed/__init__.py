@@ -281,8 +281,8 @@ def get_backend(group=None):
     return group.backend
 
 
-def new_group(ranks=None, timeout=None, backend=None, pg_options=None, use_local_synchronization=False,
-              group_desc=None, device_id=None):
+def new_group(ranks=None, timeout=None, backend=None, pg_options=None,
+              use_local_synchronization=False, group_desc=None, device_id=None):
     """A group of the given world ranks; every world rank must call it, as in torch."""
     world = _world()
     ranks = sorted(range(world.size()) if ranks is None else ranks)
