@@ -364,6 +364,10 @@ def main(argv=None):
     args = parse_args(argv)
     libs, notes = import_libs(args.libs)
     if args.device != "cpu":  # every factory of the torch-like libraries makes tensors there
+        subject = libs[0][1]
+        if not subject.cuda.is_available():
+            sys.exit(f"error: --device {args.device}: {libs[0][0]}.cuda.is_available() is "
+                     "False on this machine (the gpu extra and an NVIDIA GPU are needed)")
         for label, module in libs:
             if hasattr(module, "set_default_device"):
                 module.set_default_device(args.device)

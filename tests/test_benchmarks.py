@@ -63,10 +63,11 @@ def test_missing_peer_is_skipped_with_a_note(monkeypatch):
     assert any("no_such_autograd_lib is not installed" in n for n in notes)
 
 
-def test_only_cpu_device():
-    with pytest.raises(SystemExit):
-        run.parse_args(["--device", "cuda"])
-    assert run.parse_args(["--device", "cpu"]).device == "cpu"
+def test_cuda_device_needs_a_gpu():
+    assert run.parse_args(["--device", "cuda"]).device == "cuda"
+    with pytest.raises(SystemExit, match="--device cuda: tapegrad.cuda.is_available\\(\\) is "
+                                         "False on this machine"):
+        run.main(["--device", "cuda", "--tiny", "--libs", "tapegrad,torch"])
 
 
 def test_chart_is_drawn(tmp_path):

@@ -103,8 +103,9 @@ def _compare_with_tensors(node, array_grads, tensor_grads):
             same = got is expected
         else:
             got, expected = got._data, expected._data
-            same = (got.dtype == expected.dtype and got.shape == expected.shape
-                    and np.allclose(got, expected, rtol=1e-6, atol=0, equal_nan=True))
+            same = (got.dtype == expected.dtype and got.shape == expected.shape and bool(
+                _backend.array_module(got).allclose(got, expected, rtol=1e-6, atol=0,
+                                                    equal_nan=True)))
         if not same:
             raise AssertionError(f"{node.name()}: the formula for input {i} gives {got!r} on "
                                  f"arrays but {expected!r} on Tensors")
