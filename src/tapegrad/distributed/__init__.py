@@ -194,7 +194,11 @@ def _transport_dtype(dtype):
     return np.dtype(np.float32)
 
 
-def _check_same_shape(group, op_name, expected, tensors):
+def _check_same_shape(group, op_name, expected, tensors, role):
+    """One tensor per rank (role: "input" or "output"), each of expected's shape and dtype."""
+    if len(tensors) != group.size():
+        raise RuntimeError(f"{group.name()}::{op_name}: invalid {role} tensor list size "
+                           f"(expected {group.size()}, got {len(tensors)})")
     for i, tensor in enumerate(tensors):
         if tuple(tensor.shape) != tuple(expected.shape) or tensor.dtype != expected.dtype:
             shape = ", ".join(map(str, expected.shape))
@@ -350,10 +354,7 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
     group = _group(group)
     if group is None:
         return None
-    if len(tensor_list) != group.size():
-        raise RuntimeError(f"{group.name()}::allgather: invalid output tensor list size "
-                           f"(expected {group.size()}, got {len(tensor_list)})")
-    _check_same_shape(group, "allgather", tensor, tensor_list)
+    _check_same_shape(group, "allgather", tensor, tensor_list, "output")
     send = _send_array(tensor)
     gathered = np.empty((group.size(),) + send.shape, send.dtype)
 
@@ -392,7 +393,7 @@ def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group
     if is_root:
         if gather_list is None or len(gather_list) != group.size():
             raise ValueError("Argument ``gather_list`` must be specified on destination rank.")
-        _check_same_shape(group, "gather", tensor, gather_list)
+        _check_same_shape(group, "gather", tensor, gather_list, "output")
     elif gather_list:
         raise ValueError("Argument ``gather_list`` must NOT be specified on non-destination "
                          "ranks.")
@@ -414,7 +415,7 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, gro
     if is_root:
         if scatter_list is None or len(scatter_list) != group.size():
             raise ValueError("Argument ``scatter_list`` must be specified on source rank.")
-        _check_same_shape(group, "scatter", tensor, scatter_list)
+        _check_same_shape(group, "scatter", tensor, scatter_list, "input")
         send = np.stack([_send_array(t) for t in scatter_list]) if scatter_list[0].numel() \
             else np.empty((group.size(),) + tuple(tensor.shape), _send_array(tensor).dtype)
     elif scatter_list:
@@ -450,10 +451,7 @@ def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=Fal
     group = _group(group)
     if group is None:
         return None
-    if len(input_list) != group.size():
-        raise RuntimeError(f"{group.name()}::reduce_scatter: invalid input tensor list size "
-                           f"(expected {group.size()}, got {len(input_list)})")
-    _check_same_shape(group, "reduce_scatter", output, input_list)
+    _check_same_shape(group, "reduce_scatter", output, input_list, "input")
     from .. import stack
     return reduce_scatter_tensor(output, stack(list(input_list)), op, group, async_op)
 
