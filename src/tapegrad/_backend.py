@@ -4,15 +4,17 @@ Every op's forward and backward receives the array module (`xp`) of its inputs, 
 table is written once for all devices. A device backend (CuPy for "cuda") registers its array
 type here; until one does, `active` stays False and the cpu path pays one global read per op.
 A backend object has: `type` ("cuda"), `array_type`, `xp` (the array module), `device_count()`,
-`current_index()`, `index_of(array)`, `to_device(array, index)` (a copy onto a device) and
-`to_host(array)` (a copy into a NumPy array).
+`current_index()`, `set_current(index)`, `index_of(array)`, `to_device(array, index)` (a copy
+onto a device), `to_host(array)` (a copy into a NumPy array), and for torch.cuda
+`synchronize(index)`, `device_name(index)`, `memory_allocated(index)`, `empty_cache()` and
+`manual_seed(seed, index)`. tests/device_double.py implements it on NumPy for the tests.
 """
 import numpy as np
 
 from ._device import CPU, device
 
 active = False  # True once a device backend is registered: the cpu-only path skips the rest
-ARRAY_TYPES = _BY_ARRAY_TYPE = {}  # array type -> backend
+ARRAY_TYPES = {}  # array type -> backend
 _BY_DEVICE_TYPE = {}  # "cuda" -> backend
 _DEVICES = {}  # (type, index) -> device, so a tensor's device is looked up, not built
 
@@ -20,7 +22,7 @@ _DEVICES = {}  # (type, index) -> device, so a tensor's device is looked up, not
 def register(backend):
     """Put backend's arrays behind its device type (CuPy's behind "cuda")."""
     global active
-    _BY_ARRAY_TYPE[backend.array_type] = _BY_DEVICE_TYPE[backend.type] = backend
+    ARRAY_TYPES[backend.array_type] = _BY_DEVICE_TYPE[backend.type] = backend
     active = True
 
 
@@ -29,7 +31,7 @@ def unregister(device_type):
     global active
     backend = _BY_DEVICE_TYPE.pop(device_type, None)
     if backend is not None:
-        del _BY_ARRAY_TYPE[backend.array_type]
+        del ARRAY_TYPES[backend.array_type]
     active = bool(_BY_DEVICE_TYPE)
 
 
@@ -58,14 +60,14 @@ def _load_cupy():
 
 def on_device(array):
     """Whether array lives on a device (not NumPy's: an ndarray or a NumPy scalar)."""
-    return active and type(array) in _BY_ARRAY_TYPE
+    return active and type(array) in ARRAY_TYPES
 
 
 def device_of(array):
     """The device of an array: the cpu for NumPy's."""
     if type(array) is np.ndarray or not active:
         return CPU
-    backend = _BY_ARRAY_TYPE.get(type(array))
+    backend = ARRAY_TYPES.get(type(array))
     if backend is None:
         return CPU
     key = (backend.type, backend.index_of(array))
@@ -82,7 +84,7 @@ def module_of(arrays):
     first, moved = None, None
     for array in arrays:
         kind = type(array)
-        if kind is np.ndarray or kind in _BY_ARRAY_TYPE:
+        if kind is np.ndarray or kind in ARRAY_TYPES:
             where = device_of(array)
             if first is None:
                 first = where
@@ -120,12 +122,12 @@ def refused(error):
 
 
 def first_device_array(arrays):
-    return next((a for a in arrays if type(a) in _BY_ARRAY_TYPE), None)
+    return next((a for a in arrays if type(a) in ARRAY_TYPES), None)
 
 
 def array_module(array):
     """The array module of one array."""
-    backend = _BY_ARRAY_TYPE.get(type(array)) if active else None
+    backend = ARRAY_TYPES.get(type(array)) if active else None
     return np if backend is None else backend.xp
 
 

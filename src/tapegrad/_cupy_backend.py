@@ -34,12 +34,9 @@ class CupyBackend:
         return array.device.id
 
     def to_device(self, array, index):
+        """A copy of array (a NumPy array, or a CuPy one on any device) on device index."""
         with cupy.cuda.Device(index):
-            return cupy.asarray(array) if self.index_of_any(array) is None else array.copy()
-
-    @staticmethod
-    def index_of_any(array):
-        return array.device.id if isinstance(array, cupy.ndarray) else None
+            return cupy.array(array, copy=True)
 
     def to_host(self, array):
         return cupy.asnumpy(array)
