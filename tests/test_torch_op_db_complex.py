@@ -50,7 +50,6 @@ XFAILS = {
     "nn.functional.silu.complex": "ops/activation.py's silu refuses complex",
     "nn.functional.rms_norm": "rms_norm refuses complex",
     "istft": "torch.istft's window gradient differs for complex (ops/spectral.py)",
-    "to_sparse": "tapegrad has no sparse layouts",
 }
 
 COUNTS = collections.Counter()  # (dtype, outcome) -> OpInfos; printed by conftest.py
