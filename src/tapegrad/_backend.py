@@ -5,7 +5,7 @@ table is written once for all devices. A device backend (CuPy for "cuda") regist
 type here; until one does, `active` stays False and the cpu path pays one global read per op.
 A backend object has: `type` ("cuda"), `array_type`, `xp` (the array module), `device_count()`,
 `current_index()`, `set_current(index)`, `index_of(array)`, `to_device(array, index)` (a copy
-onto a device), `to_host(array)` (a copy into a NumPy array), and for torch.cuda
+onto a device of a NumPy array or one of its own on any device), `to_host(array)` (a copy into a NumPy array), and for torch.cuda
 `synchronize(index)`, `device_name(index)`, `memory_allocated(index)`, `empty_cache()` and
 `manual_seed(seed, index)`. tests/device_double.py implements it on NumPy for the tests.
 """
@@ -136,10 +136,10 @@ def to_device(array, target):
     here = device_of(array)
     if here == target:
         return array
-    host = array if here is CPU else _BY_DEVICE_TYPE[here.type].to_host(array)
     if target.type == "cpu":
-        return host
-    return _BY_DEVICE_TYPE[target.type].to_device(host, target.index)
+        return _BY_DEVICE_TYPE[here.type].to_host(array)
+    # a backend copies host arrays and its own from any of its devices: no trip via the host
+    return _BY_DEVICE_TYPE[target.type].to_device(array, target.index)
 
 
 def beside(array, host):
