@@ -1,5 +1,6 @@
 """Tensor: an ndarray plus autograd state. Computation lives in ops/; methods delegate."""
 import weakref
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -48,7 +49,15 @@ class Size(tuple):
         return int(np.prod(self, dtype=np.int64))
 
 
-class Tensor:
+if TYPE_CHECKING:
+    # The ops' methods are attached to Tensor at import (ops/__init__.py); type checkers see
+    # their signatures in a stub that tools/stubs.py generates from the op table.
+    from ._tensor_methods import TensorMethods
+else:
+    TensorMethods = object
+
+
+class Tensor(TensorMethods):
     # _view_version is set on views only (ops/_define.py _mark_view): the version their
     # _grad_fn was made at (Note [View regeneration] in ops/_inplace.py).
     # Slots for what every op reads; the rest are class-level defaults that a tensor
