@@ -430,18 +430,19 @@ def _along_axis(xp, array, axis, index, weight):
         positions, factors = index[:, slot], weight[:, slot].astype(array.dtype)
         # one factor for all outputs (pooling windows inside the input) multiplies as a scalar
         uniform = factors.size and (factors == factors[0]).all()
-        factor = factors[0] if uniform else factors.reshape(shape)
+        # the tables are host-made: what meets the data goes to its device
+        factor = factors[0] if uniform else _backend.beside(array, factors.reshape(shape))
         step = _step(positions)
         if step:  # evenly spaced positions (windows without padding): a view, not a gather
             term = array[(slice(None),) * axis + (slice(positions[0], positions[-1] + 1,
                                                         step),)] * factor
         else:
-            positions = _backend.beside(array, positions)  # host-made: to the data's device
             used = positions >= 0
-            term = xp.take(array, xp.where(used, positions, 0), axis=axis)
+            term = xp.take(array, _backend.beside(array, np.where(used, positions, 0)),
+                           axis=axis)
             term *= factor
             if not used.all():
-                term = xp.where(used.reshape(shape), term, 0)
+                term = xp.where(_backend.beside(array, used.reshape(shape)), term, 0)
         if result is None:  # every term is a new array: the first is the sum so far
             result = term
         else:
@@ -663,6 +664,9 @@ def max_over_windows(xp, input, starts, widths, ends=None, lead=(Ellipsis,)):
     and a channel index where the windows differ per plane)."""
     nd = len(starts)
     size, index, used = input.shape[-nd:], [], True
+    if xp is not np:  # windows the host computed go to the data's device
+        starts = [_backend.beside(input, start) for start in starts]
+        ends = ends and [_backend.beside(input, end) for end in ends]
     for dim, (start, width) in enumerate(zip(starts, widths)):
         positions = start[..., None] + xp.arange(width)
         shape = positions.shape[:-2] + _spread(dim, nd, positions.shape[-2]) + _spread(
