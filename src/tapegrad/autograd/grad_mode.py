@@ -1,6 +1,15 @@
 """Thread-local grad modes: no_grad, enable_grad, set_grad_enabled, inference_mode."""
+from __future__ import annotations
+
 import functools
 import threading
+from typing import TYPE_CHECKING, Any, Callable, TypeVar, overload
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
+
+# A decorated function keeps its own signature: `@no_grad()` returns the same type it gets.
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 class _State(threading.local):
@@ -13,21 +22,21 @@ class _State(threading.local):
 _state = _State()
 
 
-def _set(grad_mode, inference):
+def _set(grad_mode: bool, inference: bool) -> None:
     _state.grad_mode, _state.inference = grad_mode, inference
     _state.recording = grad_mode and not inference
 
 
-def is_grad_enabled():
+def is_grad_enabled() -> bool:
     return _state.grad_mode
 
 
-def is_recording():
+def is_recording() -> bool:
     """Whether ops record the graph now (is_grad_enabled() can be True in inference mode)."""
     return _state.recording
 
 
-def is_inference_mode_enabled():
+def is_inference_mode_enabled() -> bool:
     return _state.inference
 
 
@@ -35,30 +44,37 @@ class _GradModeContext:
     """Base for the mode classes: sets a mode on enter, restores the previous one on exit,
     and doubles as a decorator."""
 
-    enabled = None
+    enabled: bool
+    prev: tuple[bool, bool]
 
-    def __new__(cls, *args):
+    @overload
+    def __new__(cls) -> Self: ...
+
+    @overload
+    def __new__(cls, func: F, /) -> F: ...  # type: ignore[misc]  # bare @no_grad: the function
+
+    def __new__(cls, *args: Any) -> Any:
         # `@no_grad` without parentheses decorates directly, as torch allows.
         self = super().__new__(cls)
         if len(args) == 1 and callable(args[0]) and cls is not set_grad_enabled:
             return self(args[0])
         return self
 
-    def __enter__(self):
+    def __enter__(self) -> None:
         self.prev = (_state.grad_mode, _state.inference)
         _set(self.enabled, _state.inference)
 
-    def __exit__(self, *exc_info):
+    def __exit__(self, *exc_info: object) -> None:
         _set(*self.prev)
 
-    def __call__(self, func):
+    def __call__(self, func: F) -> F:
         @functools.wraps(func)
-        def wrapper(*args, **kwargs):
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
             with self.__class__(*self._args()):
                 return func(*args, **kwargs)
-        return wrapper
+        return wrapper  # type: ignore[return-value]  # wraps keeps func's signature
 
-    def _args(self):
+    def _args(self) -> tuple[bool, ...]:
         return ()
 
 
@@ -73,18 +89,21 @@ class enable_grad(_GradModeContext):
 class set_grad_enabled(_GradModeContext):
     """Sets the mode at construction, like torch, so it also works as a plain function call."""
 
-    def __init__(self, mode):
+    if TYPE_CHECKING:
+        def __new__(cls, mode: bool) -> Self: ...
+
+    def __init__(self, mode: bool) -> None:
         self.prev = (_state.grad_mode, _state.inference)
         self.enabled = bool(mode)
         _set(self.enabled, _state.inference)
 
-    def __enter__(self):
+    def __enter__(self) -> None:
         pass
 
-    def _args(self):
+    def _args(self) -> tuple[bool, ...]:
         return (self.enabled,)
 
-    def __call__(self, func):
+    def __call__(self, func: F) -> F:
         _set(*self.prev)
         return super().__call__(func)
 
@@ -93,15 +112,23 @@ class inference_mode(_GradModeContext):
     """no_grad that also marks every tensor made inside as an inference tensor, which
     autograd refuses to save later; inference_mode(False) changes nothing, as in torch."""
 
-    def __new__(cls, mode=True):
+    mode: bool
+
+    @overload
+    def __new__(cls, mode: bool = True) -> Self: ...
+
+    @overload
+    def __new__(cls, mode: F, /) -> F: ...  # type: ignore[misc]  # bare @inference_mode
+
+    def __new__(cls, mode: Any = True) -> Any:
         self = object.__new__(cls)
         self.mode = True if callable(mode) else bool(mode)
         return self(mode) if callable(mode) else self
 
-    def __enter__(self):
+    def __enter__(self) -> None:
         self.prev = (_state.grad_mode, _state.inference)
         if self.mode:
             _set(False, True)
 
-    def _args(self):
+    def _args(self) -> tuple[bool, ...]:
         return (self.mode,)
