@@ -1,6 +1,9 @@
 """Adadelta: steps scaled by running averages of squared gradients and squared updates."""
-from .optimizer import (Optimizer, check_lr, check_nonnegative, decay_square_, init_state,
-                        step_grad)
+from typing import Any
+
+from .._tensor import Tensor
+from .optimizer import (Optimizer, ParamsT, check_lr, check_nonnegative, decay_square_,
+                        init_state, step_grad)
 
 __all__ = ["Adadelta"]
 
@@ -8,8 +11,10 @@ __all__ = ["Adadelta"]
 class Adadelta(Optimizer):
     """torch.optim.Adadelta; `foreach` and `capturable` are stored but change nothing."""
 
-    def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, foreach=None, *,
-                 capturable=False, maximize=False, differentiable=False):
+    def __init__(self, params: ParamsT, lr: float | Tensor = 1.0, rho: float = 0.9,
+                 eps: float = 1e-6, weight_decay: float = 0, foreach: bool | None = None, *,
+                 capturable: bool = False, maximize: bool = False,
+                 differentiable: bool = False) -> None:
         check_lr(lr)
         if not 0.0 <= rho <= 1.0:
             raise ValueError(f"Invalid rho value: {rho}")
@@ -20,7 +25,7 @@ class Adadelta(Optimizer):
                     "differentiable": differentiable}
         super().__init__(params, defaults)
 
-    def _update_param(self, param, group):
+    def _update_param(self, param: Tensor, group: dict[str, Any]) -> None:
         state = self.state[param]
         init_state(state, param, ("square_avg", "acc_delta"))
         grad, _ = step_grad(param, group, state)

@@ -1,8 +1,11 @@
 """Adafactor: Adam's second moment kept factored, as a row and a column average, for matrices
 (a full one for vectors), with a relative step size and update clipping."""
+from typing import Any
+
 import tapegrad
 
-from .optimizer import Optimizer, advance_step, new_step, signed_grad
+from .._tensor import Tensor
+from .optimizer import Optimizer, ParamsT, advance_step, new_step, signed_grad
 
 __all__ = ["Adafactor"]
 
@@ -10,8 +13,10 @@ __all__ = ["Adafactor"]
 class Adafactor(Optimizer):
     """torch.optim.Adafactor; `foreach` is stored but changes nothing."""
 
-    def __init__(self, params, lr=1e-2, beta2_decay=-0.8, eps=(None, 1e-3), d=1.0,
-                 weight_decay=0.0, *, foreach=None, maximize=False):
+    def __init__(self, params: ParamsT, lr: float | Tensor = 1e-2, beta2_decay: float = -0.8,
+                 eps: tuple[float | None, float] = (None, 1e-3), d: float = 1.0,
+                 weight_decay: float = 0.0, *, foreach: bool | None = None,
+                 maximize: bool = False) -> None:
         if isinstance(lr, tapegrad.Tensor) and lr.numel() != 1:
             raise ValueError("Tensor lr must be 1-element")
         for ok, text in ((0.0 <= lr, f"Learning rate should be >= 0 but is: {lr}"),
@@ -29,7 +34,7 @@ class Adafactor(Optimizer):
                     "weight_decay": weight_decay, "foreach": foreach, "maximize": maximize}
         super().__init__(params, defaults)
 
-    def _update_param(self, param, group):
+    def _update_param(self, param: Tensor, group: dict[str, Any]) -> None:
         if param.is_complex():
             raise RuntimeError("Adafactor does not support complex parameters")
         state = self.state[param]

@@ -1,7 +1,10 @@
 """Adagrad: per-coordinate steps scaled by the root of the summed squared gradients."""
+from typing import Any
+
 import tapegrad
 
-from .optimizer import (Optimizer, check_fused, check_lr, check_nonnegative, new_step,
+from .._tensor import Tensor
+from .optimizer import (Optimizer, ParamsT, check_fused, check_lr, check_nonnegative, new_step,
                         step_grad)
 
 __all__ = ["Adagrad"]
@@ -10,9 +13,10 @@ __all__ = ["Adagrad"]
 class Adagrad(Optimizer):
     """torch.optim.Adagrad; `foreach` and `fused` are stored but change nothing."""
 
-    def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0,
-                 initial_accumulator_value=0, eps=1e-10, foreach=None, *, maximize=False,
-                 differentiable=False, fused=None):
+    def __init__(self, params: ParamsT, lr: float | Tensor = 1e-2, lr_decay: float = 0,
+                 weight_decay: float = 0, initial_accumulator_value: float = 0,
+                 eps: float = 1e-10, foreach: bool | None = None, *, maximize: bool = False,
+                 differentiable: bool = False, fused: bool | None = None) -> None:
         check_lr(lr)
         check_nonnegative("lr_decay value", lr_decay)
         check_nonnegative("weight_decay value", weight_decay)
@@ -30,13 +34,13 @@ class Adagrad(Optimizer):
             for param in group["params"]:
                 self.state[param].update(self._initial_state(param))
 
-    def _initial_state(self, param):
+    def _initial_state(self, param: Tensor) -> dict[str, Any]:
         return {"step": new_step(),
                 "sum": tapegrad.full_like(param, self.defaults["initial_accumulator_value"])}
 
     sparse_refusal = None  # sparse gradients update only their rows
 
-    def _update_param(self, param, group):
+    def _update_param(self, param: Tensor, group: dict[str, Any]) -> None:
         if param.grad.is_sparse and group["weight_decay"] != 0:
             raise RuntimeError("weight_decay option is not compatible with sparse gradients")
         state = self.state[param]

@@ -1,8 +1,11 @@
 """Adam, with optional AMSGrad and decoupled (AdamW-style) weight decay."""
+from typing import Any
+
 import tapegrad
 
-from .optimizer import (Optimizer, blend_, check_adam_options, check_fused, decay_square_,
-                        init_state, step_grad)
+from .._tensor import Tensor
+from .optimizer import (Optimizer, ParamsT, blend_, check_adam_options, check_fused,
+                        decay_square_, init_state, step_grad)
 
 __all__ = ["Adam"]
 
@@ -10,9 +13,11 @@ __all__ = ["Adam"]
 class Adam(Optimizer):
     """torch.optim.Adam; `foreach`, `fused` and `capturable` are stored but change nothing."""
 
-    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
-                 amsgrad=False, *, foreach=None, maximize=False, capturable=False,
-                 differentiable=False, fused=None, decoupled_weight_decay=False):
+    def __init__(self, params: ParamsT, lr: float | Tensor = 1e-3,
+                 betas: tuple[float | Tensor, float | Tensor] = (0.9, 0.999), eps: float = 1e-8,
+                 weight_decay: float = 0, amsgrad: bool = False, *, foreach: bool | None = None,
+                 maximize: bool = False, capturable: bool = False, differentiable: bool = False,
+                 fused: bool | None = None, decoupled_weight_decay: bool = False) -> None:
         if isinstance(lr, tapegrad.Tensor) and foreach and not capturable:
             raise ValueError("lr as a Tensor is not supported for capturable=False and "
                              "foreach=True")
@@ -35,7 +40,7 @@ class Adam(Optimizer):
 
     sparse_refusal = "Adam does not support sparse gradients, please consider SparseAdam instead"
 
-    def _update_param(self, param, group):
+    def _update_param(self, param: Tensor, group: dict[str, Any]) -> None:
         state = self.state[param]
         peak_name = ("max_exp_avg_sq",) if group["amsgrad"] else ()
         init_state(state, param, ("exp_avg", "exp_avg_sq") + peak_name)

@@ -1,7 +1,10 @@
 """Adamax: Adam with the infinity norm in place of the second moment."""
+from typing import Any
+
 import tapegrad
 
-from .optimizer import Optimizer, blend_, check_adam_options, init_state, step_grad
+from .._tensor import Tensor
+from .optimizer import Optimizer, ParamsT, blend_, check_adam_options, init_state, step_grad
 
 __all__ = ["Adamax"]
 
@@ -9,15 +12,17 @@ __all__ = ["Adamax"]
 class Adamax(Optimizer):
     """torch.optim.Adamax; `foreach` and `capturable` are stored but change nothing."""
 
-    def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
-                 foreach=None, *, maximize=False, differentiable=False, capturable=False):
+    def __init__(self, params: ParamsT, lr: float | Tensor = 2e-3,
+                 betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
+                 weight_decay: float = 0, foreach: bool | None = None, *, maximize: bool = False,
+                 differentiable: bool = False, capturable: bool = False) -> None:
         check_adam_options(lr, betas, eps, weight_decay)
         defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
                     "foreach": foreach, "maximize": maximize,
                     "differentiable": differentiable, "capturable": capturable}
         super().__init__(params, defaults)
 
-    def _update_param(self, param, group):
+    def _update_param(self, param: Tensor, group: dict[str, Any]) -> None:
         state = self.state[param]
         init_state(state, param, ("exp_avg", "exp_inf"))
         grad, step = step_grad(param, group, state)

@@ -1,9 +1,12 @@
 """ASGD: SGD with a decaying step and a running average `ax` of the iterates, averaging from
 step t0 on."""
+from typing import Any
+
 import tapegrad
 
-from .optimizer import (Optimizer, advance_step, check_lr, check_nonnegative, decayed_grad,
-                        new_step, signed_grad)
+from .._tensor import Tensor
+from .optimizer import (Optimizer, ParamsT, advance_step, check_lr, check_nonnegative,
+                        decayed_grad, new_step, signed_grad)
 
 __all__ = ["ASGD"]
 
@@ -11,8 +14,10 @@ __all__ = ["ASGD"]
 class ASGD(Optimizer):
     """torch.optim.ASGD; `foreach` and `capturable` are stored but change nothing."""
 
-    def __init__(self, params, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0,
-                 foreach=None, maximize=False, differentiable=False, capturable=False):
+    def __init__(self, params: ParamsT, lr: float | Tensor = 1e-2, lambd: float = 1e-4,
+                 alpha: float = 0.75, t0: float = 1e6, weight_decay: float = 0,
+                 foreach: bool | None = None, maximize: bool = False,
+                 differentiable: bool = False, capturable: bool = False) -> None:
         check_lr(lr)
         check_nonnegative("weight_decay value", weight_decay)
         defaults = {"lr": lr, "lambd": lambd, "alpha": alpha, "t0": t0,
@@ -20,7 +25,7 @@ class ASGD(Optimizer):
                     "differentiable": differentiable, "capturable": capturable}
         super().__init__(params, defaults)
 
-    def _update_param(self, param, group):
+    def _update_param(self, param: Tensor, group: dict[str, Any]) -> None:
         state = self.state[param]
         if not state:  # in torch's order: step, eta, mu, ax
             state["step"] = new_step()

@@ -1,9 +1,12 @@
 """L-BFGS: a quasi-Newton method that keeps the last `history_size` steps and gradient changes
 to approximate the inverse Hessian, with an optional strong-Wolfe line search. All parameters
 form one flat vector; the optimizer needs a closure that recomputes the loss."""
+from collections.abc import Callable
+
 import tapegrad
 
-from .optimizer import Optimizer, check_lr
+from .._tensor import Tensor
+from .optimizer import Optimizer, ParamsT, check_lr
 
 __all__ = ["LBFGS"]
 
@@ -98,8 +101,10 @@ def _strong_wolfe(evaluate, t, d, loss, grad, slope, c1=1e-4, c2=0.9,
 class LBFGS(Optimizer):
     """torch.optim.LBFGS: one parameter group; step(closure) runs up to max_iter iterations."""
 
-    def __init__(self, params, lr=1, max_iter=20, max_eval=None, tolerance_grad=1e-7,
-                 tolerance_change=1e-9, history_size=100, line_search_fn=None):
+    def __init__(self, params: ParamsT, lr: float | Tensor = 1, max_iter: int = 20,
+                 max_eval: int | None = None, tolerance_grad: float = 1e-7,
+                 tolerance_change: float = 1e-9, history_size: int = 100,
+                 line_search_fn: str | None = None) -> None:
         check_lr(lr)
         if max_eval is None:
             max_eval = max_iter * 5 // 4
@@ -121,7 +126,8 @@ class LBFGS(Optimizer):
             p.add_(direction[offset:offset + p.numel()].view_as(p), alpha=step_size)
             offset += p.numel()
 
-    def step(self, closure):
+    # The closure is required (the base class's is optional), as in torch.
+    def step(self, closure: Callable[[], float]) -> float:  # type: ignore[override]
         """Minimise along quasi-Newton directions; returns the closure's first loss."""
         with tapegrad.no_grad():
             return self._step(tapegrad.enable_grad()(closure))

@@ -1,9 +1,12 @@
 """Muon: momentum whose update is orthogonalised by a bfloat16 Newton-Schulz iteration."""
 import math
+from collections.abc import Sequence
+from typing import Any
 
 import tapegrad
 
-from .optimizer import Optimizer, blend_
+from .._tensor import Tensor
+from .optimizer import Optimizer, ParamsT, blend_
 
 __all__ = ["Muon"]
 
@@ -16,9 +19,11 @@ DEFAULT_NS_STEPS = 5
 class Muon(Optimizer):
     """torch.optim.Muon, for 2-d parameters only."""
 
-    def __init__(self, params, lr=1e-3, weight_decay=0.1, momentum=0.95, nesterov=True,
-                 ns_coefficients=DEFAULT_NS_COEFFICIENTS, eps=EPS, ns_steps=DEFAULT_NS_STEPS,
-                 adjust_lr_fn=None):
+    def __init__(self, params: ParamsT, lr: float = 1e-3, weight_decay: float = 0.1,
+                 momentum: float = 0.95, nesterov: bool = True,
+                 ns_coefficients: tuple[float, float, float] = DEFAULT_NS_COEFFICIENTS,
+                 eps: float = EPS, ns_steps: int = DEFAULT_NS_STEPS,
+                 adjust_lr_fn: str | None = None) -> None:
         if isinstance(lr, tapegrad.Tensor) and lr.numel() != 1:
             raise ValueError("Tensor lr must be 1-element")
         if not 0.0 <= lr:
@@ -41,7 +46,7 @@ class Muon(Optimizer):
 
     sparse_refusal = None  # refused below, after complex parameters, in torch's order
 
-    def _update_param(self, param, group):
+    def _update_param(self, param: Tensor, group: dict[str, Any]) -> None:
         grad = param.grad
         if param.is_complex():
             raise RuntimeError("Muon does not support complex parameters")
@@ -60,7 +65,8 @@ class Muon(Optimizer):
         param.add_(update, alpha=-adjusted_lr(lr, group["adjust_lr_fn"], param.shape))
 
 
-def orthogonalize(matrix, ns_coefficients, ns_steps, eps):
+def orthogonalize(matrix: Tensor, ns_coefficients: tuple[float, float, float], ns_steps: int,
+                  eps: float) -> Tensor:
     """Newton-Schulz iterations, in bfloat16, towards the orthogonal factor of `matrix`: its
     singular values are pushed into roughly [0.5, 1.5] rather than to exactly 1."""
     if ns_steps >= 100:
@@ -81,7 +87,7 @@ def orthogonalize(matrix, ns_coefficients, ns_steps, eps):
     return ortho.T if tall else ortho
 
 
-def adjusted_lr(lr, adjust_lr_fn, shape):
+def adjusted_lr(lr: float, adjust_lr_fn: str | None, shape: Sequence[int]) -> float:
     """The learning rate scaled so that updates of rectangular matrices have comparable RMS."""
     rows, columns = shape[:2]
     if adjust_lr_fn == "match_rms_adamw":

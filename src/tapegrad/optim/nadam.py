@@ -1,5 +1,8 @@
 """NAdam: Adam with Nesterov momentum and a momentum-decay schedule."""
-from .optimizer import (Optimizer, blend_, check_adam_options, check_nonnegative,
+from typing import Any
+
+from .._tensor import Tensor
+from .optimizer import (Optimizer, ParamsT, blend_, check_adam_options, check_nonnegative,
                         decay_square_, init_state, step_grad)
 
 __all__ = ["NAdam"]
@@ -8,9 +11,12 @@ __all__ = ["NAdam"]
 class NAdam(Optimizer):
     """torch.optim.NAdam; `foreach` and `capturable` are stored but change nothing."""
 
-    def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
-                 momentum_decay=4e-3, decoupled_weight_decay=False, *, foreach=None,
-                 maximize=False, capturable=False, differentiable=False):
+    def __init__(self, params: ParamsT, lr: float | Tensor = 2e-3,
+                 betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
+                 weight_decay: float = 0, momentum_decay: float = 4e-3,
+                 decoupled_weight_decay: bool = False, *, foreach: bool | None = None,
+                 maximize: bool = False, capturable: bool = False,
+                 differentiable: bool = False) -> None:
         check_adam_options(lr, betas, eps, weight_decay)
         check_nonnegative("momentum_decay value", momentum_decay)
         defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
@@ -20,7 +26,7 @@ class NAdam(Optimizer):
                     "differentiable": differentiable}
         super().__init__(params, defaults)
 
-    def _update_param(self, param, group):
+    def _update_param(self, param: Tensor, group: dict[str, Any]) -> None:
         state = self.state[param]
         # torch keeps the running product of momenta in the step's dtype (float32 unless
         # float64 is the default), so its rounding is part of the trajectory.

@@ -7,29 +7,44 @@ helpers that several optimizers share live here too.
 import copy
 import functools
 from collections import OrderedDict, defaultdict
+from collections.abc import Callable, Iterable
+from typing import Any, TypeAlias, overload
 
 import tapegrad
+from .._tensor import Tensor
 from ..autograd.graph import RemovableHandle
 from .._warnings import warn
 
 __all__ = ["Optimizer", "register_optimizer_step_post_hook", "register_optimizer_step_pre_hook",
            "required"]
 
+# What an optimizer takes as params: tensors, parameter groups (dicts holding "params"), or
+# (name, tensor) pairs, as torch's ParamsT.
+ParamsT: TypeAlias = (Iterable[Tensor] | Iterable[dict[str, Any]]
+                      | Iterable[tuple[str, Tensor]])
+Args: TypeAlias = tuple[Any, ...]
+Kwargs: TypeAlias = dict[str, Any]
+StateDict: TypeAlias = dict[str, Any]
+OptimizerPreHook: TypeAlias = Callable[["Optimizer", Args, Kwargs], tuple[Args, Kwargs] | None]
+OptimizerPostHook: TypeAlias = Callable[["Optimizer", Args, Kwargs], None]
+StateDictHook: TypeAlias = Callable[["Optimizer", StateDict], StateDict | None]
+OptimizerHook: TypeAlias = Callable[["Optimizer"], None]
+
 # hooks run around every optimizer's step, before and after the optimizer's own
-_global_step_pre_hooks = OrderedDict()
-_global_step_post_hooks = OrderedDict()
+_global_step_pre_hooks: OrderedDict[int, OptimizerPreHook] = OrderedDict()
+_global_step_post_hooks: OrderedDict[int, OptimizerPostHook] = OrderedDict()
 _HOOK_DICTS = ("_optimizer_step_pre_hooks", "_optimizer_step_post_hooks",
                "_optimizer_state_dict_pre_hooks", "_optimizer_state_dict_post_hooks",
                "_optimizer_load_state_dict_pre_hooks", "_optimizer_load_state_dict_post_hooks")
 
 
-def register_optimizer_step_pre_hook(hook):
+def register_optimizer_step_pre_hook(hook: OptimizerPreHook) -> RemovableHandle:
     """hook(optimizer, args, kwargs) before every optimizer's step; it may return new
     (args, kwargs)."""
     return RemovableHandle(_global_step_pre_hooks, hook)
 
 
-def register_optimizer_step_post_hook(hook):
+def register_optimizer_step_post_hook(hook: OptimizerPostHook) -> RemovableHandle:
     """hook(optimizer, args, kwargs) after every optimizer's step."""
     return RemovableHandle(_global_step_post_hooks, hook)
 
@@ -65,7 +80,7 @@ def _registered(hooks, hook, prepend):
 class _RequiredParameter:
     """Marks a default that every parameter group must set itself."""
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "<required parameter>"
 
 
@@ -75,19 +90,29 @@ required = _RequiredParameter()
 class Optimizer:
     """Base class of all optimizers: holds param_groups and per-parameter state."""
 
-    def __init__(self, params, defaults):
+    defaults: dict[str, Any]
+    state: defaultdict[Tensor, dict[str, Any]]
+    param_groups: list[dict[str, Any]]
+    _optimizer_step_pre_hooks: OrderedDict[int, OptimizerPreHook]
+    _optimizer_step_post_hooks: OrderedDict[int, OptimizerPostHook]
+    _optimizer_state_dict_pre_hooks: OrderedDict[int, OptimizerHook]
+    _optimizer_state_dict_post_hooks: OrderedDict[int, StateDictHook]
+    _optimizer_load_state_dict_pre_hooks: OrderedDict[int, StateDictHook]
+    _optimizer_load_state_dict_post_hooks: OrderedDict[int, OptimizerHook]
+
+    def __init__(self, params: ParamsT, defaults: dict[str, Any]) -> None:
         self.defaults = defaults
         for name in _HOOK_DICTS:
             setattr(self, name, OrderedDict())
         cls = type(self)
         if not getattr(cls.step, "hooked", False):  # once per class, as torch patches it
-            cls.step = _with_step_hooks(cls.step)
+            setattr(cls, "step", _with_step_hooks(cls.step))
         if isinstance(params, tapegrad.Tensor):
             raise TypeError("params argument given to the optimizer should be an iterable of "
                             "Tensors or dicts, but got " + _typename(params))
         self.state = defaultdict(dict)
         self.param_groups = []
-        param_groups = list(params)
+        param_groups: list[Any] = list(params)  # groups, or the params of one group
         if len(param_groups) == 0:
             raise ValueError("optimizer got an empty parameter list")
         if not isinstance(param_groups[0], dict):
@@ -95,42 +120,46 @@ class Optimizer:
         for param_group in param_groups:
             self.add_param_group(param_group)
 
-    def __getstate__(self):
+    def __getstate__(self) -> dict[str, Any]:
         # A scheduler may have wrapped `step` on the instance; only these three are the state.
         return {"defaults": self.defaults, "state": self.state,
                 "param_groups": self.param_groups}
 
-    def __setstate__(self, state):
+    def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         for name in _HOOK_DICTS:  # an unpickled optimizer has no hooks
             self.__dict__.setdefault(name, OrderedDict())
         self.defaults.setdefault("differentiable", False)
 
-    def register_step_pre_hook(self, hook):
+    def register_step_pre_hook(self, hook: OptimizerPreHook) -> RemovableHandle:
         """hook(optimizer, args, kwargs) before each step; it may return new (args, kwargs)."""
         return RemovableHandle(self._optimizer_step_pre_hooks, hook)
 
-    def register_step_post_hook(self, hook):
+    def register_step_post_hook(self, hook: OptimizerPostHook) -> RemovableHandle:
         """hook(optimizer, args, kwargs) after each step."""
         return RemovableHandle(self._optimizer_step_post_hooks, hook)
 
-    def register_state_dict_pre_hook(self, hook, prepend=False):
+    def register_state_dict_pre_hook(self, hook: OptimizerHook,
+                                     prepend: bool = False) -> RemovableHandle:
         """hook(optimizer) before state_dict() builds the dict."""
         return _registered(self._optimizer_state_dict_pre_hooks, hook, prepend)
 
-    def register_state_dict_post_hook(self, hook, prepend=False):
+    def register_state_dict_post_hook(self, hook: StateDictHook,
+                                      prepend: bool = False) -> RemovableHandle:
         """hook(optimizer, state_dict) after state_dict(); it may return a new dict."""
         return _registered(self._optimizer_state_dict_post_hooks, hook, prepend)
 
-    def register_load_state_dict_pre_hook(self, hook, prepend=False):
+    def register_load_state_dict_pre_hook(self, hook: StateDictHook,
+                                          prepend: bool = False) -> RemovableHandle:
         """hook(optimizer, state_dict) before loading; it may return the dict to load."""
         return _registered(self._optimizer_load_state_dict_pre_hooks, hook, prepend)
 
-    def register_load_state_dict_post_hook(self, hook, prepend=False):
+    def register_load_state_dict_post_hook(self, hook: OptimizerHook,
+                                           prepend: bool = False) -> RemovableHandle:
         """hook(optimizer) after loading."""
         return _registered(self._optimizer_load_state_dict_post_hooks, hook, prepend)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         text = self.__class__.__name__ + " ("
         for index, group in enumerate(self.param_groups):
             # Each group ends with a newline and the next starts with one: a blank line between.
@@ -139,7 +168,7 @@ class Optimizer:
                             if key != "params")
         return text + ")"
 
-    def zero_grad(self, set_to_none=True):
+    def zero_grad(self, set_to_none: bool = True) -> None:
         """Reset the gradient of every parameter: to None, or to zeros in place."""
         for group in self.param_groups:
             for param in group["params"]:
@@ -155,9 +184,15 @@ class Optimizer:
                 param.grad.zero_()
 
     # torch's refusal of a sparse gradient; None where the optimizer takes them (or checks)
-    sparse_refusal = "{} does not support sparse gradients"
+    sparse_refusal: str | None = "{} does not support sparse gradients"
 
-    def step(self, closure=None):
+    @overload
+    def step(self, closure: None = None) -> None: ...
+
+    @overload
+    def step(self, closure: Callable[[], float]) -> float: ...
+
+    def step(self, closure: Callable[[], float] | None = None) -> float | None:
         """Update every parameter that has a gradient; returns the closure's loss, if given."""
         loss = None
         if closure is not None:
@@ -172,10 +207,10 @@ class Optimizer:
                         self._update_param(param, group)
         return loss
 
-    def _update_param(self, param, group):
+    def _update_param(self, param: Tensor, group: dict[str, Any]) -> None:
         raise NotImplementedError
 
-    def add_param_group(self, param_group):
+    def add_param_group(self, param_group: dict[str, Any]) -> None:
         """Add a group of parameters, with its own options, to the optimizer."""
         if not isinstance(param_group, dict):
             raise TypeError(f"param_group must be a dict, but got {type(param_group)}")
@@ -195,13 +230,13 @@ class Optimizer:
         _check_new_group(param_group, self.param_groups)
         self.param_groups.append(param_group)
 
-    def state_dict(self):
+    def state_dict(self) -> StateDict:
         """The optimizer's state, with parameters replaced by their index in group order."""
-        for hook in self._optimizer_state_dict_pre_hooks.values():
-            hook(self)
+        for pre_hook in self._optimizer_state_dict_pre_hooks.values():
+            pre_hook(self)
         state_dict = self._packed_state()
-        for hook in self._optimizer_state_dict_post_hooks.values():
-            result = hook(self, state_dict)
+        for post_hook in self._optimizer_state_dict_post_hooks.values():
+            result = post_hook(self, state_dict)
             if result is not None:
                 state_dict = result
         return state_dict
@@ -220,15 +255,15 @@ class Optimizer:
                         for key, value in self.state.items()}
         return {"state": packed_state, "param_groups": packed_groups}
 
-    def load_state_dict(self, state_dict):
+    def load_state_dict(self, state_dict: StateDict) -> None:
         """Restore state and group options saved by `state_dict` onto this optimizer's params."""
-        for hook in self._optimizer_load_state_dict_pre_hooks.values():
-            result = hook(self, state_dict)
+        for pre_hook in self._optimizer_load_state_dict_pre_hooks.values():
+            result = pre_hook(self, state_dict)
             if result is not None:
                 state_dict = result
         self._load_packed_state(state_dict)
-        for hook in self._optimizer_load_state_dict_post_hooks.values():
-            hook(self)
+        for post_hook in self._optimizer_load_state_dict_post_hooks.values():
+            post_hook(self)
 
     def _load_packed_state(self, state_dict):
         saved_groups = copy.deepcopy(state_dict["param_groups"])
@@ -326,25 +361,26 @@ def _cast_state(param, value, group, key=None):
 
 # Helpers shared by the optimizers in this package.
 
-def check_nonnegative(label, value):
+def check_nonnegative(label: str, value: float | Tensor) -> None:
     """torch's "Invalid <label>: <value>" check for options that must be >= 0."""
     if not 0.0 <= value:
         raise ValueError(f"Invalid {label}: {value}")
 
 
-def check_lr(lr):
+def check_lr(lr: float | Tensor) -> None:
     if isinstance(lr, tapegrad.Tensor) and lr.numel() != 1:
         raise ValueError("Tensor lr must be 1-element")
     check_nonnegative("learning rate", lr)
 
 
-def check_betas(betas):
+def check_betas(betas: tuple[float | Tensor, ...]) -> None:
     for index, beta in enumerate(betas[:2]):
         if not 0.0 <= beta < 1.0:
             raise ValueError(f"Invalid beta parameter at index {index}: {beta}")
 
 
-def check_adam_options(lr, betas, eps, weight_decay):
+def check_adam_options(lr: float | Tensor, betas: tuple[float | Tensor, ...], eps: float,
+                       weight_decay: float) -> None:
     """The checks shared by the Adam family, in torch's order."""
     check_lr(lr)
     check_nonnegative("epsilon value", eps)
@@ -352,7 +388,7 @@ def check_adam_options(lr, betas, eps, weight_decay):
     check_nonnegative("weight_decay value", weight_decay)
 
 
-def check_fused(fused, foreach, differentiable):
+def check_fused(fused: bool | None, foreach: bool | None, differentiable: bool) -> None:
     """fused kernels are accepted and ignored, but torch's conflicting-flag errors remain."""
     if fused and differentiable:
         raise RuntimeError("`fused` does not support `differentiable`")
@@ -360,13 +396,14 @@ def check_fused(fused, foreach, differentiable):
         raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
 
 
-def new_step():
+def new_step() -> Tensor:
     """A fresh `step` counter: a 0-d float tensor, float64 only when that is the default."""
     dtype = tapegrad.get_default_dtype()
     return tapegrad.tensor(0.0, dtype=dtype if dtype == tapegrad.float64 else tapegrad.float32)
 
 
-def init_state(state, param, buffers, counters=()):
+def init_state(state: dict[str, Any], param: Tensor, buffers: Iterable[str],
+               counters: Iterable[str] = ()) -> None:
     """On a parameter's first step, create its step count, counters at 1 and zero buffers."""
     if state:
         return
@@ -377,25 +414,26 @@ def init_state(state, param, buffers, counters=()):
         state[name] = tapegrad.zeros_like(param)
 
 
-def advance_step(state):
+def advance_step(state: dict[str, Any]) -> float:
     """Count one more step in state["step"] and return the new count as a float."""
     state["step"].add_(1)
     return state["step"].item()
 
 
-def signed_grad(param, group):
+def signed_grad(param: Tensor, group: dict[str, Any]) -> Tensor:
     """The gradient to descend: negated when the group maximizes."""
     return -param.grad if group["maximize"] else param.grad
 
 
-def step_grad(param, group, state):
+def step_grad(param: Tensor, group: dict[str, Any],
+              state: dict[str, Any]) -> tuple[Tensor, float]:
     """Count the step; return (gradient with sign and weight decay applied, step number)."""
     grad = signed_grad(param, group)
     step = advance_step(state)
     return decayed_grad(param, grad, group), step
 
 
-def decayed_grad(param, grad, group):
+def decayed_grad(param: Tensor, grad: Tensor, group: dict[str, Any]) -> Tensor:
     """Apply weight decay: shrink the parameter when decoupled, else add L2 to the gradient."""
     weight_decay = group["weight_decay"]
     if weight_decay == 0:
@@ -406,11 +444,11 @@ def decayed_grad(param, grad, group):
     return grad.add(param, alpha=weight_decay)
 
 
-def blend_(average, value, weight):
+def blend_(average: Tensor, value: Tensor, weight: float | Tensor) -> Tensor:
     """average <- average + weight * (value - average), in place (torch's lerp_)."""
     return average.copy_(average.lerp(value, weight))
 
 
-def decay_square_(average, grad, decay):
+def decay_square_(average: Tensor, grad: Tensor, decay: float) -> Tensor:
     """average <- decay * average + (1 - decay) * grad**2, in place, in torch's order."""
     return average.copy_(average.mul_(decay).addcmul(grad, grad, value=1 - decay))

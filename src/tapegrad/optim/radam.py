@@ -1,6 +1,9 @@
 """RAdam: Adam whose adaptive step is switched on once its variance is tractable."""
-from .optimizer import (Optimizer, blend_, check_adam_options, decay_square_, init_state,
-                        step_grad)
+from typing import Any
+
+from .._tensor import Tensor
+from .optimizer import (Optimizer, ParamsT, blend_, check_adam_options, decay_square_,
+                        init_state, step_grad)
 
 __all__ = ["RAdam"]
 
@@ -8,9 +11,11 @@ __all__ = ["RAdam"]
 class RAdam(Optimizer):
     """torch.optim.RAdam; `foreach` and `capturable` are stored but change nothing."""
 
-    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
-                 decoupled_weight_decay=False, *, foreach=None, maximize=False,
-                 capturable=False, differentiable=False):
+    def __init__(self, params: ParamsT, lr: float | Tensor = 1e-3,
+                 betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
+                 weight_decay: float = 0, decoupled_weight_decay: bool = False, *,
+                 foreach: bool | None = None, maximize: bool = False, capturable: bool = False,
+                 differentiable: bool = False) -> None:
         check_adam_options(lr, betas, eps, weight_decay)
         defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
                     "maximize": maximize, "foreach": foreach, "capturable": capturable,
@@ -18,7 +23,7 @@ class RAdam(Optimizer):
                     "differentiable": differentiable}
         super().__init__(params, defaults)
 
-    def _update_param(self, param, group):
+    def _update_param(self, param: Tensor, group: dict[str, Any]) -> None:
         state = self.state[param]
         init_state(state, param, ("exp_avg", "exp_avg_sq"))
         grad, step = step_grad(param, group, state)

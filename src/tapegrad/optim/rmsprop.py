@@ -1,5 +1,8 @@
 """RMSprop: divide the gradient by a running root mean square, optionally centered."""
-from .optimizer import (Optimizer, blend_, check_lr, check_nonnegative, decay_square_,
+from typing import Any
+
+from .._tensor import Tensor
+from .optimizer import (Optimizer, ParamsT, blend_, check_lr, check_nonnegative, decay_square_,
                         init_state, step_grad)
 
 __all__ = ["RMSprop"]
@@ -8,9 +11,10 @@ __all__ = ["RMSprop"]
 class RMSprop(Optimizer):
     """torch.optim.RMSprop; `foreach` and `capturable` are stored but change nothing."""
 
-    def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0,
-                 centered=False, capturable=False, foreach=None, maximize=False,
-                 differentiable=False):
+    def __init__(self, params: ParamsT, lr: float | Tensor = 1e-2, alpha: float = 0.99,
+                 eps: float = 1e-8, weight_decay: float = 0, momentum: float = 0,
+                 centered: bool = False, capturable: bool = False, foreach: bool | None = None,
+                 maximize: bool = False, differentiable: bool = False) -> None:
         check_lr(lr)
         check_nonnegative("epsilon value", eps)
         check_nonnegative("momentum value", momentum)
@@ -22,7 +26,7 @@ class RMSprop(Optimizer):
                     "differentiable": differentiable}
         super().__init__(params, defaults)
 
-    def _update_param(self, param, group):
+    def _update_param(self, param: Tensor, group: dict[str, Any]) -> None:
         state = self.state[param]
         buffers = (("square_avg",) + (("momentum_buffer",) if group["momentum"] > 0 else ())
                    + (("grad_avg",) if group["centered"] else ()))

@@ -1,8 +1,11 @@
 """Rprop: per-element step sizes that grow while the gradient keeps its sign and shrink when it
 flips; only the gradient's sign moves the parameter."""
+from typing import Any
+
 import tapegrad
 
-from .optimizer import Optimizer, advance_step, check_lr, init_state, signed_grad
+from .._tensor import Tensor
+from .optimizer import Optimizer, ParamsT, advance_step, check_lr, init_state, signed_grad
 
 __all__ = ["Rprop"]
 
@@ -10,8 +13,11 @@ __all__ = ["Rprop"]
 class Rprop(Optimizer):
     """torch.optim.Rprop; `foreach` and `capturable` are stored but change nothing."""
 
-    def __init__(self, params, lr=1e-2, etas=(0.5, 1.2), step_sizes=(1e-6, 50), *,
-                 capturable=False, foreach=None, maximize=False, differentiable=False):
+    def __init__(self, params: ParamsT, lr: float | Tensor = 1e-2,
+                 etas: tuple[float, float] = (0.5, 1.2),
+                 step_sizes: tuple[float, float] = (1e-6, 50), *, capturable: bool = False,
+                 foreach: bool | None = None, maximize: bool = False,
+                 differentiable: bool = False) -> None:
         check_lr(lr)
         if not 0.0 < etas[0] < 1.0 < etas[1]:
             raise ValueError(f"Invalid eta values: {etas[0]}, {etas[1]}")
@@ -20,7 +26,7 @@ class Rprop(Optimizer):
                     "capturable": capturable}
         super().__init__(params, defaults)
 
-    def _update_param(self, param, group):
+    def _update_param(self, param: Tensor, group: dict[str, Any]) -> None:
         state = self.state[param]
         if not state:
             init_state(state, param, ("prev",))

@@ -1,6 +1,9 @@
 """SGD: stochastic gradient descent with optional momentum, dampening and Nesterov."""
-from .optimizer import (Optimizer, check_fused, check_lr, check_nonnegative, decayed_grad,
-                        signed_grad)
+from typing import Any
+
+from .._tensor import Tensor
+from .optimizer import (Optimizer, ParamsT, check_fused, check_lr, check_nonnegative,
+                        decayed_grad, signed_grad)
 
 __all__ = ["SGD"]
 
@@ -8,9 +11,10 @@ __all__ = ["SGD"]
 class SGD(Optimizer):
     """torch.optim.SGD; `foreach` and `fused` are accepted and stored but change nothing."""
 
-    def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0,
-                 nesterov=False, *, maximize=False, foreach=None, differentiable=False,
-                 fused=None):
+    def __init__(self, params: ParamsT, lr: float | Tensor = 1e-3, momentum: float = 0,
+                 dampening: float = 0, weight_decay: float | Tensor = 0, nesterov: bool = False,
+                 *, maximize: bool = False, foreach: bool | None = None,
+                 differentiable: bool = False, fused: bool | None = None) -> None:
         check_lr(lr)
         check_nonnegative("momentum value", momentum)
         check_nonnegative("weight_decay value", weight_decay)
@@ -24,7 +28,7 @@ class SGD(Optimizer):
 
     sparse_refusal = None  # sparse gradients update only their rows
 
-    def _update_param(self, param, group):
+    def _update_param(self, param: Tensor, group: dict[str, Any]) -> None:
         grad = decayed_grad(param, signed_grad(param, group), group)
         momentum = group["momentum"]
         if momentum != 0:

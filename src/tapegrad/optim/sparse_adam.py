@@ -1,9 +1,11 @@
 """SparseAdam: Adam whose moments and parameters move only where the sparse gradient is set."""
 import math
+from typing import Any
 
 import tapegrad
 
-from .optimizer import Optimizer
+from .._tensor import Tensor
+from .optimizer import Optimizer, ParamsT
 
 __all__ = ["SparseAdam"]
 
@@ -12,7 +14,9 @@ class SparseAdam(Optimizer):
     """torch.optim.SparseAdam, for dense parameters with sparse COO gradients
     (nn.Embedding(sparse=True))."""
 
-    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, maximize=False):
+    def __init__(self, params: ParamsT, lr: float | Tensor = 1e-3,
+                 betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
+                 maximize: bool = False) -> None:
         if isinstance(lr, tapegrad.Tensor) and lr.numel() != 1:
             raise ValueError("Tensor lr must be 1-element")
         if not 0.0 < lr:
@@ -23,7 +27,8 @@ class SparseAdam(Optimizer):
             if not 0.0 <= betas[index] < 1.0:
                 raise ValueError(f"Invalid beta parameter at index {index}: {betas[index]}")
         super().__init__(params, {"lr": lr, "betas": betas, "eps": eps, "maximize": maximize})
-        sparse, complex_ = [], []
+        sparse: list[list[int]] = []
+        complex_: list[list[int]] = []
         for index, group in enumerate(self.param_groups):
             for position, param in enumerate(group["params"]):
                 if param.is_sparse:
@@ -39,7 +44,7 @@ class SparseAdam(Optimizer):
 
     sparse_refusal = None  # it takes nothing else (refused below)
 
-    def _update_param(self, param, group):
+    def _update_param(self, param: Tensor, group: dict[str, Any]) -> None:
         grad = param.grad
         if not grad.is_sparse:
             raise RuntimeError("SparseAdam does not support dense gradients, please consider "
