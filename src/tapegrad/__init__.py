@@ -2,6 +2,8 @@
 
 `import tapegrad as torch` runs ordinary PyTorch autograd code and prints what torch prints.
 """
+from typing import TYPE_CHECKING
+
 from . import (accelerator, autograd, backends, cuda, fft, func, interop, linalg, masked, nn,
                optim, random, return_types, signal, special, utils)
 from ._creation import (arange, as_tensor, empty, empty_like, empty_permuted, empty_strided, eye,
@@ -42,13 +44,18 @@ _LAZY = {"explain": "explain", "viz": "viz", "serialization": "serialization",
          "load": "serialization", "save": "serialization", "distributions": "distributions"}
 
 
-def __getattr__(name):
-    if name not in _LAZY:
-        raise AttributeError(f"module 'tapegrad' has no attribute '{name}'")
-    import importlib
-    module = importlib.import_module(f"{__name__}.{_LAZY[name]}")  # sets tapegrad.<module>
-    globals()[name] = module if name == _LAZY[name] else getattr(module, name)
-    return globals()[name]
+if TYPE_CHECKING:  # what the loops above and the lazy imports bind, for type checkers
+    from . import distributions, explain, serialization, viz
+    from ._functions import *  # noqa: F403  (their signatures, written by tools/stubs.py)
+    from .serialization import load, save
+else:  # a module __getattr__ would make every unknown name Any to a type checker
+    def __getattr__(name):
+        if name not in _LAZY:
+            raise AttributeError(f"module 'tapegrad' has no attribute '{name}'")
+        import importlib
+        module = importlib.import_module(f"{__name__}.{_LAZY[name]}")  # sets tapegrad.<module>
+        globals()[name] = module if name == _LAZY[name] else getattr(module, name)
+        return globals()[name]
 
 
 def __dir__():

@@ -1,0 +1,67 @@
+"""What a user's type checker sees of tapegrad: the generated stubs are current, and mypy
+types an ordinary program's tensors, ops and errors as it would torch's."""
+import importlib.util
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import tapegrad
+
+TOOLS = Path(__file__).resolve().parent.parent / "tools"
+
+
+def test_the_generated_stubs_are_current():
+    spec = importlib.util.spec_from_file_location("stubs", TOOLS / "stubs.py")
+    stubs = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(stubs)
+    stale = [path.name for path, text in stubs.stubs().items()
+             if not path.exists() or path.read_text() != text]
+    assert not stale, f"{stale}: run python tools/stubs.py"
+
+
+PROGRAM = """
+import tapegrad as torch
+import tapegrad.nn.functional as F
+
+def f(x: torch.Tensor) -> None:
+    reveal_type(x.add(1).sum(0).exp_())
+    reveal_type(torch.add(x, 2.0))
+    reveal_type(F.relu(x))
+    reveal_type(torch.linalg.inv(x))
+    reveal_type(torch.sort(x).values)
+    reveal_type(torch.split(x, 2))
+    reveal_type(torch.pi)
+    x.no_such_method()
+    torch.no_such_function(x)
+    torch.exp(x, 1, 2)
+"""
+EXPECTED_TYPES = ["Tensor", "Tensor", "Tensor", "Tensor", "Tensor", "tuple[Tensor, ...]",
+                  "float"]
+EXPECTED_ERRORS = ['"Tensor" has no attribute "no_such_method"',
+                   'Module has no attribute "no_such_function"',
+                   'Too many arguments for "exp"']
+
+
+def test_mypy_types_a_users_program(tmp_path, monkeypatch):
+    api = pytest.importorskip("mypy.api", reason="mypy is in the dev extra")
+    program = tmp_path / "program.py"
+    program.write_text(textwrap.dedent(PROGRAM))
+    (tmp_path / "mypy.ini").write_text("[mypy]\n")  # a user's settings, not the project's
+    # the tapegrad under test, wherever it is imported from; its own errors are not ours here
+    monkeypatch.setenv("MYPYPATH", str(Path(tapegrad.__file__).resolve().parent.parent))
+    out, err, _ = api.run([str(program), "--follow-imports=silent", "--python-version",
+                           f"{sys.version_info.major}.{sys.version_info.minor}",
+                           "--cache-dir", str(tmp_path / "cache"),
+                           "--config-file", str(tmp_path / "mypy.ini")])
+    lines = [line for line in out.splitlines() if line.startswith(str(program))]
+    revealed = [line.split('Revealed type is "')[1].rstrip('"') for line in lines
+                if "Revealed type" in line]
+    revealed = [kind.replace("tapegrad._tensor.", "").replace("builtins.", "")
+                for kind in revealed]
+    assert revealed == EXPECTED_TYPES, out + err
+    errors = [line for line in lines if ": error:" in line]
+    assert len(errors) == len(EXPECTED_ERRORS), out
+    for line, expected in zip(errors, EXPECTED_ERRORS):
+        assert expected in line, out
