@@ -16,7 +16,7 @@ from .linalg import matmul
 from .pointwise import where
 from .reduction import amax, amin, prod, return_type, sum, vector_norm
 from .reordering import diag_embed, diagonal, tril
-from .shape import permute, transpose, unsqueeze, zeros_of
+from .shape import constant_beside, permute, transpose, unsqueeze, zeros_of
 from .._warnings import warn
 
 
@@ -86,7 +86,7 @@ def _adjoint(array):
 
 def _identity(n, like):
     """The n x n identity matrix in like's dtype (a constant)."""
-    return Tensor._make(np.eye(n, dtype=like.dtype.numpy))
+    return constant_beside(like, np.eye(n, dtype=like.dtype.numpy))
 
 
 def _as_matrix(vector):

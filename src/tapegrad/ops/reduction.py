@@ -18,7 +18,7 @@ from ._define import defop
 from ._summation import full_sum
 from .indexing import getitem, masked_fill, scatter_add_into_zeros, scatter_into_zeros
 from .pointwise import div_scalar, maximum, minimum, mul_scalar, where
-from .shape import expand, reshape, unsqueeze, zeros_of
+from .shape import constant_beside, expand, reshape, unsqueeze, zeros_of
 from .unary import abs, exp, sgn
 from .._warnings import warn
 
@@ -116,9 +116,9 @@ def take_along(input, index, dim):
     return getitem(input, (slice(None),) * dim + (index,))
 
 
-def _along(mask, dim, ndim):
-    """A 1-D array laid out along dim of an ndim tensor (size 1 elsewhere), as a Tensor."""
-    return Tensor._make(mask.reshape((-1,) + (1,) * (ndim - dim - 1)))
+def _along(mask, dim, like):
+    """A 1-D host array laid out along dim of like (size 1 elsewhere), as a Tensor beside it."""
+    return constant_beside(like, mask.reshape((-1,) + (1,) * (like.ndim - dim - 1)))
 
 
 # ---- sum, mean and prod --------------------------------------------------------------------
@@ -170,7 +170,7 @@ def _trace(xp, input: Tensor):
 
 def _trace_backward(ctx):
     rows, columns = ctx.input_shape
-    return where(Tensor._make(np.eye(rows, columns, dtype=bool)), ctx.grad, 0.0)
+    return where(constant_beside(ctx.grad, np.eye(rows, columns, dtype=bool)), ctx.grad, 0.0)
 
 
 _trace.derivatives(input=_trace_backward)
@@ -298,7 +298,7 @@ def _prod_backward(grad, input, result, dim, keepdim):
     if dim is not None:
         return grad * _product_of_others(input, dim[0])
     if zeros > 1 and not is_recording():
-        return Tensor._make(np.zeros(input.shape, input._data.dtype))
+        return zeros_of(input)
     return reshape(grad * _product_of_others(reshape(input, (-1,)), 0), input.shape)
 
 
@@ -308,9 +308,9 @@ def _product_of_others(input, dim):
     (torch's prod_safe_zeros_backward, whose grouping decides the NaNs of second order)."""
     size = input.shape[dim]
     if size == 1:
-        return Tensor._make(np.ones(input.shape, input._data.dtype))
+        return constant_beside(input, np.ones(input.shape, input._data.dtype))
     positions = np.arange(size)
-    first = _along(positions == 0, dim, input.ndim)
+    first = _along(positions == 0, dim, input)
     before = cumprod(where(first, 1.0, take_along(input, np.maximum(positions - 1, 0), dim)), dim)
     after = cumprod(where(first, 1.0, take_along(input, np.minimum(size - positions, size - 1),
                                                  dim)), dim)
@@ -802,7 +802,7 @@ def _cumprod_backward_exact(grad, input, dim):
 
     def part(tensor, start, stop=None):
         return getitem(tensor, (slice(None),) * dim + (slice(start, stop),))
-    ones = Tensor._make(np.ones(part(input, 0, 1).shape, input._data.dtype))
+    ones = constant_beside(input, np.ones(part(input, 0, 1).shape, input._data.dtype))
     columns = []
     for k in range(size):
         if k == 0:

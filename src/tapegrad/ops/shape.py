@@ -614,6 +614,14 @@ def alias_view(xp, input: Tensor):
 alias_view.derivatives(input=lambda ctx: ctx.grad)
 
 
+def constant_beside(like, array):
+    """A host-made constant (a mask, an identity, weights) beside like: on like's device, an
+    array for an array (a formula's value running on arrays), else a Tensor."""
+    if is_array(like):
+        return _backend.beside(like, array)
+    return Tensor._make(_backend.beside(like._data, array))
+
+
 def zeros_of(like, shape=None):
     """A zero tensor with like's dtype (and shape, unless given): a gradient that is 0; a zero
     array for an array (a formula's value running on arrays)."""

@@ -11,7 +11,7 @@ from .pointwise import clamp, lerp, where
 from .reduction import (check_grad_dtype, mean_backward, numpy_keywords, reduced_dims,
                         restore_dims, return_type, sum, sum_dtype, unreduce, var_backward,
                         variance_arguments, variance_of)
-from .shape import reshape, transpose, unsqueeze
+from .shape import constant_beside, reshape, transpose, unsqueeze
 from .sorting import sort
 from .unary import sqrt
 from .._warnings import warn
@@ -259,7 +259,8 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan):
     """torch's quantile: gather the neighbours of each rank in the sorted slices, and lerp."""
     _check_quantile("quantile", input, q, interpolation)  # torch's text for nanquantile too
     scalar_q = not isinstance(q, Tensor)
-    q = Tensor._make(np.full(1, q, input.dtype.numpy)) if scalar_q else reshape(q, (-1,))
+    q = (constant_beside(input, np.full(1, q, input.dtype.numpy)) if scalar_q
+         else reshape(q, (-1,)))
     ordered = _sorted_slices(input, dim, keepdim)
     ranks = _ranks(ordered, q, interpolation, ignore_nan)
     below = ranks.long()
