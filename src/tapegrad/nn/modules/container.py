@@ -1,8 +1,12 @@
 """Containers: Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict (torch's)."""
+from __future__ import annotations
+
 import operator
 from collections import OrderedDict
-from collections.abc import Iterable, Mapping
+from collections.abc import (ItemsView, Iterable, Iterator, KeysView, Mapping, Sequence,
+                             ValuesView)
 from itertools import chain, islice
+from typing import Any, TypeVar, overload
 
 import tapegrad
 
@@ -11,28 +15,38 @@ from .module import Module, typename
 
 __all__ = ["ModuleDict", "ModuleList", "ParameterDict", "ParameterList", "Sequential"]
 
+T = TypeVar("T", bound=Module)
 
-def _indent_all(text, spaces):
+
+def _indent_all(text: str, spaces: int) -> str:
     # The containers' own helper indents blank lines too, unlike Module's.
     first, *rest = text.split("\n")
     return "\n".join([first] + [" " * spaces + line for line in rest])
 
 
-def _absolute_index(idx, size):
+def _absolute_index(idx: int, size: int) -> int:
     idx = operator.index(idx)
     if not -size <= idx < size:
         raise IndexError(f"index {idx} is out of range")
     return idx % size
 
 
-def _renumber(container):
+def _renumber(container: Module) -> None:
     container._modules = OrderedDict((str(i), m) for i, m in enumerate(container._modules.values()))
 
 
 class Sequential(Module):
     """Runs its modules one after another, each on the previous one's output."""
 
-    def __init__(self, *args):
+    _modules: dict[str, Module]  # type: ignore[assignment]  # a container holds no None
+
+    @overload
+    def __init__(self, *args: Module) -> None: ...
+
+    @overload
+    def __init__(self, arg: OrderedDict[str, Module], /) -> None: ...
+
+    def __init__(self, *args: Any) -> None:
         super().__init__()
         if len(args) == 1 and isinstance(args[0], OrderedDict):
             for key, module in args[0].items():
@@ -41,40 +55,46 @@ class Sequential(Module):
             for idx, module in enumerate(args):
                 self.add_module(str(idx), module)
 
-    def __getitem__(self, idx):
+    @overload
+    def __getitem__(self, idx: slice) -> Sequential: ...
+
+    @overload
+    def __getitem__(self, idx: int) -> Module: ...
+
+    def __getitem__(self, idx: slice | int) -> Sequential | Module:
         if isinstance(idx, slice):
             return type(self)(OrderedDict(list(self._modules.items())[idx]))
         return next(islice(self._modules.values(), _absolute_index(idx, len(self)), None))
 
-    def __setitem__(self, idx, module):
+    def __setitem__(self, idx: int, module: Module) -> None:
         key = next(islice(self._modules.keys(), _absolute_index(idx, len(self)), None))
         setattr(self, key, module)
 
-    def __delitem__(self, idx):
+    def __delitem__(self, idx: slice | int) -> None:
         keys = list(self._modules.keys())
         for key in keys[idx] if isinstance(idx, slice) else [keys[_absolute_index(idx, len(keys))]]:
             delattr(self, key)
         _renumber(self)
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self._modules)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Module]:
         return iter(self._modules.values())
 
-    def __add__(self, other):
+    def __add__(self, other: Sequential) -> Sequential:
         if not isinstance(other, Sequential):
             raise ValueError("add operator supports only objects of Sequential class, but "
                              f"{type(other)} is given.")
         return Sequential(*self, *other)
 
-    def __iadd__(self, other):
+    def __iadd__(self, other: Sequential) -> Sequential:
         if not isinstance(other, Sequential):
             raise ValueError("add operator supports only objects of Sequential class, but "
                              f"{type(other)} is given.")
         return self.extend(list(other))
 
-    def __mul__(self, other):
+    def __mul__(self, other: int) -> Sequential:
         if not isinstance(other, int):
             raise TypeError(f"unsupported operand type(s) for *: {type(self)} and {type(other)}")
         if other <= 0:
@@ -83,19 +103,19 @@ class Sequential(Module):
 
     __rmul__ = __mul__
 
-    def __dir__(self):
+    def __dir__(self) -> list[str]:
         return [key for key in super().__dir__() if not key.isdigit()]
 
-    def pop(self, key):
+    def pop(self, key: int) -> Module:
         module = self[key]
         del self[key]
         return module
 
-    def append(self, module):
+    def append(self, module: Module) -> Sequential:
         self.add_module(str(len(self)), module)
         return self
 
-    def insert(self, index, module):
+    def insert(self, index: int, module: Module) -> Sequential:
         if not isinstance(module, Module):
             raise AssertionError(f"module should be of type: {Module}")
         size = len(self._modules)
@@ -107,12 +127,12 @@ class Sequential(Module):
         self._modules[str(index)] = module
         return self
 
-    def extend(self, sequential):
+    def extend(self, sequential: Iterable[Module]) -> Sequential:
         for layer in sequential:
             self.append(layer)
         return self
 
-    def forward(self, input):
+    def forward(self, input: Any) -> Any:
         for module in self:
             input = module(input)
         return input
@@ -121,20 +141,28 @@ class Sequential(Module):
 class ModuleList(Module):
     """Holds submodules in a list; indexing, slicing and iteration as a Python list."""
 
-    def __init__(self, modules=None):
+    _modules: dict[str, Module]  # type: ignore[assignment]  # a container holds no None
+
+    def __init__(self, modules: Iterable[Module] | None = None) -> None:
         super().__init__()
         if modules is not None:
             self += modules
 
-    def __getitem__(self, idx):
+    @overload
+    def __getitem__(self, idx: slice) -> ModuleList: ...
+
+    @overload
+    def __getitem__(self, idx: int) -> Module: ...
+
+    def __getitem__(self, idx: slice | int) -> Module | ModuleList:
         if isinstance(idx, slice):
             return type(self)(list(self._modules.values())[idx])
         return self._modules[str(_absolute_index(idx, len(self)))]
 
-    def __setitem__(self, idx, module):
+    def __setitem__(self, idx: int, module: Module) -> None:
         setattr(self, str(_absolute_index(idx, len(self))), module)
 
-    def __delitem__(self, idx):
+    def __delitem__(self, idx: int | slice) -> None:
         if isinstance(idx, slice):
             for k in range(len(self._modules))[idx]:
                 delattr(self, str(k))
@@ -142,30 +170,30 @@ class ModuleList(Module):
             delattr(self, str(_absolute_index(idx, len(self))))
         _renumber(self)
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self._modules)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Module]:
         return iter(self._modules.values())
 
-    def __iadd__(self, modules):
+    def __iadd__(self, modules: Iterable[Module]) -> ModuleList:
         return self.extend(modules)
 
-    def __add__(self, other):
+    def __add__(self, other: Iterable[Module]) -> ModuleList:
         combined = ModuleList()
         for i, module in enumerate(chain(self, other)):
             combined.add_module(str(i), module)
         return combined
 
-    def __dir__(self):
+    def __dir__(self) -> list[str]:
         return [key for key in super().__dir__() if not key.isdigit()]
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         """Runs of identical entries print once, as '(0-2): 3 x Linear(...)' (torch's)."""
         reprs = [repr(module) for module in self]
         if not reprs:
             return self._get_name() + "()"
-        runs = []  # [first index, last index, repr]
+        runs: list[list[Any]] = []  # [first index, last index, repr]
         for i, text in enumerate(reprs):
             if runs and runs[-1][2] == text:
                 runs[-1][1] = i
@@ -176,21 +204,21 @@ class ModuleList(Module):
                  for first, last, text in runs]
         return self._get_name() + "(\n  " + "\n  ".join(lines) + "\n)"
 
-    def insert(self, index, module):
+    def insert(self, index: int, module: Module) -> None:
         for i in range(len(self._modules), index, -1):
             self._modules[str(i)] = self._modules[str(i - 1)]
         self._modules[str(index)] = module
 
-    def append(self, module):
+    def append(self, module: Module) -> ModuleList:
         self.add_module(str(len(self)), module)
         return self
 
-    def pop(self, key):
+    def pop(self, key: int | slice) -> Module | ModuleList:
         module = self[key]
         del self[key]
         return module
 
-    def extend(self, modules):
+    def extend(self, modules: Iterable[Module]) -> ModuleList:
         if not isinstance(modules, Iterable):
             raise TypeError("ModuleList.extend should be called with an iterable, but got "
                             + type(modules).__name__)
@@ -200,7 +228,7 @@ class ModuleList(Module):
         return self
 
 
-def _pairs(items, container_name):
+def _pairs(items: Iterable[Sequence[Any]], container_name: str) -> Iterator[tuple[Any, Any]]:
     """(key, value) pairs from a mapping or from an iterable of 2-sequences (torch's checks)."""
     for j, pair in enumerate(items):
         if not isinstance(pair, Iterable):
@@ -215,47 +243,50 @@ def _pairs(items, container_name):
 class ModuleDict(Module):
     """Holds submodules in an ordered dict."""
 
-    def __init__(self, modules=None):
+    _modules: dict[str, Module]  # type: ignore[assignment]  # a container holds no None
+
+    def __init__(self, modules: Mapping[str, Module] | Iterable[tuple[str, Module]] | None = None
+                 ) -> None:
         super().__init__()
         if modules is not None:
             self.update(modules)
 
-    def __getitem__(self, key):
+    def __getitem__(self, key: str) -> Module:
         return self._modules[key]
 
-    def __setitem__(self, key, module):
+    def __setitem__(self, key: str, module: Module) -> None:
         self.add_module(key, module)
 
-    def __delitem__(self, key):
+    def __delitem__(self, key: str) -> None:
         del self._modules[key]
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self._modules)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[str]:
         return iter(self._modules)
 
-    def __contains__(self, key):
+    def __contains__(self, key: str) -> bool:
         return key in self._modules
 
-    def clear(self):
+    def clear(self) -> None:
         self._modules.clear()
 
-    def pop(self, key):
+    def pop(self, key: str) -> Module:
         module = self[key]
         del self[key]
         return module
 
-    def keys(self):
+    def keys(self) -> KeysView[str]:
         return self._modules.keys()
 
-    def items(self):
+    def items(self) -> ItemsView[str, Module]:
         return self._modules.items()
 
-    def values(self):
+    def values(self) -> ValuesView[Module]:
         return self._modules.values()
 
-    def update(self, modules):
+    def update(self, modules: Mapping[str, Module] | Iterable[tuple[str, Module]]) -> None:
         if not isinstance(modules, Iterable):
             raise TypeError("ModuleDict.update should be called with an iterable of key/value "
                             "pairs, but got " + type(modules).__name__)
@@ -265,7 +296,7 @@ class ModuleDict(Module):
             self[key] = module
 
 
-def _tensor_line(key, value, dtype_text):
+def _tensor_line(key: Any, value: Any, dtype_text: Any) -> str:
     if not isinstance(value, tapegrad.Tensor):
         return f"  ({key}): Object of type: {type(value).__name__}"
     kind = "Parameter" if isinstance(value, Parameter) else "Tensor"
@@ -276,40 +307,46 @@ def _tensor_line(key, value, dtype_text):
 class ParameterList(Module):
     """Holds parameters in a list; plain tensors assigned to it become Parameters."""
 
-    def __init__(self, values=None):
+    def __init__(self, values: Iterable[Any] | None = None) -> None:
         super().__init__()
         self._size = 0
         if values is not None:
             self += values
 
-    def __getitem__(self, idx):
+    @overload
+    def __getitem__(self, idx: int) -> Any: ...
+
+    @overload
+    def __getitem__(self: T, idx: slice) -> T: ...
+
+    def __getitem__(self, idx: int | slice) -> Any:
         if isinstance(idx, slice):
             return type(self)(self[i] for i in range(*idx.indices(len(self))))
         return getattr(self, str(_absolute_index(idx, len(self))))
 
-    def __setitem__(self, idx, param):
+    def __setitem__(self, idx: int, param: Any) -> None:
         if isinstance(param, tapegrad.Tensor) and not isinstance(param, Parameter):
             param = Parameter(param)
         setattr(self, str(_absolute_index(idx, len(self))), param)
 
-    def __len__(self):
+    def __len__(self) -> int:
         return self._size
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Any]:
         return (self[i] for i in range(len(self)))
 
-    def __iadd__(self, parameters):
+    def __iadd__(self, parameters: Iterable[Any]) -> ParameterList:
         return self.extend(parameters)
 
-    def __dir__(self):
+    def __dir__(self) -> list[str]:
         return [key for key in super().__dir__() if not key.isdigit()]
 
-    def append(self, value):
+    def append(self, value: Any) -> ParameterList:
         self._size += 1
         self[self._size - 1] = value
         return self
 
-    def extend(self, values):
+    def extend(self, values: Iterable[Any]) -> ParameterList:
         if not isinstance(values, Iterable) or isinstance(values, tapegrad.Tensor):
             raise TypeError("ParameterList.extend should be called with an iterable, but got "
                             + type(values).__name__)
@@ -317,95 +354,97 @@ class ParameterList(Module):
             self.append(value)
         return self
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         return "\n".join(_tensor_line(k, p, lambda t: t.dtype) for k, p in enumerate(self))
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("ParameterList should not be called.")
 
 
 class ParameterDict(Module):
     """Holds parameters in an ordered dict; plain tensors assigned to it become Parameters."""
 
-    def __init__(self, parameters=None):
+    def __init__(self, parameters: Any = None) -> None:
         super().__init__()
-        self._keys = {}
+        self._keys: dict[str, None] = {}
         if parameters is not None:
             self.update(parameters)
 
     @staticmethod
-    def _key_to_attr(key):
+    def _key_to_attr(key: Any) -> str:
         if not isinstance(key, str):
             raise TypeError("Index given to ParameterDict cannot be used as a key as it is not a "
                             f"string (type is '{type(key).__name__}'). Open an issue on github "
                             "if you need non-string keys.")
         return key
 
-    def __getitem__(self, key):
+    def __getitem__(self, key: str) -> Any:
         return getattr(self, self._key_to_attr(key))
 
-    def __setitem__(self, key, value):
+    def __setitem__(self, key: str, value: Any) -> None:
         self._keys[key] = None
         if isinstance(value, tapegrad.Tensor) and not isinstance(value, Parameter):
             value = Parameter(value)
         setattr(self, self._key_to_attr(key), value)
 
-    def __delitem__(self, key):
+    def __delitem__(self, key: str) -> None:
         del self._keys[key]
         delattr(self, self._key_to_attr(key))
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self._keys)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[str]:
         return iter(self._keys)
 
-    def __reversed__(self):
+    def __reversed__(self) -> Iterator[str]:
         return reversed(self._keys)
 
-    def __contains__(self, key):
+    def __contains__(self, key: str) -> bool:
         return key in self._keys
 
-    def copy(self):
+    def copy(self) -> ParameterDict:
         return ParameterDict(OrderedDict((k, self[k]) for k in self._keys))
 
-    def setdefault(self, key, default=None):
+    def setdefault(self, key: str, default: Any | None = None) -> Any:
         if key not in self:
             self[key] = default
         return self[key]
 
-    def clear(self):
+    def clear(self) -> None:
         for key in self._keys.copy():
             del self[key]
 
-    def pop(self, key):
+    def pop(self, key: str) -> Any:
         value = self[key]
         del self[key]
         return value
 
-    def popitem(self):
+    def popitem(self) -> tuple[str, Any]:
         key = next(reversed(self._keys))
         return key, self.pop(key)
 
-    def get(self, key, default=None):
+    def get(self, key: str, default: Any | None = None) -> Any:
         return self[key] if key in self else default
 
-    def fromkeys(self, keys, default=None):
+    def fromkeys(self, keys: Iterable[str], default: Any | None = None) -> ParameterDict:
         return ParameterDict((k, default) for k in keys)
 
-    def keys(self):
+    def keys(self) -> KeysView[str]:
         return self._keys.keys()
 
-    def items(self):
+    def items(self) -> Iterator[tuple[str, Any]]:
         return ((k, self[k]) for k in self._keys)
 
-    def values(self):
+    def values(self) -> Iterator[Any]:
         return (self[k] for k in self._keys)
 
-    def update(self, parameters):
+    def update(self, parameters: Mapping[str, Any] | Iterable[tuple[str, Any]]
+               | ParameterDict) -> None:
         if not isinstance(parameters, Iterable):
             raise TypeError("ParametersDict.update should be called with an iterable of "
                             "key/value pairs, but got " + type(parameters).__name__)
+        pairs: Iterable[tuple[Any, Any]]
         if isinstance(parameters, (OrderedDict, ParameterDict)):
             pairs = parameters.items()
         elif isinstance(parameters, Mapping):
@@ -415,22 +454,22 @@ class ParameterDict(Module):
         for key, value in pairs:
             self[key] = value
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         return "\n".join(_tensor_line(k, p, typename) for k, p in self.items())
 
-    def __call__(self, input):
+    def __call__(self, input: Any) -> Any:  # type: ignore[override]  # torch's one argument
         raise RuntimeError("ParameterDict should not be called.")
 
-    def __or__(self, other):
+    def __or__(self, other: ParameterDict) -> ParameterDict:
         merged = self.copy()
         merged.update(other)
         return merged
 
-    def __ror__(self, other):
+    def __ror__(self, other: ParameterDict) -> ParameterDict:
         merged = other.copy()
         merged.update(self)
         return merged
 
-    def __ior__(self, other):
+    def __ior__(self, other: ParameterDict) -> ParameterDict:
         self.update(other)
         return self

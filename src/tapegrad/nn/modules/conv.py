@@ -1,24 +1,34 @@
 """Convolution layers: Conv1d/2d/3d and ConvTranspose1d/2d/3d, as torch.nn."""
-from collections.abc import Iterable
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 import tapegrad
+from tapegrad._dtype import dtype as _dtype
+from tapegrad._tensor import Tensor
 
-from .. import functional as F
+from .. import functional
+from ..common_types import DeviceLikeType, _size_1_t, _size_2_t, _size_3_t
 from ..parameter import Parameter
 from .linear import optional_bias, reset_weight_and_bias
 from .module import Module
 
+F: Any = functional  # its names come from the op table at import, unseen by type checkers
+
 __all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"]
 
 
-def expand_size(value, n):
+def expand_size(value: Any, n: int) -> tuple[Any, ...]:
     """A sequence as a tuple, anything else repeated n times (torch's _single, _pair)."""
     if isinstance(value, Iterable):
         return tuple(value)
     return (value,) * n
 
 
-def _check_conv_arguments(in_channels, out_channels, stride, padding, groups, padding_mode):
+def _check_conv_arguments(in_channels: int, out_channels: int, stride: tuple[int, ...],
+                          padding: str | tuple[int, ...], groups: int,
+                          padding_mode: str) -> None:
     """torch's ValueErrors for bad groups, padding strings and padding modes."""
     if groups <= 0:
         raise ValueError("groups must be a positive integer")
@@ -39,7 +49,8 @@ def _check_conv_arguments(in_channels, out_channels, stride, padding, groups, pa
                          f"padding_mode='{padding_mode}'")
 
 
-def _explicit_padding(padding, kernel_size, dilation):
+def _explicit_padding(padding: str | tuple[int, ...], kernel_size: tuple[int, ...],
+                      dilation: tuple[int, ...]) -> list[int]:
     """F.pad's (last-dim-first, left/right) amounts for the non-'zeros' padding modes."""
     if isinstance(padding, str):
         amounts = [0, 0] * len(kernel_size)
@@ -55,9 +66,24 @@ def _explicit_padding(padding, kernel_size, dilation):
 class _ConvNd(Module):
     """Shared state of the convolution layers, with torch's attribute names."""
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride, padding, dilation,
-                 transposed, output_padding, groups, bias, padding_mode, device=None,
-                 dtype=None):
+    in_channels: int
+    out_channels: int
+    kernel_size: tuple[int, ...]
+    stride: tuple[int, ...]
+    padding: str | tuple[int, ...]
+    dilation: tuple[int, ...]
+    transposed: bool
+    output_padding: tuple[int, ...]
+    groups: int
+    padding_mode: str
+    weight: Parameter
+    bias: Parameter | None
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: tuple[int, ...],
+                 stride: tuple[int, ...], padding: str | tuple[int, ...],
+                 dilation: tuple[int, ...], transposed: bool, output_padding: tuple[int, ...],
+                 groups: int, bias: bool, padding_mode: str,
+                 device: DeviceLikeType | None = None, dtype: _dtype | None = None) -> None:
         super().__init__()
         _check_conv_arguments(in_channels, out_channels, stride, padding, groups, padding_mode)
         self.in_channels = in_channels
@@ -79,10 +105,10 @@ class _ConvNd(Module):
         optional_bias(self, bias, out_channels, device, dtype)
         self.reset_parameters()
 
-    def reset_parameters(self):
+    def reset_parameters(self) -> None:
         reset_weight_and_bias(self.weight, self.bias)
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         text = (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
                 f"stride={self.stride}")
         if self.padding != (0,) * len(self.padding):
@@ -99,7 +125,8 @@ class _ConvNd(Module):
             text += f", padding_mode={self.padding_mode}"
         return text
 
-    def _padded_conv(self, conv, input, weight, bias):
+    def _padded_conv(self, conv: Callable[..., Tensor], input: Tensor, weight: Tensor,
+                     bias: Tensor | None) -> Tensor:
         """Run `conv`, padding first with F.pad unless the mode is 'zeros'."""
         if self.padding_mode == "zeros":
             return conv(input, weight, bias, self.stride, self.padding, self.dilation,
@@ -108,7 +135,9 @@ class _ConvNd(Module):
         return conv(padded, weight, bias, self.stride, 0, self.dilation, self.groups)
 
 
-def _conv_sizes(n, kernel_size, stride, padding, dilation):
+def _conv_sizes(n: int, kernel_size: Any, stride: Any, padding: Any, dilation: Any
+                ) -> tuple[tuple[int, ...], tuple[int, ...], str | tuple[int, ...],
+                           tuple[int, ...]]:
     """kernel_size, stride, padding (strings kept) and dilation as n-tuples."""
     padding = padding if isinstance(padding, str) else expand_size(padding, n)
     return (expand_size(kernel_size, n), expand_size(stride, n), padding,
@@ -118,70 +147,78 @@ def _conv_sizes(n, kernel_size, stride, padding, dilation):
 class Conv1d(_ConvNd):
     """1-d cross-correlation over (N, C_in, L) or (C_in, L) input."""
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
-                 groups=1, bias=True, padding_mode="zeros", device=None, dtype=None):
-        kernel_size, stride, padding, dilation = _conv_sizes(1, kernel_size, stride, padding,
-                                                             dilation)
-        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
-                         False, (0,), groups, bias, padding_mode, device, dtype)
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: _size_1_t,
+                 stride: _size_1_t = 1, padding: str | _size_1_t = 0, dilation: _size_1_t = 1,
+                 groups: int = 1, bias: bool = True, padding_mode: str = "zeros",
+                 device: DeviceLikeType | None = None, dtype: _dtype | None = None) -> None:
+        super().__init__(in_channels, out_channels,
+                         *_conv_sizes(1, kernel_size, stride, padding, dilation), False, (0,),
+                         groups, bias, padding_mode, device, dtype)
 
-    def _conv_forward(self, input, weight, bias):
+    def _conv_forward(self, input: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
         return self._padded_conv(F.conv1d, input, weight, bias)
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return self._conv_forward(input, self.weight, self.bias)
 
 
 class Conv2d(_ConvNd):
     """2-d cross-correlation over (N, C_in, H, W) or (C_in, H, W) input."""
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
-                 groups=1, bias=True, padding_mode="zeros", device=None, dtype=None):
-        kernel_size, stride, padding, dilation = _conv_sizes(2, kernel_size, stride, padding,
-                                                             dilation)
-        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
-                         False, (0, 0), groups, bias, padding_mode, device, dtype)
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: _size_2_t,
+                 stride: _size_2_t = 1, padding: str | _size_2_t = 0, dilation: _size_2_t = 1,
+                 groups: int = 1, bias: bool = True, padding_mode: str = "zeros",
+                 device: DeviceLikeType | None = None, dtype: _dtype | None = None) -> None:
+        super().__init__(in_channels, out_channels,
+                         *_conv_sizes(2, kernel_size, stride, padding, dilation), False, (0, 0),
+                         groups, bias, padding_mode, device, dtype)
 
-    def _conv_forward(self, input, weight, bias):
+    def _conv_forward(self, input: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
         return self._padded_conv(F.conv2d, input, weight, bias)
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return self._conv_forward(input, self.weight, self.bias)
 
 
 class Conv3d(_ConvNd):
     """3-d cross-correlation over (N, C_in, D, H, W) or (C_in, D, H, W) input."""
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
-                 groups=1, bias=True, padding_mode="zeros", device=None, dtype=None):
-        kernel_size, stride, padding, dilation = _conv_sizes(3, kernel_size, stride, padding,
-                                                             dilation)
-        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
-                         False, (0, 0, 0), groups, bias, padding_mode, device, dtype)
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: _size_3_t,
+                 stride: _size_3_t = 1, padding: str | _size_3_t = 0, dilation: _size_3_t = 1,
+                 groups: int = 1, bias: bool = True, padding_mode: str = "zeros",
+                 device: DeviceLikeType | None = None, dtype: _dtype | None = None) -> None:
+        super().__init__(in_channels, out_channels,
+                         *_conv_sizes(3, kernel_size, stride, padding, dilation), False, (0, 0, 0),
+                         groups, bias, padding_mode, device, dtype)
 
-    def _conv_forward(self, input, weight, bias):
+    def _conv_forward(self, input: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
         return self._padded_conv(F.conv3d, input, weight, bias)
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return self._conv_forward(input, self.weight, self.bias)
 
 
 class _ConvTransposeNd(_ConvNd):
     """Transposed convolutions: only 'zeros' padding, optional requested output size."""
 
-    def __init__(self, n, in_channels, out_channels, kernel_size, stride, padding,
-                 output_padding, groups, bias, dilation, padding_mode, device, dtype):
+    padding: tuple[int, ...]
+
+    def __init__(self, n: int, in_channels: int, out_channels: int, kernel_size: Any,
+                 stride: Any, padding: Any, output_padding: Any, groups: int, bias: bool,
+                 dilation: Any, padding_mode: str, device: DeviceLikeType | None,
+                 dtype: _dtype | None) -> None:
         if padding_mode != "zeros":
             raise ValueError('Only "zeros" padding mode is supported for '
                              f"{type(self).__name__}")
-        kernel_size, stride, padding, dilation = (expand_size(value, n) for value in
-                                                  (kernel_size, stride, padding, dilation))
-        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
-                         True, expand_size(output_padding, n), groups, bias, padding_mode,
-                         device, dtype)
+        super().__init__(in_channels, out_channels, expand_size(kernel_size, n),
+                         expand_size(stride, n), expand_size(padding, n),
+                         expand_size(dilation, n), True, expand_size(output_padding, n), groups,
+                         bias, padding_mode, device, dtype)
 
-    def _output_padding(self, input, output_size, stride, padding, kernel_size,
-                        num_spatial_dims, dilation=None):
+    def _output_padding(self, input: Tensor, output_size: Sequence[int] | None,
+                        stride: Sequence[int], padding: Sequence[int],
+                        kernel_size: Sequence[int], num_spatial_dims: int,
+                        dilation: Sequence[int] | None = None) -> Sequence[int]:
         """The output_padding that makes the output `output_size` long (torch's check)."""
         if output_size is None:
             return self.output_padding
@@ -204,7 +241,8 @@ class _ConvTransposeNd(_ConvNd):
                                  f"{tapegrad.Size(input.shape[2:])})")
         return [size - low for size, low in zip(output_size, min_sizes)]
 
-    def _transposed_forward(self, conv, input, output_size):
+    def _transposed_forward(self, conv: Callable[..., Tensor], input: Tensor,
+                            output_size: Sequence[int] | None) -> Tensor:
         output_padding = self._output_padding(input, output_size, self.stride, self.padding,
                                               self.kernel_size, len(self.kernel_size),
                                               self.dilation)
@@ -215,37 +253,43 @@ class _ConvTransposeNd(_ConvNd):
 class ConvTranspose1d(_ConvTransposeNd):
     """The gradient of Conv1d with respect to its input, as a layer."""
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
-                 output_padding=0, groups=1, bias=True, dilation=1, padding_mode="zeros",
-                 device=None, dtype=None):
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: _size_1_t,
+                 stride: _size_1_t = 1, padding: _size_1_t = 0, output_padding: _size_1_t = 0,
+                 groups: int = 1, bias: bool = True, dilation: _size_1_t = 1,
+                 padding_mode: str = "zeros", device: DeviceLikeType | None = None,
+                 dtype: _dtype | None = None) -> None:
         super().__init__(1, in_channels, out_channels, kernel_size, stride, padding,
                          output_padding, groups, bias, dilation, padding_mode, device, dtype)
 
-    def forward(self, input, output_size=None):
+    def forward(self, input: Tensor, output_size: list[int] | None = None) -> Tensor:
         return self._transposed_forward(F.conv_transpose1d, input, output_size)
 
 
 class ConvTranspose2d(_ConvTransposeNd):
     """The gradient of Conv2d with respect to its input, as a layer."""
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
-                 output_padding=0, groups=1, bias=True, dilation=1, padding_mode="zeros",
-                 device=None, dtype=None):
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: _size_2_t,
+                 stride: _size_2_t = 1, padding: _size_2_t = 0, output_padding: _size_2_t = 0,
+                 groups: int = 1, bias: bool = True, dilation: _size_2_t = 1,
+                 padding_mode: str = "zeros", device: DeviceLikeType | None = None,
+                 dtype: _dtype | None = None) -> None:
         super().__init__(2, in_channels, out_channels, kernel_size, stride, padding,
                          output_padding, groups, bias, dilation, padding_mode, device, dtype)
 
-    def forward(self, input, output_size=None):
+    def forward(self, input: Tensor, output_size: list[int] | None = None) -> Tensor:
         return self._transposed_forward(F.conv_transpose2d, input, output_size)
 
 
 class ConvTranspose3d(_ConvTransposeNd):
     """The gradient of Conv3d with respect to its input, as a layer."""
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
-                 output_padding=0, groups=1, bias=True, dilation=1, padding_mode="zeros",
-                 device=None, dtype=None):
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: _size_3_t,
+                 stride: _size_3_t = 1, padding: _size_3_t = 0, output_padding: _size_3_t = 0,
+                 groups: int = 1, bias: bool = True, dilation: _size_3_t = 1,
+                 padding_mode: str = "zeros", device: DeviceLikeType | None = None,
+                 dtype: _dtype | None = None) -> None:
         super().__init__(3, in_channels, out_channels, kernel_size, stride, padding,
                          output_padding, groups, bias, dilation, padding_mode, device, dtype)
 
-    def forward(self, input, output_size=None):
+    def forward(self, input: Tensor, output_size: list[int] | None = None) -> Tensor:
         return self._transposed_forward(F.conv_transpose3d, input, output_size)
