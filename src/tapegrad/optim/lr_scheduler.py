@@ -7,7 +7,11 @@ the cyclic ones, and is the public namespace for all of them.
 import math
 import types
 from bisect import bisect_right
+from collections.abc import Callable, Sequence
+from typing import Any, Literal, SupportsFloat
 
+from .._tensor import Tensor
+from .optimizer import Optimizer
 from .scheduler import (EPOCH_DEPRECATION_WARNING, ConstantLR, CosineAnnealingLR,
                         ExponentialLR, LambdaLR, LinearLR, LRScheduler, MultiplicativeLR,
                         MultiStepLR, PolynomialLR, StepLR, check_optimizer, group_values,
@@ -41,14 +45,16 @@ def _check_schedulers(kind, optimizer, schedulers):
 class _CompositeScheduler(LRScheduler):
     """state_dict handling shared by SequentialLR and ChainedScheduler."""
 
-    def state_dict(self):
+    _schedulers: Sequence[LRScheduler]
+
+    def state_dict(self) -> dict[str, Any]:
         """As LRScheduler's, with each wrapped scheduler's own state_dict in `_schedulers`."""
         state = {key: value for key, value in self.__dict__.items()
                  if key not in ("optimizer", "_schedulers")}
         state["_schedulers"] = [scheduler.state_dict() for scheduler in self._schedulers]
         return state
 
-    def load_state_dict(self, state_dict):
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         saved = state_dict.pop("_schedulers")
         self.__dict__.update(state_dict)
         state_dict["_schedulers"] = saved
@@ -59,7 +65,8 @@ class _CompositeScheduler(LRScheduler):
 class SequentialLR(_CompositeScheduler):
     """Run each scheduler in turn, switching at the given milestone epochs."""
 
-    def __init__(self, optimizer, schedulers, milestones, last_epoch=-1):
+    def __init__(self, optimizer: Optimizer, schedulers: list[LRScheduler],
+                 milestones: list[int], last_epoch: int = -1) -> None:
         kind = self.__class__.__name__
         if len(schedulers) < 1:
             raise ValueError(f"{kind} expects at least one scheduler, but got no scheduler.")
@@ -83,7 +90,8 @@ class SequentialLR(_CompositeScheduler):
         first._initial_step()
         self._last_lr = first.get_last_lr()
 
-    def step(self):
+    # torch's composite schedulers take no epoch, unlike LRScheduler.step
+    def step(self) -> None:  # type: ignore[override]
         self.last_epoch += 1
         index = bisect_right(self._milestones, self.last_epoch)
         scheduler = self._schedulers[index]
@@ -106,7 +114,8 @@ def _rewind(scheduler):
 class ChainedScheduler(_CompositeScheduler):
     """Step every scheduler in the list each time, so their effects multiply."""
 
-    def __init__(self, schedulers, optimizer=None):
+    def __init__(self, schedulers: Sequence[LRScheduler],
+                 optimizer: Optimizer | None = None) -> None:
         kind = self.__class__.__name__
         if len(schedulers) < 1:
             raise ValueError(f"{kind} expects at least one scheduler to be chained, but got no "
@@ -117,7 +126,7 @@ class ChainedScheduler(_CompositeScheduler):
         self.optimizer = optimizer
         self._last_lr = group_values(schedulers[-1].optimizer, "lr")
 
-    def step(self):
+    def step(self) -> None:  # type: ignore[override]  # no epoch, as SequentialLR
         for scheduler in self._schedulers:
             scheduler.step()
         self._last_lr = group_values(self._schedulers[-1].optimizer, "lr")
@@ -126,8 +135,13 @@ class ChainedScheduler(_CompositeScheduler):
 class ReduceLROnPlateau(LRScheduler):
     """Scale lr by factor when a metric has not improved for `patience` epochs."""
 
-    def __init__(self, optimizer, mode="min", factor=0.1, patience=10, threshold=1e-4,
-                 threshold_mode="rel", cooldown=0, min_lr=0, eps=1e-8):
+    default_min_lr: float | None
+    min_lrs: list[float]
+
+    def __init__(self, optimizer: Optimizer, mode: Literal["min", "max"] = "min",
+                 factor: float = 0.1, patience: int = 10, threshold: float = 1e-4,
+                 threshold_mode: Literal["rel", "abs"] = "rel", cooldown: int = 0,
+                 min_lr: list[float] | float = 0, eps: float = 1e-8) -> None:
         if factor >= 1.0:
             raise ValueError("Factor should be < 1.0.")
         self.factor = factor
@@ -155,7 +169,9 @@ class ReduceLROnPlateau(LRScheduler):
         self.cooldown_counter = 0
         self.num_bad_epochs = 0
 
-    def step(self, metrics, epoch=None):
+    # the metric comes first, as in torch: not LRScheduler.step's signature
+    def step(self, metrics: SupportsFloat,  # type: ignore[override]
+             epoch: int | None = None) -> None:
         """Record this epoch's metric and reduce the lr once patience runs out."""
         current = float(metrics)
         if epoch is None:
@@ -195,7 +211,7 @@ class ReduceLROnPlateau(LRScheduler):
                 set_group_value(group, "lr", new_lr)
 
     @property
-    def in_cooldown(self):
+    def in_cooldown(self) -> bool:
         return self.cooldown_counter > 0
 
     def _is_better(self, value, best):
@@ -217,7 +233,7 @@ class ReduceLROnPlateau(LRScheduler):
         self.threshold = threshold
         self.threshold_mode = threshold_mode
 
-    def load_state_dict(self, state_dict):
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         self.__dict__.update(state_dict)
         self._init_is_better(self.mode, self.threshold, self.threshold_mode)
 
@@ -225,7 +241,10 @@ class ReduceLROnPlateau(LRScheduler):
 class CosineAnnealingWarmRestarts(LRScheduler):
     """Cosine annealing restarted every T_i epochs, T_i growing by T_mult after each restart."""
 
-    def __init__(self, optimizer, T_0, T_mult=1, eta_min=0.0, last_epoch=-1):
+    T_cur: float
+
+    def __init__(self, optimizer: Optimizer, T_0: int, T_mult: int = 1, eta_min: float = 0.0,
+                 last_epoch: int = -1) -> None:
         if T_0 <= 0 or not isinstance(T_0, int):
             raise ValueError(f"Expected positive integer T_0, but got {T_0}")
         if T_mult < 1 or not isinstance(T_mult, int):
@@ -240,13 +259,13 @@ class CosineAnnealingWarmRestarts(LRScheduler):
         self.T_cur = last_epoch
         super().__init__(optimizer, last_epoch)
 
-    def get_lr(self):
+    def get_lr(self) -> list[float | Tensor]:
         self._warn_if_called_directly()
         return [self.eta_min + (base_lr - self.eta_min)
                 * (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2
                 for base_lr in self.base_lrs]
 
-    def step(self, epoch=None):
+    def step(self, epoch: float | None = None) -> None:
         """Advance one epoch, or jump to a (possibly fractional) epoch; no step count kept."""
         if epoch is None and self.last_epoch < 0:
             epoch = 0
@@ -312,9 +331,14 @@ class CyclicLR(_CyclesMomentum, LRScheduler):
     step_size_down down), the amplitude scaled per cycle or per step; momentum the other
     way."""
 
-    def __init__(self, optimizer, base_lr, max_lr, step_size_up=2000, step_size_down=None,
-                 mode="triangular", gamma=1.0, scale_fn=None, scale_mode="cycle",
-                 cycle_momentum=True, base_momentum=0.8, max_momentum=0.9, last_epoch=-1):
+    def __init__(self, optimizer: Optimizer, base_lr: float | list[float],
+                 max_lr: float | list[float], step_size_up: int = 2000,
+                 step_size_down: int | None = None,
+                 mode: Literal["triangular", "triangular2", "exp_range"] = "triangular",
+                 gamma: float = 1.0, scale_fn: Callable[[float], float] | None = None,
+                 scale_mode: Literal["cycle", "iterations"] = "cycle",
+                 cycle_momentum: bool = True, base_momentum: float = 0.8,
+                 max_momentum: float = 0.9, last_epoch: int = -1) -> None:
         check_optimizer(optimizer)
         self.optimizer = optimizer
         base_lrs = per_group("base_lr", optimizer, base_lr)
@@ -322,10 +346,10 @@ class CyclicLR(_CyclesMomentum, LRScheduler):
             for lr, group in zip(base_lrs, optimizer.param_groups):
                 set_group_value(group, "lr", lr)
         self.max_lrs = per_group("max_lr", optimizer, max_lr)
-        step_size_up = float(step_size_up)
-        step_size_down = step_size_up if step_size_down is None else float(step_size_down)
-        self.total_size = step_size_up + step_size_down
-        self.step_ratio = step_size_up / self.total_size
+        steps_up = float(step_size_up)
+        steps_down = steps_up if step_size_down is None else float(step_size_down)
+        self.total_size = steps_up + steps_down
+        self.step_ratio = steps_up / self.total_size
         if mode not in ("triangular", "triangular2", "exp_range") and scale_fn is None:
             raise ValueError("mode is invalid and scale_fn is None")
         self.mode, self.gamma = mode, gamma
@@ -344,7 +368,7 @@ class CyclicLR(_CyclesMomentum, LRScheduler):
             return
         self.scale_mode = "iterations" if self.mode == "exp_range" else "cycle"
 
-    def scale_fn(self, x):
+    def scale_fn(self, x: float) -> float:
         if self._scale_fn_custom is not None:
             return self._scale_fn_custom(x)
         if self.mode == "triangular":
@@ -353,7 +377,7 @@ class CyclicLR(_CyclesMomentum, LRScheduler):
             return 1 / (2.0 ** (x - 1))
         return self.gamma ** x
 
-    def get_lr(self):
+    def get_lr(self) -> list[float | Tensor]:
         self._warn_if_called_directly()
         cycle = math.floor(1 + self.last_epoch / self.total_size)
         x = 1.0 + self.last_epoch / self.total_size - cycle
@@ -368,7 +392,7 @@ class CyclicLR(_CyclesMomentum, LRScheduler):
                 self._set_momentum(group, top - (top - base) * fraction * scale)
         return lrs
 
-    def state_dict(self):
+    def state_dict(self) -> dict[str, Any]:
         """As torch's: a custom scale function is kept only as its attributes (a callable
         object's __dict__), never the function itself."""
         state = super().state_dict()
@@ -377,7 +401,7 @@ class CyclicLR(_CyclesMomentum, LRScheduler):
                                      isinstance(custom, types.FunctionType) else None)
         return state
 
-    def load_state_dict(self, state_dict):
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         state_dict = dict(state_dict)
         custom = state_dict.pop("_scale_fn_custom")
         super().load_state_dict(state_dict)
@@ -389,10 +413,14 @@ class CyclicLR(_CyclesMomentum, LRScheduler):
 class OneCycleLR(_CyclesMomentum, LRScheduler):
     """The 1cycle policy: lr up to max_lr and down far below base, momentum the other way."""
 
-    def __init__(self, optimizer, max_lr, total_steps=None, epochs=None, steps_per_epoch=None,
-                 pct_start=0.3, anneal_strategy="cos", cycle_momentum=True,
-                 base_momentum=0.85, max_momentum=0.95, div_factor=25.0,
-                 final_div_factor=1e4, three_phase=False, last_epoch=-1):
+    def __init__(self, optimizer: Optimizer, max_lr: float | list[float],
+                 total_steps: int | None = None, epochs: int | None = None,
+                 steps_per_epoch: int | None = None, pct_start: float = 0.3,
+                 anneal_strategy: Literal["cos", "linear"] = "cos", cycle_momentum: bool = True,
+                 base_momentum: float | list[float] = 0.85,
+                 max_momentum: float | list[float] = 0.95, div_factor: float = 25.0,
+                 final_div_factor: float = 1e4, three_phase: bool = False,
+                 last_epoch: int = -1) -> None:
         check_optimizer(optimizer)
         self.optimizer = optimizer
         self.total_steps = _total_steps(total_steps, epochs, steps_per_epoch)
@@ -419,7 +447,7 @@ class OneCycleLR(_CyclesMomentum, LRScheduler):
             return end + (start - end) / 2.0 * (math.cos(math.pi * pct) + 1)
         return (end - start) * pct + start
 
-    def get_lr(self):
+    def get_lr(self) -> list[float | Tensor]:
         self._warn_if_called_directly()
         step_num = self.last_epoch
         if step_num > self.total_steps:

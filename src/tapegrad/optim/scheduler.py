@@ -12,9 +12,12 @@ import types
 import weakref
 from bisect import bisect_right
 from collections import Counter
+from collections.abc import Callable, Iterable
+from typing import Any
 
 import tapegrad
 
+from .._tensor import Tensor
 from .optimizer import Optimizer
 from .._warnings import warn
 
@@ -29,16 +32,16 @@ EPOCH_DEPRECATION_WARNING = (
     "use case: https://github.com/pytorch/pytorch/issues/new/choose.")
 
 
-def _copy_value(value):
+def _copy_value(value: Any) -> Any:
     return value.clone() if isinstance(value, tapegrad.Tensor) else value
 
 
-def group_values(optimizer, key):
+def group_values(optimizer: Optimizer, key: str) -> list[Any]:
     """group[key] of every param group, tensors cloned so callers never alias them."""
     return [_copy_value(group[key]) for group in optimizer.param_groups]
 
 
-def set_group_value(group, key, value):
+def set_group_value(group: dict[str, Any], key: str, value: float | Tensor) -> None:
     """Store value in group[key]; a tensor entry is filled in place, never replaced."""
     if isinstance(group[key], tapegrad.Tensor):
         group[key].fill_(float(value))
@@ -46,7 +49,7 @@ def set_group_value(group, key, value):
         group[key] = value
 
 
-def per_group(name, optimizer, value):
+def per_group(name: str, optimizer: Optimizer, value: Any) -> list[Any]:
     """One value per param group: a list/tuple of the right length, or a single repeated one."""
     count = len(optimizer.param_groups)
     if isinstance(value, (list, tuple)):
@@ -58,7 +61,7 @@ def per_group(name, optimizer, value):
     return [_copy_value(v) for v in value]
 
 
-def check_optimizer(optimizer):
+def check_optimizer(optimizer: object) -> None:
     if not isinstance(optimizer, Optimizer):
         raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
 
@@ -83,10 +86,15 @@ def _track_optimizer_steps(optimizer):
 class LRScheduler:
     """Base class of the schedulers: sets each group's lr from get_lr() on every step()."""
 
+    optimizer: Optimizer
+    base_lrs: list[float | Tensor]
+    last_epoch: int
+    _last_lr: list[float | Tensor]
+    _step_count: int
     _get_lr_called_within_step = False
     _is_initial = False
 
-    def __init__(self, optimizer, last_epoch=-1):
+    def __init__(self, optimizer: Optimizer, last_epoch: int = -1) -> None:
         check_optimizer(optimizer)
         self.optimizer = optimizer
         if last_epoch == -1:
@@ -101,7 +109,7 @@ class LRScheduler:
         _track_optimizer_steps(optimizer)
         self._initial_step()
 
-    def _initial_step(self):
+    def _initial_step(self) -> None:
         """Reset the step count and take the first step, which sets the starting lr."""
         self._step_count = 0
         self._is_initial = True
@@ -110,26 +118,26 @@ class LRScheduler:
         finally:
             self._is_initial = False
 
-    def state_dict(self):
+    def state_dict(self) -> dict[str, Any]:
         """Everything in the scheduler's __dict__ except the optimizer."""
         return {key: value for key, value in self.__dict__.items() if key != "optimizer"}
 
-    def load_state_dict(self, state_dict):
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         self.__dict__.update(state_dict)
 
-    def get_last_lr(self):
+    def get_last_lr(self) -> list[float | Tensor]:
         """The learning rates set by the latest step, one per param group."""
         return self._last_lr
 
-    def get_lr(self):
+    def get_lr(self) -> list[float | Tensor]:
         raise NotImplementedError
 
-    def _warn_if_called_directly(self):
+    def _warn_if_called_directly(self) -> None:
         if not self._get_lr_called_within_step:
             warn("To get the last learning rate computed by the scheduler, please use "
                  "`get_last_lr()`.", UserWarning)
 
-    def step(self, epoch=None):
+    def step(self, epoch: int | None = None) -> None:
         """Advance one epoch (or jump to `epoch`, deprecated) and update the groups' lr."""
         if self._step_count == 1:
             _warn_on_step_order(self.optimizer)
@@ -138,7 +146,7 @@ class LRScheduler:
             warn(EPOCH_DEPRECATION_WARNING, UserWarning)
         self._update_lr(epoch)
 
-    def _update_lr(self, epoch=None):
+    def _update_lr(self, epoch: int | None = None) -> None:
         self._get_lr_called_within_step = True
         try:
             if epoch is None:
@@ -152,7 +160,7 @@ class LRScheduler:
             self._get_lr_called_within_step = False
         self._apply_lrs(values)
 
-    def _apply_lrs(self, values):
+    def _apply_lrs(self, values: Iterable[float | Tensor]) -> None:
         for group, lr in zip(self.optimizer.param_groups, values, strict=True):
             set_group_value(group, "lr", lr)
         self._last_lr = group_values(self.optimizer, "lr")
@@ -187,7 +195,9 @@ def _warn_on_step_order(optimizer):
 class _LambdaScheduler(LRScheduler):
     """Shared by LambdaLR and MultiplicativeLR: one function of the epoch per group."""
 
-    def __init__(self, optimizer, lr_lambda, last_epoch=-1):
+    def __init__(self, optimizer: Optimizer,
+                 lr_lambda: Callable[[int], float] | list[Callable[[int], float]],
+                 last_epoch: int = -1) -> None:
         self.optimizer = optimizer
         count = len(optimizer.param_groups)
         if isinstance(lr_lambda, (list, tuple)):
@@ -199,10 +209,10 @@ class _LambdaScheduler(LRScheduler):
         self._check_lambdas()
         super().__init__(optimizer, last_epoch)
 
-    def _check_lambdas(self):
+    def _check_lambdas(self) -> None:
         pass
 
-    def state_dict(self):
+    def state_dict(self) -> dict[str, Any]:
         """As LRScheduler's, with plain functions saved as None and callables as their __dict__."""
         state = {key: value for key, value in self.__dict__.items()
                  if key not in ("optimizer", "lr_lambdas")}
@@ -210,7 +220,7 @@ class _LambdaScheduler(LRScheduler):
                                for fn in self.lr_lambdas]
         return state
 
-    def load_state_dict(self, state_dict):
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         lambda_states = state_dict.pop("lr_lambdas")
         self.__dict__.update(state_dict)
         state_dict["lr_lambdas"] = lambda_states  # torch leaves the caller's dict as it was
@@ -222,7 +232,7 @@ class _LambdaScheduler(LRScheduler):
 class LambdaLR(_LambdaScheduler):
     """lr = base_lr * lr_lambda(epoch)."""
 
-    def get_lr(self):
+    def get_lr(self) -> list[float | Tensor]:
         self._warn_if_called_directly()
         return [base_lr * fn(self.last_epoch)
                 for fn, base_lr in zip(self.lr_lambdas, self.base_lrs)]
@@ -231,12 +241,12 @@ class LambdaLR(_LambdaScheduler):
 class MultiplicativeLR(_LambdaScheduler):
     """lr <- lr * lr_lambda(epoch) on every step after the first."""
 
-    def _check_lambdas(self):
+    def _check_lambdas(self) -> None:
         for fn in self.lr_lambdas:
             if not callable(fn):
                 raise TypeError(f"lr_lambda should be a function, but got {type(fn).__name__}")
 
-    def get_lr(self):
+    def get_lr(self) -> list[float | Tensor]:
         self._warn_if_called_directly()
         if self._is_initial:
             return group_values(self.optimizer, "lr")
@@ -247,18 +257,19 @@ class MultiplicativeLR(_LambdaScheduler):
 class StepLR(LRScheduler):
     """Multiply lr by gamma every step_size epochs."""
 
-    def __init__(self, optimizer, step_size, gamma=0.1, last_epoch=-1):
+    def __init__(self, optimizer: Optimizer, step_size: int, gamma: float = 0.1,
+                 last_epoch: int = -1) -> None:
         self.step_size = step_size
         self.gamma = gamma
         super().__init__(optimizer, last_epoch)
 
-    def get_lr(self):
+    def get_lr(self) -> list[float | Tensor]:
         self._warn_if_called_directly()
         if self.last_epoch == 0 or self.last_epoch % self.step_size != 0:
             return group_values(self.optimizer, "lr")
         return [group["lr"] * self.gamma for group in self.optimizer.param_groups]
 
-    def _get_closed_form_lr(self):
+    def _get_closed_form_lr(self) -> list[float | Tensor]:
         return [base_lr * self.gamma ** (self.last_epoch // self.step_size)
                 for base_lr in self.base_lrs]
 
@@ -266,19 +277,20 @@ class StepLR(LRScheduler):
 class MultiStepLR(LRScheduler):
     """Multiply lr by gamma at each milestone epoch (once per repetition of the milestone)."""
 
-    def __init__(self, optimizer, milestones, gamma=0.1, last_epoch=-1):
+    def __init__(self, optimizer: Optimizer, milestones: Iterable[int], gamma: float = 0.1,
+                 last_epoch: int = -1) -> None:
         self.milestones = Counter(milestones)
         self.gamma = gamma
         super().__init__(optimizer, last_epoch)
 
-    def get_lr(self):
+    def get_lr(self) -> list[float | Tensor]:
         self._warn_if_called_directly()
         if self.last_epoch not in self.milestones:
             return group_values(self.optimizer, "lr")
         factor = self.gamma ** self.milestones[self.last_epoch]
         return [group["lr"] * factor for group in self.optimizer.param_groups]
 
-    def _get_closed_form_lr(self):
+    def _get_closed_form_lr(self) -> list[float | Tensor]:
         passed = bisect_right(sorted(self.milestones.elements()), self.last_epoch)
         return [base_lr * self.gamma ** passed for base_lr in self.base_lrs]
 
@@ -286,14 +298,15 @@ class MultiStepLR(LRScheduler):
 class ConstantLR(LRScheduler):
     """Scale lr by factor until epoch total_iters, then restore it."""
 
-    def __init__(self, optimizer, factor=1.0 / 3, total_iters=5, last_epoch=-1):
+    def __init__(self, optimizer: Optimizer, factor: float = 1.0 / 3, total_iters: int = 5,
+                 last_epoch: int = -1) -> None:
         if factor > 1.0 or factor < 0:
             raise ValueError("Constant multiplicative factor expected to be between 0 and 1.")
         self.factor = factor
         self.total_iters = total_iters
         super().__init__(optimizer, last_epoch)
 
-    def get_lr(self):
+    def get_lr(self) -> list[float | Tensor]:
         self._warn_if_called_directly()
         if self.last_epoch == 0:
             return [group["lr"] * self.factor for group in self.optimizer.param_groups]
@@ -301,7 +314,7 @@ class ConstantLR(LRScheduler):
             return group_values(self.optimizer, "lr")
         return [group["lr"] * (1.0 / self.factor) for group in self.optimizer.param_groups]
 
-    def _get_closed_form_lr(self):
+    def _get_closed_form_lr(self) -> list[float | Tensor]:
         finished = self.last_epoch >= self.total_iters
         return [base_lr * (self.factor + finished * (1 - self.factor))
                 for base_lr in self.base_lrs]
@@ -310,8 +323,8 @@ class ConstantLR(LRScheduler):
 class LinearLR(LRScheduler):
     """Move the lr factor linearly from start_factor to end_factor over total_iters epochs."""
 
-    def __init__(self, optimizer, start_factor=1.0 / 3, end_factor=1.0, total_iters=5,
-                 last_epoch=-1):
+    def __init__(self, optimizer: Optimizer, start_factor: float = 1.0 / 3,
+                 end_factor: float = 1.0, total_iters: int = 5, last_epoch: int = -1) -> None:
         if start_factor > 1.0 or start_factor <= 0:
             raise ValueError("Starting multiplicative factor expected to be greater than 0 and "
                              "less or equal to 1.")
@@ -322,7 +335,7 @@ class LinearLR(LRScheduler):
         self.total_iters = total_iters
         super().__init__(optimizer, last_epoch)
 
-    def get_lr(self):
+    def get_lr(self) -> list[float | Tensor]:
         self._warn_if_called_directly()
         if self.last_epoch == 0:
             return [group["lr"] * self.start_factor for group in self.optimizer.param_groups]
@@ -334,7 +347,7 @@ class LinearLR(LRScheduler):
                                 + (self.last_epoch - 1) * change)
         return [group["lr"] * ratio for group in self.optimizer.param_groups]
 
-    def _get_closed_form_lr(self):
+    def _get_closed_form_lr(self) -> list[float | Tensor]:
         progress = min(self.total_iters, self.last_epoch) / self.total_iters
         return [base_lr * (self.start_factor + (self.end_factor - self.start_factor) * progress)
                 for base_lr in self.base_lrs]
@@ -343,29 +356,30 @@ class LinearLR(LRScheduler):
 class ExponentialLR(LRScheduler):
     """Multiply lr by gamma every epoch."""
 
-    def __init__(self, optimizer, gamma, last_epoch=-1):
+    def __init__(self, optimizer: Optimizer, gamma: float, last_epoch: int = -1) -> None:
         self.gamma = gamma
         super().__init__(optimizer, last_epoch)
 
-    def get_lr(self):
+    def get_lr(self) -> list[float | Tensor]:
         self._warn_if_called_directly()
         if self._is_initial:
             return group_values(self.optimizer, "lr")
         return [group["lr"] * self.gamma for group in self.optimizer.param_groups]
 
-    def _get_closed_form_lr(self):
+    def _get_closed_form_lr(self) -> list[float | Tensor]:
         return [base_lr * self.gamma ** self.last_epoch for base_lr in self.base_lrs]
 
 
 class PolynomialLR(LRScheduler):
     """Decay lr to zero over total_iters epochs along (1 - t/T) ** power."""
 
-    def __init__(self, optimizer, total_iters=5, power=1.0, last_epoch=-1):
+    def __init__(self, optimizer: Optimizer, total_iters: int = 5, power: float = 1.0,
+                 last_epoch: int = -1) -> None:
         self.total_iters = total_iters
         self.power = power
         super().__init__(optimizer, last_epoch)
 
-    def get_lr(self):
+    def get_lr(self) -> list[float | Tensor]:
         self._warn_if_called_directly()
         if self._is_initial or self.last_epoch > self.total_iters:
             return group_values(self.optimizer, "lr")
@@ -373,7 +387,7 @@ class PolynomialLR(LRScheduler):
         factor = (remaining / (1.0 - (self.last_epoch - 1) / self.total_iters)) ** self.power
         return [group["lr"] * factor for group in self.optimizer.param_groups]
 
-    def _get_closed_form_lr(self):
+    def _get_closed_form_lr(self) -> list[float | Tensor]:
         remaining = 1.0 - min(self.total_iters, self.last_epoch) / self.total_iters
         return [base_lr * remaining ** self.power for base_lr in self.base_lrs]
 
@@ -381,12 +395,13 @@ class PolynomialLR(LRScheduler):
 class CosineAnnealingLR(LRScheduler):
     """Cosine annealing from base_lr to eta_min over T_max epochs, by torch's recursion."""
 
-    def __init__(self, optimizer, T_max, eta_min=0.0, last_epoch=-1):
+    def __init__(self, optimizer: Optimizer, T_max: int, eta_min: float = 0.0,
+                 last_epoch: int = -1) -> None:
         self.T_max = T_max
         self.eta_min = eta_min
         super().__init__(optimizer, last_epoch)
 
-    def get_lr(self):
+    def get_lr(self) -> list[float | Tensor]:
         self._warn_if_called_directly()
         if self._is_initial:
             return group_values(self.optimizer, "lr")
@@ -402,7 +417,7 @@ class CosineAnnealingLR(LRScheduler):
                  / (1 + math.cos(math.pi * (self.last_epoch - 1) / t_max)))
         return [ratio * (group["lr"] - eta_min) + eta_min for group in groups]
 
-    def _get_closed_form_lr(self):
+    def _get_closed_form_lr(self) -> list[float | Tensor]:
         return [self.eta_min + (base_lr - self.eta_min)
                 * (1 + math.cos(math.pi * self.last_epoch / self.T_max)) / 2
                 for base_lr in self.base_lrs]

@@ -4,28 +4,40 @@ fixed SWA lr, and update_bn recomputes batch-norm statistics for the averaged we
 import copy
 import itertools
 import math
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, Literal, TypeAlias
 
 import tapegrad
 
+from .._device import device as Device
+from .._dtype import dtype as DType
+from .._tensor import Tensor
 from ..nn.modules.batchnorm import _BatchNorm
 from ..nn.modules.module import Module
+from .optimizer import Optimizer
 from .scheduler import LRScheduler, per_group
 
 __all__ = ["AveragedModel", "SWALR", "get_ema_avg_fn", "get_ema_multi_avg_fn", "get_swa_avg_fn",
            "get_swa_multi_avg_fn", "update_bn"]
 
 
-def _check_decay(decay):
+# avg_fn(average, current, num_averaged) -> new average; multi_avg_fn updates lists in place
+PARAM_LIST: TypeAlias = tuple[Tensor, ...] | list[Tensor]
+AvgFn: TypeAlias = Callable[[Tensor, Tensor, Tensor | int], Tensor]
+MultiAvgFn: TypeAlias = Callable[[PARAM_LIST, PARAM_LIST, Tensor | int], None]
+
+
+def _check_decay(decay: float) -> None:
     if decay < 0.0 or decay > 1.0:
         raise ValueError(f"Invalid decay value {decay} provided. Please provide a value in "
                          "[0,1] range.")
 
 
-def get_ema_multi_avg_fn(decay=0.999):
+def get_ema_multi_avg_fn(decay: float = 0.999) -> MultiAvgFn:
     """An update of a list of averages in place: exponential, with this decay."""
     _check_decay(decay)
 
-    def ema_update(averages, currents, _):
+    def ema_update(averages: PARAM_LIST, currents: PARAM_LIST, _: Tensor | int) -> None:
         with tapegrad.no_grad():
             for average, current in zip(averages, currents):
                 if average.is_floating_point() or average.is_complex():
@@ -35,9 +47,10 @@ def get_ema_multi_avg_fn(decay=0.999):
     return ema_update
 
 
-def get_swa_multi_avg_fn():
+def get_swa_multi_avg_fn() -> MultiAvgFn:
     """An update of a list of averages in place: the running mean of every model seen."""
-    def swa_update(averages, currents, num_averaged):
+    def swa_update(averages: PARAM_LIST, currents: PARAM_LIST,
+                   num_averaged: Tensor | int) -> None:
         with tapegrad.no_grad():
             for average, current in zip(averages, currents):
                 if average.is_floating_point() or average.is_complex():
@@ -49,19 +62,19 @@ def get_swa_multi_avg_fn():
     return swa_update
 
 
-def get_ema_avg_fn(decay=0.999):
+def get_ema_avg_fn(decay: float = 0.999) -> AvgFn:
     """avg_fn(average, current, n): the exponential moving average with this decay."""
     _check_decay(decay)
 
-    def ema_update(average, current, num_averaged):
+    def ema_update(average: Tensor, current: Tensor, num_averaged: Tensor | int) -> Tensor:
         with tapegrad.no_grad():
             return decay * average + (1 - decay) * current
     return ema_update
 
 
-def get_swa_avg_fn():
+def get_swa_avg_fn() -> AvgFn:
     """avg_fn(average, current, n): the mean of n + 1 models from that of n."""
-    def swa_update(average, current, num_averaged):
+    def swa_update(average: Tensor, current: Tensor, num_averaged: Tensor | int) -> Tensor:
         with tapegrad.no_grad():
             return average + (current - average) / (num_averaged + 1)
     return swa_update
@@ -71,7 +84,11 @@ class AveragedModel(Module):
     """A copy of model whose parameters (and buffers, with use_buffers) are averaged over the
     models given to update_parameters; forward runs the copy."""
 
-    def __init__(self, model, device=None, avg_fn=None, multi_avg_fn=None, use_buffers=False):
+    n_averaged: Tensor
+
+    def __init__(self, model: Module, device: int | Device | None = None,
+                 avg_fn: AvgFn | None = None, multi_avg_fn: MultiAvgFn | None = None,
+                 use_buffers: bool = False) -> None:
         super().__init__()
         if avg_fn is not None and multi_avg_fn is not None:
             raise AssertionError("Only one of avg_fn and multi_avg_fn should be provided")
@@ -82,15 +99,15 @@ class AveragedModel(Module):
                                                            device=device))
         self.avg_fn, self.multi_avg_fn, self.use_buffers = avg_fn, multi_avg_fn, use_buffers
 
-    def forward(self, *args, **kwargs):
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
         return self.module(*args, **kwargs)
 
-    def _averaged(self, module):
+    def _averaged(self, module: Module) -> Iterator[Tensor]:
         if self.use_buffers:
             return itertools.chain(module.parameters(), module.buffers())
         return module.parameters()
 
-    def update_parameters(self, model):
+    def update_parameters(self, model: Module) -> None:
         """Average model's parameters into this one's (the first call copies them)."""
         averages = [p.detach() for p in self._averaged(self.module)]
         currents = [p.detach().to(a.device) for a, p in zip(averages, self._averaged(model))]
@@ -99,7 +116,7 @@ class AveragedModel(Module):
                 for average, current in zip(averages, currents):
                     average.copy_(current)
             elif self.multi_avg_fn is not None:  # one call per dtype, as torch groups them
-                groups = {}
+                groups: dict[DType, tuple[list[Tensor], list[Tensor]]] = {}
                 for average, current in zip(averages, currents):
                     group = groups.setdefault(average.dtype, ([], []))
                     group[0].append(average)
@@ -116,10 +133,10 @@ class AveragedModel(Module):
             self.n_averaged += 1
 
 
-def update_bn(loader, model, device=None):
+def update_bn(loader: Iterable[Any], model: Module, device: int | Device | None = None) -> None:
     """One pass over loader in training mode to recompute every batch norm's running
     statistics as plain means (momentum None), then the model's mode and momenta back."""
-    momenta = {}
+    momenta: dict[_BatchNorm, float | None] = {}
     for module in model.modules():
         if isinstance(module, _BatchNorm):
             module.reset_running_stats()
@@ -144,8 +161,8 @@ class SWALR(LRScheduler):
     """Anneals each group's lr from its value to swa_lr over anneal_epochs (cosine or
     linear), then holds it."""
 
-    def __init__(self, optimizer, swa_lr, anneal_epochs=10, anneal_strategy="cos",
-                 last_epoch=-1):
+    def __init__(self, optimizer: Optimizer, swa_lr: float | list[float], anneal_epochs: int = 10,
+                 anneal_strategy: Literal["cos", "linear"] = "cos", last_epoch: int = -1) -> None:
         for lr, group in zip(per_group("swa_lr", optimizer, swa_lr), optimizer.param_groups):
             group["swa_lr"] = lr
         if anneal_strategy not in ["cos", "linear"]:
@@ -158,12 +175,12 @@ class SWALR(LRScheduler):
         self.anneal_epochs = anneal_epochs
         super().__init__(optimizer, last_epoch)
 
-    def anneal_func(self, t):
+    def anneal_func(self, t: float) -> float:
         if self._anneal_strategy == "cos":
             return (1 - math.cos(math.pi * t)) / 2
         return t
 
-    def get_lr(self):
+    def get_lr(self) -> list[float | Tensor]:
         self._warn_if_called_directly()
         step = self._step_count - 1
         if self.anneal_epochs == 0:
