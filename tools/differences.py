@@ -18,6 +18,9 @@ TABLES = (
      "ModuleInfo"),
     ("torch_optim_db_xfails", "PyTorch's optimiser database (`tests/test_torch_optim_db.py`)",
      "OptimizerInfo"),
+    ("torch_op_db_complex_xfails",
+     "The op database in complex64 and complex128 (`tests/test_torch_op_db_complex.py`)",
+     "OpInfo|dtype"),
     ("torch_op_db_variant_xfails",
      "Derived samples: strided layouts and edge values (`tests/test_torch_op_db_variants.py`)",
      "OpInfo|derived sample"),
@@ -50,7 +53,7 @@ def markdown(tables):
         for key, reason in xfails.items():
             by_reason[reason].append(key)
         lines += [f"Expected failures: {len(xfails)}, with {len(by_reason)} distinct reasons.", "",
-                  f"| {what} | why |", "|---|---|"]
+                  f"| {_cell(what)} | why |", "|---|---|"]
         for reason, keys in sorted(by_reason.items(), key=lambda item: sorted(item[1])[0]):
             shown = ", ".join(f"`{_cell(key)}`" for key in sorted(keys)[:12])
             if len(keys) > 12:
