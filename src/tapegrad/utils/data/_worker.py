@@ -29,7 +29,7 @@ class WorkerInfo:
         return f"{type(self).__name__}({fields})"
 
 
-current = None  # this process's WorkerInfo, in a worker
+current: WorkerInfo | None = None  # this process's WorkerInfo, in a worker
 
 
 class _Failure:

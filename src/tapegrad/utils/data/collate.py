@@ -1,6 +1,8 @@
 """default_collate and default_convert: turning samples into batches the way torch does."""
 import collections.abc
 import copy
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -40,7 +42,7 @@ def _rebuild_sequence(sequence, values):
         return values
 
 
-def default_convert(data):
+def default_convert(data: Any) -> Any:
     """Turn NumPy arrays and numbers inside data into tensors, leaving the structure as is."""
     if isinstance(data, tapegrad.Tensor):
         return data
@@ -77,7 +79,7 @@ def _collate_leaves(batch):
     return None
 
 
-def default_collate(batch):
+def default_collate(batch: Sequence[Any]) -> Any:
     """Stack a list of samples into a batch: tensors gain a leading dimension, containers recurse.
 
     Numbers become float64/int64/bool tensors, strings stay lists, tuples become lists.

@@ -2,21 +2,28 @@
 or in worker processes (num_workers > 0)."""
 import itertools
 import multiprocessing
+from collections.abc import Callable, Iterable, Iterator, Sized
+from multiprocessing.context import BaseContext
+from typing import Any, Generic, TypeVar, cast
 
 from ..._creation import empty
 from ..._dtype import int64
+from ..._random import Generator
 from ..._warnings import warn
 from . import _worker
+from ._worker import WorkerInfo
 from .collate import default_collate, default_convert
-from .dataset import IterableDataset, TensorDataset
-from .sampler import BatchSampler, RandomSampler, SequentialSampler
+from .dataset import Dataset, IterableDataset, TensorDataset, _length
+from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
+
+T_co = TypeVar("T_co", covariant=True)
 
 # Setting these after construction would leave the samplers out of step, so torch forbids it.
 _FROZEN_ATTRIBUTES = ("batch_size", "batch_sampler", "sampler", "drop_last", "dataset",
                       "persistent_workers")
 
 
-def get_worker_info():
+def get_worker_info() -> WorkerInfo | None:
     """In a DataLoader worker process, its WorkerInfo (id, num_workers, seed, dataset);
     None in the main process."""
     return _worker.current
@@ -67,19 +74,29 @@ def _check_batching_options(batch_size, shuffle, sampler, batch_sampler, drop_la
                          "exclusive with drop_last")
 
 
-class DataLoader:
+class DataLoader(Generic[T_co]):
     """Iterate over a dataset in batches, torch's way: with num_workers > 0, batches are
     fetched and collated in worker processes (multiprocessing; worker_init_fn, prefetch_factor,
     persistent_workers, timeout and in_order as torch's). pin_memory has no effect: there is
     no accelerator to pin memory for."""
 
     _is_initialized = False
+    dataset: Dataset[T_co]
+    batch_size: int | None
+    sampler: Sampler[Any] | Iterable[Any] | None
+    batch_sampler: Sampler[list[Any]] | Iterable[list[Any]] | None
+    collate_fn: Callable[[list[Any]], Any]
 
-    def __init__(self, dataset, batch_size=1, shuffle=None, sampler=None, batch_sampler=None,
-                 num_workers=0, collate_fn=None, pin_memory=False, drop_last=False, timeout=0,
-                 worker_init_fn=None, multiprocessing_context=None, generator=None, *,
-                 prefetch_factor=None, persistent_workers=False, pin_memory_device="",
-                 in_order=True):
+    def __init__(self, dataset: Dataset[T_co], batch_size: int | None = 1,
+                 shuffle: bool | None = None, sampler: Sampler[Any] | Iterable[Any] | None = None,
+                 batch_sampler: Sampler[list[Any]] | Iterable[list[Any]] | None = None,
+                 num_workers: int = 0, collate_fn: Callable[[list[Any]], Any] | None = None,
+                 pin_memory: bool = False, drop_last: bool = False, timeout: float = 0,
+                 worker_init_fn: Callable[[int], None] | None = None,
+                 multiprocessing_context: str | BaseContext | None = None,
+                 generator: Generator | None = None, *, prefetch_factor: int | None = None,
+                 persistent_workers: bool = False, pin_memory_device: str = "",
+                 in_order: bool = True) -> None:
         _check_worker_options(num_workers, timeout, prefetch_factor, persistent_workers,
                               multiprocessing_context)
         is_iterable = isinstance(dataset, IterableDataset)
@@ -88,11 +105,13 @@ class DataLoader:
         _check_batching_options(batch_size, shuffle, sampler, batch_sampler, drop_last)
         if batch_sampler is not None:
             batch_size, drop_last = None, False
-        if sampler is None and not is_iterable:
-            sampler = (RandomSampler(dataset, generator=generator) if shuffle
-                       else SequentialSampler(dataset))
-        if batch_size is not None and batch_sampler is None and not is_iterable:
-            batch_sampler = BatchSampler(sampler, batch_size, drop_last)
+        if not is_iterable:
+            if sampler is None:  # a map-style dataset read in full has a length
+                sized = cast(Sized, dataset)
+                sampler = (RandomSampler(sized, generator=generator) if shuffle
+                           else SequentialSampler(sized))
+            if batch_size is not None and batch_sampler is None:
+                batch_sampler = BatchSampler(sampler, batch_size, drop_last)
         self.dataset, self.batch_size, self.drop_last = dataset, batch_size, drop_last
         self.sampler, self.batch_sampler, self.generator = sampler, batch_sampler, generator
         self.num_workers, self.prefetch_factor = num_workers, prefetch_factor
@@ -104,19 +123,19 @@ class DataLoader:
                                          else default_convert)
         self._is_initialized = True
 
-    def __setattr__(self, name, value):
+    def __setattr__(self, name: str, value: Any) -> None:
         if self._is_initialized and name in _FROZEN_ATTRIBUTES:
             raise ValueError(f"{name} attribute should not be set after "
                              f"{type(self).__name__} is initialized")
         super().__setattr__(name, value)
 
     @property
-    def _auto_collation(self):
+    def _auto_collation(self) -> bool:
         """Whether samples are grouped into batches (batch_size or batch_sampler was given)."""
         return self.batch_sampler is not None or (self.batch_size is not None
                                                   and isinstance(self.dataset, IterableDataset))
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Any]:
         # torch draws a base seed for the workers from the generator at every new iterator,
         # even with no workers, so the sampler's draws come after it
         base_seed = int(empty((), dtype=int64).random_(generator=self.generator))
@@ -171,10 +190,10 @@ class DataLoader:
             return dataset.tensors
         return None
 
-    def __len__(self):
+    def __len__(self) -> int:
         if not isinstance(self.dataset, IterableDataset):
-            return len(self.batch_sampler if self.batch_sampler is not None else self.sampler)
-        length = len(self.dataset)
+            return _length(self.batch_sampler if self.batch_sampler is not None else self.sampler)
+        length = _length(self.dataset)
         if self.batch_size is None:
             return length
         if self.drop_last:

@@ -1,38 +1,42 @@
 """Samplers: the order in which a DataLoader reads indices, and how it groups them."""
-import typing
+from collections.abc import Iterable, Iterator, Sequence, Sized
+from typing import Generic, TypeVar
 
 import numpy as np
 
 import tapegrad
+from ..._random import Generator
+from ..._tensor import Tensor
+from .dataset import _length
 
-T_co = typing.TypeVar("T_co", covariant=True)
+T_co = TypeVar("T_co", covariant=True)
 
 
-def _check_positive_int(name, value):
+def _check_positive_int(name: str, value: object) -> None:
     if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
         raise ValueError(f"{name} should be a positive integer value, but got {name}={value}")
 
 
-class Sampler(typing.Generic[T_co]):
+class Sampler(Generic[T_co]):
     """Base class: subclasses give __iter__ over indices (and usually __len__)."""
 
-    def __init__(self, data_source=None):
+    def __init__(self, data_source: Sized | None = None) -> None:
         pass
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[T_co]:
         raise NotImplementedError
 
 
 class SequentialSampler(Sampler[int]):
     """Indices 0, 1, ..., len(data_source) - 1."""
 
-    def __init__(self, data_source):
+    def __init__(self, data_source: Sized) -> None:
         self.data_source = data_source
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[int]:
         return iter(range(len(self.data_source)))
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self.data_source)
 
 
@@ -42,7 +46,8 @@ class RandomSampler(Sampler[int]):
     The draws come from `generator`, or tapegrad's global generator when it is None.
     """
 
-    def __init__(self, data_source, replacement=False, num_samples=None, generator=None):
+    def __init__(self, data_source: Sized, replacement: bool = False,
+                 num_samples: int | None = None, generator: Generator | None = None) -> None:
         self.data_source = data_source
         self.replacement = replacement
         self._num_samples = num_samples
@@ -55,11 +60,11 @@ class RandomSampler(Sampler[int]):
                              f"num_samples={self.num_samples}")
 
     @property
-    def num_samples(self):
+    def num_samples(self) -> int:
         # Read at each epoch: the data source may grow or shrink between epochs.
         return len(self.data_source) if self._num_samples is None else self._num_samples
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[int]:
         size, count = len(self.data_source), self.num_samples
         generator = self.generator
         if generator is None:  # as torch: a generator seeded by one draw from the global one
@@ -76,29 +81,30 @@ class RandomSampler(Sampler[int]):
             yield from tapegrad.randperm(size, generator=generator).tolist()
         yield from tapegrad.randperm(size, generator=generator)[:count % size].tolist()
 
-    def __len__(self):
+    def __len__(self) -> int:
         return self.num_samples
 
 
 class SubsetRandomSampler(Sampler[int]):
     """The given indices in a random order."""
 
-    def __init__(self, indices, generator=None):
+    def __init__(self, indices: Sequence[int], generator: Generator | None = None) -> None:
         self.indices = indices
         self.generator = generator
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[int]:
         for position in tapegrad.randperm(len(self.indices), generator=self.generator).tolist():
             yield self.indices[position]
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self.indices)
 
 
 class WeightedRandomSampler(Sampler[int]):
     """Indices 0..len(weights)-1 drawn with probabilities proportional to weights."""
 
-    def __init__(self, weights, num_samples, replacement=True, generator=None):
+    def __init__(self, weights: Sequence[float] | Tensor, num_samples: int,
+                 replacement: bool = True, generator: Generator | None = None) -> None:
         _check_positive_int("num_samples", num_samples)
         if not isinstance(replacement, bool):
             raise ValueError("replacement should be a boolean value, but got "
@@ -111,7 +117,7 @@ class WeightedRandomSampler(Sampler[int]):
         self.replacement = replacement
         self.generator = generator
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[int]:
         weights = self.weights.numpy()
         if not np.all(np.isfinite(weights) & (weights >= 0)):
             raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
@@ -132,14 +138,15 @@ class WeightedRandomSampler(Sampler[int]):
             keys = np.where(weights > 0, uniform ** (1 / weights), uniform - 1)
         return iter(np.argsort(-keys)[:self.num_samples].tolist())
 
-    def __len__(self):
+    def __len__(self) -> int:
         return self.num_samples
 
 
-class BatchSampler(Sampler[list]):
+class BatchSampler(Sampler[list[int]]):
     """Groups the indices of another sampler into lists of batch_size."""
 
-    def __init__(self, sampler, batch_size, drop_last):
+    def __init__(self, sampler: Sampler[int] | Iterable[int], batch_size: int,
+                 drop_last: bool) -> None:
         _check_positive_int("batch_size", batch_size)
         if not isinstance(drop_last, bool):
             raise ValueError(f"drop_last should be a boolean value, but got drop_last={drop_last}")
@@ -147,7 +154,7 @@ class BatchSampler(Sampler[list]):
         self.batch_size = batch_size
         self.drop_last = drop_last
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[list[int]]:
         indices = iter(self.sampler)
         while True:
             batch = [index for _, index in zip(range(self.batch_size), indices)]
@@ -155,7 +162,8 @@ class BatchSampler(Sampler[list]):
                 return
             yield batch
 
-    def __len__(self):
+    def __len__(self) -> int:
+        size = _length(self.sampler)
         if self.drop_last:
-            return len(self.sampler) // self.batch_size
-        return -(-len(self.sampler) // self.batch_size)
+            return size // self.batch_size
+        return -(-size // self.batch_size)
