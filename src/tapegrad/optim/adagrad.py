@@ -4,8 +4,8 @@ from typing import Any
 import tapegrad
 
 from .._tensor import Tensor
-from .optimizer import (Optimizer, ParamsT, check_fused, check_lr, check_nonnegative, new_step,
-                        step_grad)
+from .optimizer import (Optimizer, ParamsT, check_fused, check_lr, check_nonnegative, grad_of,
+                        new_step, step_grad)
 
 __all__ = ["Adagrad"]
 
@@ -41,7 +41,7 @@ class Adagrad(Optimizer):
     sparse_refusal = None  # sparse gradients update only their rows
 
     def _update_param(self, param: Tensor, group: dict[str, Any]) -> None:
-        if param.grad.is_sparse and group["weight_decay"] != 0:
+        if grad_of(param).is_sparse and group["weight_decay"] != 0:
             raise RuntimeError("weight_decay option is not compatible with sparse gradients")
         state = self.state[param]
         if not state:

@@ -6,7 +6,7 @@ from typing import Any
 import tapegrad
 
 from .._tensor import Tensor
-from .optimizer import Optimizer, ParamsT, blend_
+from .optimizer import Optimizer, ParamsT, blend_, grad_of
 
 __all__ = ["Muon"]
 
@@ -47,7 +47,7 @@ class Muon(Optimizer):
     sparse_refusal = None  # refused below, after complex parameters, in torch's order
 
     def _update_param(self, param: Tensor, group: dict[str, Any]) -> None:
-        grad = param.grad
+        grad = grad_of(param)
         if param.is_complex():
             raise RuntimeError("Muon does not support complex parameters")
         if grad.is_sparse:

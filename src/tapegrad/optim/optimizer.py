@@ -8,7 +8,7 @@ import copy
 import functools
 from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Iterable
-from typing import Any, TypeAlias, overload
+from typing import Any, TypeAlias, cast, overload
 
 import tapegrad
 from .._tensor import Tensor
@@ -420,9 +420,15 @@ def advance_step(state: dict[str, Any]) -> float:
     return state["step"].item()
 
 
+def grad_of(param: Tensor) -> Tensor:
+    """param.grad, typed as set: step() updates only the parameters that have one."""
+    return cast(Tensor, param.grad)
+
+
 def signed_grad(param: Tensor, group: dict[str, Any]) -> Tensor:
     """The gradient to descend: negated when the group maximizes."""
-    return -param.grad if group["maximize"] else param.grad
+    grad = grad_of(param)
+    return -grad if group["maximize"] else grad
 
 
 def step_grad(param: Tensor, group: dict[str, Any],

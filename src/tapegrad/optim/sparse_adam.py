@@ -4,6 +4,7 @@ from typing import Any
 
 import tapegrad
 
+from .._sparse import SparseTensor
 from .._tensor import Tensor
 from .optimizer import Optimizer, ParamsT
 
@@ -46,7 +47,7 @@ class SparseAdam(Optimizer):
 
     def _update_param(self, param: Tensor, group: dict[str, Any]) -> None:
         grad = param.grad
-        if not grad.is_sparse:
+        if not isinstance(grad, SparseTensor):  # the sparse layout's class
             raise RuntimeError("SparseAdam does not support dense gradients, please consider "
                                "Adam instead")
         state = self.state[param]

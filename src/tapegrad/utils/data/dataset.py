@@ -199,6 +199,7 @@ def random_split(dataset: Dataset[T], lengths: Sequence[int | float],
         lengths = _lengths_from_fractions(lengths, _length(dataset))
     if sum(lengths) != _length(dataset):
         raise ValueError("Sum of input lengths does not equal the length of the input dataset!")
-    order = tapegrad.randperm(sum(lengths), generator=generator).tolist()
-    ends = itertools.accumulate(lengths)
-    return [Subset(dataset, order[end - length:end]) for end, length in zip(ends, lengths)]
+    sizes = cast(Sequence[int], lengths)  # whole numbers: given so, or from the fractions
+    order = tapegrad.randperm(sum(sizes), generator=generator).tolist()
+    ends = itertools.accumulate(sizes)
+    return [Subset(dataset, order[end - length:end]) for end, length in zip(ends, sizes)]
