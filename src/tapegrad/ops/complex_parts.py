@@ -237,7 +237,7 @@ def _check_parts(name, first, second):
 def _complex(xp, real: Tensor, imag: Tensor):
     result = xp.empty(xp.broadcast_shapes(real.shape, imag.shape),
                       xp.result_type(real, xp.complex64))
-    result.real, result.imag = real, imag
+    result.real[...], result.imag[...] = real, imag  # (CuPy's parts are views too)
     return result
 
 
@@ -255,7 +255,7 @@ def complex(real, imag):
 def _polar(xp, abs: Tensor, angle: Tensor):
     result = xp.empty(xp.broadcast_shapes(abs.shape, angle.shape),
                       xp.result_type(abs, xp.complex64))
-    result.real, result.imag = abs * xp.cos(angle), abs * xp.sin(angle)
+    result.real[...], result.imag[...] = abs * xp.cos(angle), abs * xp.sin(angle)
     return result
 
 

@@ -623,7 +623,8 @@ def _pinv(xp, A: Tensor, atol=None, rtol=None, hermitian=False):
     if A.size == 0:
         return xp.zeros(A.shape[:-2] + (n, m), A.dtype)
     if rtol is None:
-        rtol = 0.0 if atol is not None and atol > 0 else xp.finfo(A.dtype).eps * max(m, n)
+        eps = float(xp.finfo(A.dtype).eps)  # a Python number, which meets any device's arrays
+        rtol = 0.0 if atol is not None and atol > 0 else eps * max(m, n)
     if hermitian:
         values, vectors = _lapack_eigh(xp, A)
         largest = xp.max(xp.abs(values), axis=-1, keepdims=True)

@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from .. import _dtype
+from .. import _backend, _dtype
 from .._creation import eye, zeros
 from .._scipy import scipy
 from .._tensor import Tensor
@@ -23,7 +23,7 @@ from .pointwise import clone, mul, nan_to_num
 from .reduction import cumprod, return_type, sum
 from .reordering import diag_embed
 from .reordering import diagonal as torch_diagonal
-from .shape import movedim, reshape, squeeze, unsqueeze, view, zeros_of
+from .shape import constant_beside, movedim, reshape, squeeze, unsqueeze, view, zeros_of
 
 _INF = float("inf")
 
@@ -61,7 +61,7 @@ def vander(x, *, N=None):
     if n <= 1:
         raise RuntimeError("N must be greater than 1.")
     powers = cumprod(unsqueeze(x, -1).expand(*x.shape, n - 1), -1)
-    ones = Tensor._make(np.ones(x.shape + (1,), powers.dtype.numpy))
+    ones = constant_beside(x, np.ones(x.shape + (1,), powers.dtype.numpy))
     return cat((ones, powers), -1)
 
 
@@ -224,7 +224,7 @@ def _check_square(A, p):
 
 def _inverse_or_inf(A):
     """inv(A), with the singular matrices (LAPACK's zero pivot) all inf, as torch's cond."""
-    singular = _zero_pivots(np, A._data) > 0
+    singular = _zero_pivots(_backend.array_module(A._data), A._data) > 0
     if not singular.any():
         return inv(A)
     singular, invertible = _singular_and_invertible(A, singular)
@@ -247,18 +247,19 @@ def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None, out=None)
         return zeros(A.shape[:-2], dtype=_dtype.int64)
     atol, rtol = (value._data if isinstance(value, Tensor) else value for value in (atol, rtol))
     matrices = A._data
+    xp = _backend.array_module(matrices)
     if rtol is None:  # the default, unless a positive atol is given
         default = np.finfo(matrices.dtype).eps * max(matrices.shape[-2:])
-        rtol = default if atol is None else np.where(np.asarray(atol) > 0, 0.0, default)
+        rtol = default if atol is None else xp.where(xp.asarray(atol) > 0, 0.0, default)
     atol = 0.0 if atol is None else atol
     if hermitian:
-        values = np.abs(_lapack_eigh(np, matrices)[0])
+        values = xp.abs(_lapack_eigh(xp, matrices)[0])
     else:
-        values = _lapack_svd(np, matrices)[1]
+        values = _lapack_svd(xp, matrices)[1]
     largest = values.max(axis=-1, keepdims=True)
-    tolerance = np.maximum(np.asarray(atol, np.float64)[..., None],
-                           np.asarray(rtol, np.float64)[..., None] * largest)
-    return Tensor._make(np.sum(values > tolerance, axis=-1).astype(np.int64))
+    tolerance = xp.maximum(xp.asarray(atol, xp.float64)[..., None],
+                           xp.asarray(rtol, xp.float64)[..., None] * largest)
+    return Tensor._make(xp.sum(values > tolerance, axis=-1).astype(xp.int64))
 
 
 # ---- matrix exponential -------------------------------------------------------------------
@@ -314,13 +315,14 @@ def _eig_backward(ctx):
     else:
         projected = matmul(V_h, grad_V)
         on_diagonal = torch_diagonal(projected, 0, -2, -1)
-        if not np.allclose(on_diagonal._data.imag, 0, rtol=1e-2, atol=1e-2):
+        xp = _backend.array_module(on_diagonal._data)
+        if not xp.allclose(on_diagonal._data.imag, 0, rtol=1e-2, atol=1e-2):
             raise RuntimeError("linalg_eig_backward: The eigenvectors in the complex case are "
                                "specified up to multiplication by e^{i phi}. The specified loss "
                                "function depends on this quantity, so it is ill-defined.")
         projected = projected - matmul(V_h, V * unsqueeze(real(on_diagonal), -2))
         conjugate = L.conj()
-        identity = Tensor._make(np.eye(L.shape[-1], dtype=L.dtype.numpy))
+        identity = constant_beside(L, np.eye(L.shape[-1], dtype=L.dtype.numpy))
         inner = projected / (unsqueeze(conjugate, -2) - unsqueeze(conjugate, -1) + identity)
         if grad_L is not None:
             inner = inner + diag_embed(grad_L)
