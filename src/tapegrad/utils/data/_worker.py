@@ -7,6 +7,8 @@ import itertools
 import queue
 import random
 import traceback
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import numpy as np
 
@@ -16,15 +18,20 @@ POLL_SECONDS = 5.0  # how often a waiting main process checks that its workers a
 class WorkerInfo:
     """What get_worker_info() returns inside a worker: id, num_workers, seed, dataset."""
 
-    def __init__(self, id, num_workers, seed, dataset):
+    id: int
+    num_workers: int
+    seed: int
+    dataset: Any  # the worker's copy of the DataLoader's dataset
+
+    def __init__(self, id: int, num_workers: int, seed: int, dataset: Any) -> None:
         self.id, self.num_workers, self.seed, self.dataset = id, num_workers, seed, dataset
 
-    def __setattr__(self, name, value):
+    def __setattr__(self, name: str, value: Any) -> None:
         if name in self.__dict__:
             raise RuntimeError(f"Cannot assign attributes to {type(self).__name__} objects")
         super().__setattr__(name, value)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         fields = ", ".join(f"{key}={value}" for key, value in self.__dict__.items())
         return f"{type(self).__name__}({fields})"
 
@@ -69,8 +76,11 @@ def _seed_worker(seed, base_seed, worker_id):
                                            base_seed >> 32]).generate_state(4))
 
 
-def worker_loop(fetch_factory, tasks, results, base_seed, init_fn, worker_id, num_workers,
-                dataset):
+# The queues and the context are multiprocessing's (typeshed's BaseContext lacks Process and
+# its Queue is not subscriptable at run time), so they are typed Any.
+def worker_loop(fetch_factory: Callable[[], Callable[[Any], Any]], tasks: Any, results: Any,
+                base_seed: int, init_fn: Callable[[int], None] | None, worker_id: int,
+                num_workers: int, dataset: Any) -> None:
     """A worker's life: seed, init_fn, then fetch every task until told to stop (None)."""
     global current
     seed = base_seed + worker_id
@@ -106,7 +116,9 @@ def worker_loop(fetch_factory, tasks, results, base_seed, init_fn, worker_id, nu
 class WorkerPool:
     """num_workers processes and their queues, started once (and kept when persistent)."""
 
-    def __init__(self, context, num_workers, fetch_factory, base_seed, init_fn, dataset):
+    def __init__(self, context: Any, num_workers: int,
+                 fetch_factory: Callable[[], Callable[[Any], Any]], base_seed: int,
+                 init_fn: Callable[[int], None] | None, dataset: Any) -> None:
         self.tasks = [context.Queue() for _ in range(num_workers)]
         self.results = context.Queue()
         self.processes = [
@@ -117,7 +129,7 @@ class WorkerPool:
         for process in self.processes:
             process.start()
 
-    def resume(self):
+    def resume(self) -> None:
         """A new epoch for persistent workers: each rebuilds its fetcher, then says so."""
         for task_queue in self.tasks:
             task_queue.put(_RESUME)
@@ -126,7 +138,7 @@ class WorkerPool:
             if self.results.get(timeout=60)[0] == _RESUME:
                 waiting -= 1
 
-    def get(self, timeout):
+    def get(self, timeout: float) -> tuple[Any, Any]:
         """The next (send index, data) any worker finished; torch's errors for a timeout or
         a worker that died."""
         waited = 0.0
@@ -143,7 +155,7 @@ class WorkerPool:
                     raise RuntimeError(f"DataLoader worker (pid(s) {', '.join(dead)}) exited "
                                        "unexpectedly") from None
 
-    def shutdown(self):
+    def shutdown(self) -> None:
         for task_queue, process in zip(self.tasks, self.processes):
             if process.is_alive():
                 task_queue.put(None)
@@ -162,15 +174,16 @@ _SKIP = object()  # a send index that yields nothing: its worker's stream had en
 class MultiProcessIterator:
     """Batches from a WorkerPool in sampler order (or as they arrive, when not in_order)."""
 
-    def __init__(self, pool, tasks, num_workers, prefetch, timeout, in_order, on_end):
+    def __init__(self, pool: WorkerPool, tasks: Iterator[Any], num_workers: int, prefetch: int,
+                 timeout: float, in_order: bool, on_end: Callable[[], None]) -> None:
         self.pool, self.tasks, self.timeout, self.in_order = pool, tasks, timeout, in_order
         self.on_end = on_end  # called once the epoch is over (shuts a non-persistent pool)
         self.closed = False
         self.active = [True] * num_workers
         self.next_worker = itertools.cycle(range(num_workers))
         self.sent = self.received = 0
-        self.waiting = set()  # send indices whose data has not arrived
-        self.arrived = {}  # send index -> data that came before its turn
+        self.waiting: set[int] = set()  # send indices whose data has not arrived
+        self.arrived: dict[int, Any] = {}  # send index -> data that came before its turn
         for _ in range(prefetch * num_workers):
             self._send()
 
@@ -186,10 +199,10 @@ class MultiProcessIterator:
         self.waiting.add(self.sent)
         self.sent += 1
 
-    def __iter__(self):
+    def __iter__(self) -> "MultiProcessIterator":
         return self
 
-    def __next__(self):
+    def __next__(self) -> Any:
         while True:
             while self.arrived.get(self.received) is _SKIP:
                 del self.arrived[self.received]
@@ -219,7 +232,7 @@ class MultiProcessIterator:
             data.reraise()
         return data
 
-    def close(self):
+    def close(self) -> None:
         """End the epoch: its last batch, an error, or the iterator dropped half way (a
         non-persistent pool's workers stop then)."""
         if not self.closed:
