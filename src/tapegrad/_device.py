@@ -4,7 +4,10 @@ Every device string torch parses is a valid `device`. Tensors live on the cpu, o
 whose backend is registered (CuPy's arrays behind "cuda", _backend.py); for any other device,
 making a tensor raises the error a CPU-only torch build raises.
 """
+from __future__ import annotations
+
 import re
+from typing import Any, NoReturn, TypeAlias, Union
 
 DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve",
                 "fpga", "maia", "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia",
@@ -41,10 +44,10 @@ _NO_GENERATOR = {
     "meta": "META device type not an accelerator.",
 }
 CUDA_NOT_COMPILED = _NOT_COMPILED["cuda"]
-_MISSING = object()
+_MISSING: Any = object()  # an argument not given (None is a value here)
 
 
-def _invalid_combination(args):
+def _invalid_combination(args: tuple[object, ...]) -> TypeError:
     got = ", ".join(type(arg).__name__ for arg in args)
     detail = ""
     if len(args) == 1:
@@ -55,7 +58,7 @@ def _invalid_combination(args):
                      " * (str type, int index = -1)\n")
 
 
-def _parse_string(text):
+def _parse_string(text: str) -> tuple[str, int | None]:
     if not text:
         raise RuntimeError("Device string must not be empty")
     match = _DEVICE_STRING.fullmatch(text)
@@ -70,11 +73,11 @@ def _parse_string(text):
     return kind, None if index is None else int(index)
 
 
-def _is_index(value):
+def _is_index(value: object) -> bool:
     return hasattr(value, "__index__") and not isinstance(value, bool)
 
 
-def _check_index(index):
+def _check_index(index: Any) -> int:
     if not _is_index(index):
         raise TypeError("device(): argument 'index' (position 2) must be int, not "
                         f"{type(index).__name__}")
@@ -88,8 +91,11 @@ class device:
     itself the default device inside a `with` block."""
 
     __slots__ = ("_type", "_index")
+    _type: str
+    _index: int | None
 
-    def __init__(self, type=_MISSING, index=_MISSING):
+    def __init__(self, type: str | bytes | int | device = _MISSING,
+                 index: int | None = _MISSING) -> None:
         if isinstance(type, device) and index is _MISSING:
             self._type, self._index = type._type, type._index
             return
@@ -113,50 +119,61 @@ class device:
             parsed = None if index is None else _check_index(index)
         self._type, self._index = kind, parsed
 
-    type = property(lambda self: self._type)
-    index = property(lambda self: self._index)
+    @property
+    def type(self) -> str:
+        return self._type
 
-    def __repr__(self):
+    @property
+    def index(self) -> int | None:
+        return self._index
+
+    def __repr__(self) -> str:
         if self._index is None:
             return f"device(type='{self._type}')"
         return f"device(type='{self._type}', index={self._index})"
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self._type if self._index is None else f"{self._type}:{self._index}"
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         if not isinstance(other, device):
             return NotImplemented  # torch: device("cpu") == "cpu" is False
         return self._type == other._type and self._index == other._index
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash((self._type, self._index))
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Any, ...]:
         return (device, (self._type,) if self._index is None else (self._type, self._index))
 
-    def __enter__(self):
+    def __enter__(self) -> device:
         _DEFAULT_STACK.append(_default[0])
         _default[0] = self
         return self
 
-    def __exit__(self, *exc_info):
+    def __exit__(self, *exc_info: object) -> None:
         _default[0] = _DEFAULT_STACK.pop()
 
 
-def _type_name(value):
+# What torch takes where a device is expected (None: the default device).
+DeviceLike: TypeAlias = Union[device, str, int]
+
+
+def _type_name(value: object) -> str:
     return "torch.device" if isinstance(value, device) else type(value).__name__
 
 
 CPU = device("cpu")
-_default = [None]  # the device set by set_default_device or a `with device(...)` block
-_DEFAULT_STACK = []
+# the device set by set_default_device or a `with device(...)` block
+_default: list[device | None] = [None]
+_DEFAULT_STACK: list[device | None] = []
 
 
-_BY_STRING = {}  # parsed device strings: factories and .to() see the same few again and again
+# parsed device strings: factories and .to() see the same few again and again
+_BY_STRING: dict[str, device] = {}
 
 
-def as_device(value):
+def as_device(value: DeviceLike | bytes) -> device:
     """A device from what torch accepts as one: a device, a string, an index."""
     if type(value) is device:
         return value
@@ -168,7 +185,7 @@ def as_device(value):
     return device(value)
 
 
-def _refuse(target, aten_op):
+def _refuse(target: device, aten_op: str | None) -> NoReturn:
     """Raise what a CPU-only torch raises for a tensor on target (cpu never gets here).
     aten_op names the kernel a factory dispatches to; None means a copy (tensor(), .to())."""
     kind = target._type
@@ -188,7 +205,8 @@ def _refuse(target, aten_op):
         "the selective/custom build process (if using custom build).")
 
 
-def tensor_device(value, aten_op="empty.memory_format", pin_memory=False):
+def tensor_device(value: DeviceLike | bytes | None, aten_op: str | None = "empty.memory_format",
+                  pin_memory: bool = False) -> device:
     """The device a new tensor gets for a factory's device= argument (None: the default).
     Raises torch's error unless that device is the cpu or has a backend, or if pinned memory
     is asked for without a device to pin for."""
@@ -208,7 +226,7 @@ def tensor_device(value, aten_op="empty.memory_format", pin_memory=False):
     return CPU
 
 
-def _on_backend(target, aten_op):
+def _on_backend(target: device, aten_op: str | None) -> device:
     """target with its index (the backend's current device when it has none), or torch's
     error when no backend serves its type."""
     from ._backend import backend_for
@@ -222,12 +240,12 @@ def _on_backend(target, aten_op):
     return target
 
 
-def set_default_device(device):
+def set_default_device(device: DeviceLike | None) -> None:
     """Make device the default of every factory (None: back to the cpu)."""
     _default[0] = None if device is None else as_device(device)
 
 
-def get_default_device():
+def get_default_device() -> device:
     """The default device; without an index, torch finds it by making a tensor there, so one
     this build lacks raises."""
     current = _default[0]
@@ -239,7 +257,7 @@ def get_default_device():
     return current
 
 
-def generator_device(value):
+def generator_device(value: DeviceLike) -> device:
     """The device of torch.Generator(device=value): the cpu, or torch's error for the others."""
     target = as_device(value)
     if target._type != "cpu":

@@ -1,20 +1,38 @@
 """dtype objects, the default dtype and torch's type-promotion rules."""
+from __future__ import annotations
+
 import builtins
+from typing import Any, Collection, Iterable
 
 import numpy as np
+
+# This module's bool, float and int are dtypes: annotations name Python's types through these.
+_bool = builtins.bool
+_int = builtins.int
+_float = builtins.float
+_complex = builtins.complex
 
 
 class dtype:
     __slots__ = ("name", "numpy", "is_floating_point", "is_complex", "is_signed", "itemsize",
                  "is_differentiable", "legacy_name")
+    name: str
+    numpy: np.dtype[Any]
+    is_floating_point: _bool
+    is_complex: _bool
+    is_signed: _bool
+    itemsize: _int
+    is_differentiable: _bool
+    legacy_name: str
 
-    def __init__(self, name, numpy_dtype, legacy_name, kind=None):
+    def __init__(self, name: str, numpy_dtype: Any, legacy_name: str,
+                 kind: str | None = None) -> None:
         self.name = name
         self.legacy_name = legacy_name  # torch's old type name (Float for FloatTensor)
         self.numpy = np.dtype(numpy_dtype)
         self._set_kind(kind or self.numpy.kind, self.numpy.itemsize)
 
-    def _set_kind(self, kind, itemsize):
+    def _set_kind(self, kind: str, itemsize: _int) -> None:
         """kind: NumPy's letter, "f" also for extension floats (ml_dtypes' bfloat16 is "V")."""
         self.is_floating_point = kind == "f"
         self.is_complex = kind == "c"
@@ -22,16 +40,16 @@ class dtype:
         self.itemsize = itemsize
         self.is_differentiable = self.is_floating_point or self.is_complex
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"torch.{self.name}"
 
-    def __reduce__(self):
+    def __reduce__(self) -> str:
         return self.name
 
-    def to_real(self):
+    def to_real(self) -> dtype:
         return {"complex64": float32, "complex128": float64}.get(self.name, self)
 
-    def to_complex(self):
+    def to_complex(self) -> dtype:
         return {"float32": complex64, "float64": complex128}.get(self.name, self)
 
 
@@ -56,12 +74,12 @@ class _BFloat16(dtype):
     dtype still exists (comparisons, reprs, promotion) and making an array of it raises."""
     __slots__ = ()
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.name, self.legacy_name = "bfloat16", "BFloat16"
         self._set_kind("f", 2)  # ml_dtypes' bfloat16 has NumPy's kind "V"
 
     @property
-    def numpy(self):
+    def numpy(self) -> np.dtype[Any]:  # type: ignore[override]  # read-only until ml_dtypes
         numpy_dtype = _numpy_bfloat16()
         if numpy_dtype is None:
             raise RuntimeError(BFLOAT16_NEEDS_ML_DTYPES)
@@ -70,11 +88,12 @@ class _BFloat16(dtype):
 
 BFLOAT16_NEEDS_ML_DTYPES = ("tapegrad.bfloat16 needs the ml_dtypes package (pip install "
                             "ml_dtypes): NumPy has no bfloat16 type of its own")
-bfloat16 = _BFloat16()
-_ML_DTYPES = {}  # "bfloat16": its NumPy dtype, or None without ml_dtypes, once looked for
+bfloat16: dtype = _BFloat16()
+# "bfloat16": its NumPy dtype, or None without ml_dtypes, once looked for
+_ML_DTYPES: dict[str, np.dtype[Any] | None] = {}
 
 
-def _numpy_bfloat16():
+def _numpy_bfloat16() -> np.dtype[Any] | None:
     """ml_dtypes' bfloat16 as a NumPy dtype, None if not installed. Found, it is registered in
     _BY_NUMPY and held in bfloat16's own slot: bfloat16 becomes a plain dtype, read as fast as
     the others, and type(torch.bfloat16) is torch.dtype as in torch."""
@@ -84,10 +103,10 @@ def _numpy_bfloat16():
         except ImportError:
             _ML_DTYPES["bfloat16"] = None
         else:
-            _ML_DTYPES["bfloat16"] = np.dtype(numpy_type)
-            _BY_NUMPY[_ML_DTYPES["bfloat16"]] = bfloat16
+            numpy_dtype = _ML_DTYPES["bfloat16"] = np.dtype(numpy_type)
+            _BY_NUMPY[numpy_dtype] = bfloat16
             bfloat16.__class__ = dtype  # same layout: _BFloat16 adds no slots
-            bfloat16.numpy = _ML_DTYPES["bfloat16"]
+            bfloat16.numpy = numpy_dtype
     return _ML_DTYPES["bfloat16"]
 
 
@@ -100,14 +119,14 @@ class _ByNumpy(dict):
     """NumPy dtype -> tapegrad dtype. bfloat16 joins when ml_dtypes is first imported; an array
     of ml_dtypes' bfloat16 made before that (by the user) still finds it."""
 
-    def __missing__(self, numpy_dtype):
+    def __missing__(self, numpy_dtype: Any) -> dtype:
         if getattr(numpy_dtype, "name", None) == "bfloat16":
             _numpy_bfloat16()  # registers it if ml_dtypes, which makes such dtypes, is there
             if numpy_dtype in self:
                 return dict.__getitem__(self, numpy_dtype)
         raise KeyError(numpy_dtype)
 
-    def values(self):
+    def values(self) -> Collection[dtype]:  # type: ignore[override]  # a list, or dict's view
         """Every dtype, bfloat16 too before ml_dtypes is imported (Tensor.type finds names here:
         x.type('torch.FloatTensor') need not import it)."""
         dtypes = super().values()
@@ -118,7 +137,7 @@ _BY_NUMPY = _ByNumpy({d.numpy: d for d in (float16, float32, float64, complex64,
                                            uint8, int8, int16, int32, int64, bool, uint64)})
 
 
-def from_numpy_dtype(numpy_dtype):
+def from_numpy_dtype(numpy_dtype: Any) -> dtype:
     """The tapegrad dtype of a NumPy dtype; TypeError for ones torch has no counterpart of."""
     try:
         return _BY_NUMPY[numpy_dtype]
@@ -132,22 +151,22 @@ def from_numpy_dtype(numpy_dtype):
 _default = float32
 
 
-def get_default_dtype():
+def get_default_dtype() -> dtype:
     return _default
 
 
-def set_default_dtype(d):
+def set_default_dtype(d: dtype) -> None:
     global _default
     if d not in (float16, float32, float64):
         raise TypeError("only floating-point types are supported as the default type")
     _default = d
 
 
-def _category(d):
+def _category(d: dtype) -> _int:
     return 3 if d.is_complex else 2 if d.is_floating_point else 0 if d is bool else 1
 
 
-def promote_types(type1, type2):
+def promote_types(type1: dtype, type2: dtype) -> dtype:
     """torch.promote_types: the smallest dtype both can be cast to, by torch's lattice."""
     if type1 is type2:
         return type1
@@ -171,7 +190,7 @@ def promote_types(type1, type2):
     return from_numpy_dtype(np.promote_types(type1.numpy, type2.numpy))
 
 
-def scalar_dtype(value):
+def scalar_dtype(value: object) -> dtype:
     """The dtype a number takes in type promotion, as torch reads it: Python bools are bool,
     Python and NumPy ints int64, Python complex numbers complex; anything else (np.float32,
     np.bool_ and np.complex64 too) a float of the default dtype."""
@@ -184,7 +203,7 @@ def scalar_dtype(value):
     return _default
 
 
-def python_number(value):
+def python_number(value: Any) -> _int | _float | _complex:
     """A NumPy scalar as the Python number torch reads it as (see scalar_dtype): NumPy 2's
     scalars keep their own dtype in arithmetic, which would widen a float32 result."""
     if isinstance(value, np.integer):
@@ -194,7 +213,7 @@ def python_number(value):
     return builtins.float(value)
 
 
-def _combine(higher, lower):
+def _combine(higher: dtype | None, lower: dtype | None) -> dtype | None:
     # Mirrors torch's combine_categories: a lower-priority group only counts when it adds a
     # higher category (a float 0-d tensor makes an int tensor float; an int64 one does not
     # widen int32).
@@ -213,15 +232,17 @@ def _combine(higher, lower):
     return higher
 
 
-def result_type(dim_tensors, zero_dim_tensors, scalars):
-    """torch.result_type over three priority groups: tensors with dims, 0-d tensors, numbers."""
-    groups = []
+def result_type(dim_tensors: Iterable[dtype], zero_dim_tensors: Iterable[dtype],
+                scalars: Iterable[object]) -> dtype | None:
+    """torch.result_type over three priority groups: tensors with dims, 0-d tensors, numbers
+    (None when all three are empty)."""
+    groups: list[dtype | None] = []
     for dtypes in (dim_tensors, zero_dim_tensors):
         result = None
         for d in dtypes:
             result = d if result is None else promote_types(result, d)
         groups.append(result)
-    wrapped = None
+    wrapped: dtype | None = None
     for value in scalars:
         d = scalar_dtype(value)
         wrapped = d if wrapped is None else promote_types(wrapped, d)

@@ -1,4 +1,8 @@
 """torch.memory_format and torch.layout values: tapegrad tensors are always strided."""
+from __future__ import annotations
+
+from typing import Any, Mapping
+
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
@@ -6,13 +10,13 @@ from numpy.lib.stride_tricks import as_strided
 class _NamedConstant:
     __slots__ = ("_name",)
 
-    def __init__(self, name):
+    def __init__(self, name: str) -> None:
         self._name = name
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"torch.{self._name}"
 
-    def __reduce__(self):
+    def __reduce__(self) -> str:
         return self._name
 
 
@@ -34,7 +38,7 @@ strided = layout("strided")
 _CHANNELS_LAST_ORDER = {channels_last: (0, 2, 3, 1), channels_last_3d: (0, 2, 3, 4, 1)}
 
 
-def laid_out(array, value):
+def laid_out(array: Any, value: memory_format | None) -> Any:
     """array in memory format value (None or preserve_format: as it is), copied if it moves."""
     if value is None or value is preserve_format:
         return array
@@ -52,7 +56,8 @@ def laid_out(array, value):
     return as_strided(physical, array.shape, strides)
 
 
-def _strides_in_order(shape, order, itemsize):
+def _strides_in_order(shape: tuple[int, ...], order: tuple[int, ...],
+                      itemsize: int) -> tuple[int, ...]:
     """Byte strides of shape laid out dim by dim in order (the last innermost), as torch
     computes them: a dim of size 0 or 1 counts as size 1."""
     strides = [0] * len(shape)
@@ -63,7 +68,7 @@ def _strides_in_order(shape, order, itemsize):
     return tuple(strides)
 
 
-def _over_flat_memory(array):
+def _over_flat_memory(array: Any) -> Any:
     """array itself when C- or F-ordered; else (permuted strides) the same over a 1-D buffer,
     which storage-reading ops (resize_, as_strided, untyped_storage) can address."""
     if array.flags.c_contiguous or array.flags.f_contiguous:
@@ -73,7 +78,7 @@ def _over_flat_memory(array):
     return result
 
 
-def copied_as(array, value):
+def copied_as(array: Any, value: memory_format) -> Any:
     """A copy of array in memory format value. preserve_format keeps the order of the strides
     (torch's dense strides in the input's order), except that broadcast (stride 0) dims keep
     their place in a row-major layout, as torch's do."""
@@ -84,7 +89,7 @@ def copied_as(array, value):
     return arranged.copy() if arranged is array else arranged
 
 
-def suggested(array):
+def suggested(array: Any) -> memory_format:
     """torch's suggest_memory_format: channels_last(_3d) for strides laid out so (and not
     row-major as well), else contiguous_format."""
     for value, order in _CHANNELS_LAST_ORDER.items():
@@ -94,7 +99,7 @@ def suggested(array):
     return contiguous_format
 
 
-def is_laid_out(array, value):
+def is_laid_out(array: Any, value: memory_format) -> bool:
     """Tensor.is_contiguous(memory_format=value): whether array's strides are value's (the
     strides of size-1 dims do not count)."""
     order = _CHANNELS_LAST_ORDER.get(value)
@@ -111,7 +116,8 @@ def is_laid_out(array, value):
     return True
 
 
-def memory_format_argument(function, args, kwargs, default, optional=False):
+def memory_format_argument(function: str, args: tuple[object, ...], kwargs: Mapping[str, Any],
+                           default: memory_format, optional: bool = False) -> memory_format:
     """The memory format of a method whose only parameter is the keyword memory_format
     (float(), contiguous(), ...), with torch's errors for anything else; an optional one
     takes None for the default."""
@@ -128,7 +134,7 @@ def memory_format_argument(function, args, kwargs, default, optional=False):
     return value
 
 
-def check_memory_format(function, value):
+def check_memory_format(function: str, value: object) -> None:
     """torch's TypeError for a memory_format= argument that is not a memory format."""
     if not isinstance(value, memory_format):
         from ._random import type_name

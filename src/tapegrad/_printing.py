@@ -9,12 +9,14 @@ line wrapping and ``...`` summarisation, and finally the suffixes
 Only numpy and the standard library are used so the module can be imported on
 its own.
 """
+from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
-_DEFAULTS = {"precision": 4, "threshold": 1000, "edgeitems": 3, "linewidth": 80}
+_DEFAULTS: dict[str, Any] = {"precision": 4, "threshold": 1000, "edgeitems": 3, "linewidth": 80}
 _PROFILES = {
     "default": _DEFAULTS,
     "short": {"precision": 2, "threshold": 1000, "edgeitems": 2, "linewidth": 80},
@@ -25,8 +27,9 @@ _PROFILES = {
 _OPTS = dict(_DEFAULTS, sci_mode=None)
 
 
-def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None,
-                     profile=None, sci_mode=None):
+def set_printoptions(precision: int | None = None, threshold: float | None = None,
+                     edgeitems: int | None = None, linewidth: int | None = None,
+                     profile: str | None = None, sci_mode: bool | None = None) -> None:
     """Change the print options; same semantics as ``torch.set_printoptions``."""
     if profile in _PROFILES:  # torch silently ignores unknown profile names
         _OPTS.update(_PROFILES[profile])
@@ -37,12 +40,14 @@ def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=N
     _OPTS["sci_mode"] = sci_mode
 
 
-def get_printoptions():
+def get_printoptions() -> dict[str, Any]:
     """Return the current print options as a dict accepted by set_printoptions()."""
     return dict(_OPTS)
 
 
-def format_tensor(data, dtype_name, default_dtype_name, tail=(), prefix="tensor(", device=None):
+def format_tensor(data: np.ndarray, dtype_name: str, default_dtype_name: str,
+                  tail: tuple[str, ...] = (), prefix: str = "tensor(",
+                  device: object = None) -> str:
     """Return torch's repr of a tensor holding ``data`` with dtype ``torch.<dtype_name>``.
 
     ``tail`` holds preformatted suffixes such as ``grad_fn=<MulBackward0>``;

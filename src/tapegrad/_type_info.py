@@ -1,10 +1,12 @@
 """torch.finfo and torch.iinfo: the numerical limits of a floating or integer dtype."""
+from __future__ import annotations
+
 import numpy as np
 
 from . import _dtype
 
 
-def _require_dtype(name, value):
+def _require_dtype(name: str, value: object) -> None:
     if not isinstance(value, _dtype.dtype):
         raise TypeError(f"{name}(): argument 'type' (position 1) must be torch.dtype, not "
                         f"{type(value).__name__}")
@@ -14,7 +16,16 @@ class finfo:
     """Limits of a floating dtype (a complex dtype gives its real parts'): bits, eps, max,
     min, tiny (= smallest_normal) and resolution; dtype is the name."""
 
-    def __init__(self, type=None):
+    bits: int
+    eps: float
+    max: float
+    min: float
+    tiny: float
+    smallest_normal: float
+    resolution: float
+    dtype: str
+
+    def __init__(self, type: _dtype.dtype | None = None) -> None:
         type = _dtype.get_default_dtype() if type is None else type
         _require_dtype("finfo", type)
         if not (type.is_floating_point or type.is_complex):
@@ -32,10 +43,10 @@ class finfo:
         self.dtype = {"complex64": "float32", "complex128": "float64"}.get(type.name,
                                                                           type.name)
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, finfo) and self.dtype == other.dtype
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return (f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, "
                 f"eps={self.eps:g}, smallest_normal={self.smallest_normal:g}, "
                 f"tiny={self.tiny:g}, dtype={self.dtype})")
@@ -44,7 +55,12 @@ class finfo:
 class iinfo:
     """Limits of an integer dtype: bits, max, min; dtype is the name."""
 
-    def __init__(self, type):
+    bits: int
+    max: int
+    min: int
+    dtype: str
+
+    def __init__(self, type: _dtype.dtype) -> None:
         _require_dtype("iinfo", type)
         if type is _dtype.bool:
             raise TypeError("torch.bool is not supported by torch.iinfo")
@@ -55,8 +71,8 @@ class iinfo:
         self.bits, self.max, self.min = info.bits, int(info.max), int(info.min)
         self.dtype = type.name
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, iinfo) and self.dtype == other.dtype
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"iinfo(min={self.min:g}, max={self.max:g}, dtype={self.dtype})"
