@@ -2,27 +2,35 @@
 
 Global, not thread-local, as in torch.
 """
+from __future__ import annotations
+
 import functools
 import os
 import traceback
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 import numpy as np
 from .._warnings import warn
+
+if TYPE_CHECKING:
+    from .graph import Grads, Node
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _enabled = False
 _check_nan = True
 
 
-def is_anomaly_enabled():
+def is_anomaly_enabled() -> bool:
     return _enabled
 
 
-def is_anomaly_check_nan_enabled():
+def is_anomaly_check_nan_enabled() -> bool:
     return _check_nan
 
 
-def _set(enabled, check_nan):
+def _set(enabled: bool, check_nan: bool) -> None:
     global _enabled, _check_nan
     _enabled, _check_nan = enabled, check_nan
 
@@ -30,41 +38,41 @@ def _set(enabled, check_nan):
 class detect_anomaly:
     """Context manager and decorator: anomaly detection on inside, the previous mode after."""
 
-    def __init__(self, check_nan=True):
+    def __init__(self, check_nan: bool = True) -> None:
         self.check_nan = check_nan
         warn("Anomaly Detection has been enabled. This mode will increase the runtime "
              "and should only be enabled for debugging.", UserWarning)
 
-    def __enter__(self):
+    def __enter__(self) -> None:
         self.prev = (_enabled, _check_nan)
         _set(True, self.check_nan)
 
-    def __exit__(self, *exc_info):
+    def __exit__(self, *exc_info: object) -> None:
         _set(*self.prev)
 
-    def __call__(self, func):
+    def __call__(self, func: F) -> F:
         @functools.wraps(func)
-        def wrapper(*args, **kwargs):
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
             with self:
                 return func(*args, **kwargs)
-        return wrapper
+        return wrapper  # type: ignore[return-value]  # wraps keeps func's signature
 
 
 class set_detect_anomaly:
     """Sets the mode at once, so it works as a call or as a context manager restoring it."""
 
-    def __init__(self, mode, check_nan=True):
+    def __init__(self, mode: bool, check_nan: bool = True) -> None:
         self.prev = (_enabled, _check_nan)
         _set(bool(mode), check_nan)
 
-    def __enter__(self):
+    def __enter__(self) -> None:
         pass
 
-    def __exit__(self, *exc_info):
+    def __exit__(self, *exc_info: object) -> None:
         _set(*self.prev)
 
 
-def record_forward_trace(node):
+def record_forward_trace(node: Node) -> None:
     """Keep the user's stack (tapegrad's own innermost frames dropped) in node.metadata."""
     frames = traceback.extract_stack()
     while frames and frames[-1].filename.startswith(_PACKAGE_DIR):
@@ -72,7 +80,7 @@ def record_forward_trace(node):
     node.metadata["traceback_"] = traceback.format_list(frames)
 
 
-def checked_apply(node, apply):
+def checked_apply(node: Node, apply: Callable[[], Grads]) -> Grads:
     """Run apply() for `node`; on failure, warn with the forward trace and re-raise; with
     check_nan, a NaN in any input gradient is a failure."""
     try:

@@ -6,10 +6,13 @@
    (highest sequence_nr) runs first, as in torch. Its pending entry is popped, so gradients
    are freed as soon as they are used.
 """
+from __future__ import annotations
+
 import heapq
 import itertools
 import threading
 from functools import partial
+from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -17,6 +20,14 @@ from .. import _backend
 from . import anomaly_mode, grad_mode
 from .graph import AccumulateGrad
 from .._warnings import warn
+
+if TYPE_CHECKING:
+    from typing import TypeAlias
+
+    from .graph import Edge, Grads, Node
+    from .._tensor import Tensor
+
+    _TensorOrTensors: TypeAlias = "Tensor | Sequence[Tensor]"
 
 CREATE_GRAPH_WARNING = (
     "Using backward() with create_graph=True will create a reference cycle between the "
@@ -26,7 +37,10 @@ CREATE_GRAPH_WARNING = (
     "cycle and avoid the leak.")
 
 
-def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
+def backward(tensors: _TensorOrTensors,
+             grad_tensors: Tensor | Sequence[Tensor | None] | None = None,
+             retain_graph: bool | None = None, create_graph: bool = False,
+             inputs: _TensorOrTensors | None = None) -> None:
     """Accumulate d(tensors)/d(leaf) . grad_tensors into the .grad of every leaf (or `inputs`)."""
     from .._tensor import Tensor
     tensors = (tensors,) if isinstance(tensors, Tensor) else tuple(tensors)
@@ -42,11 +56,14 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
                    create_graph, targets)
     for edge, grad in captured.items():  # non-leaf inputs=...: their .grad accumulates too
         if not isinstance(edge[0], AccumulateGrad):
-            targets[edge]._accumulate_grad(grad)
+            targets[edge]._accumulate_grad(grad)  # type: ignore[index]  # captured: targets
 
 
-def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
-         only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
+def grad(outputs: _TensorOrTensors, inputs: _TensorOrTensors,
+         grad_outputs: Tensor | Sequence[Tensor | None] | None = None,
+         retain_graph: bool | None = None, create_graph: bool = False, only_inputs: bool = True,
+         allow_unused: bool | None = None, is_grads_batched: bool = False,
+         materialize_grads: bool = False) -> tuple[Tensor, ...]:
     """The gradients of outputs (weighted by grad_outputs) with respect to inputs, returned
     instead of accumulated into .grad; batched grad_outputs give one gradient per row."""
     from .._creation import zeros_like
@@ -252,7 +269,7 @@ class _RunState(threading.local):
 _run_state = _RunState()
 
 
-def is_checkpoint_valid():
+def is_checkpoint_valid() -> bool:
     """Whether a reentrant checkpoint may run its backward now: not inside grad() or a
     backward(inputs=...), whose targets the nested pass could not reach."""
     return not _run_state.restricted
@@ -261,7 +278,9 @@ def is_checkpoint_valid():
 _arrivals = itertools.count()  # ties among ready nodes (leaves) go in order of arrival
 
 
-def run(roots, seeds, retain_graph, create_graph, targets=None, accumulate=True):
+def run(roots: Sequence[tuple[Node, int]], seeds: Iterable[Tensor | None], retain_graph: bool,
+        create_graph: bool, targets: set[Edge] | Mapping[Edge, Tensor] | None = None,
+        accumulate: bool = True) -> dict[Edge, Tensor]:
     """Propagate `seeds` from the `roots` edges; returns gradients reaching `targets` edges.
 
     targets: None to run every node, or a set/dict of (node, output_nr) edges whose gradient
@@ -270,14 +289,14 @@ def run(roots, seeds, retain_graph, create_graph, targets=None, accumulate=True)
     """
     dependencies = _dependencies(roots)
     needed = None if targets is None else _needed(roots, targets, dependencies)
-    pending = {}
+    pending: dict[Node, list[Tensor | None]] = {}
     for (node, output_nr), seed in zip(roots, seeds):
         _add_pending(pending, node, output_nr, seed, False)
-    ready = []
+    ready: list[tuple[float, int, Node]] = []
     for node in dict.fromkeys(node for node, _ in roots):
         if dependencies.get(node, 0) == 0:
             heapq.heappush(ready, (-node._sequence_nr, next(_arrivals), node))
-    captured = {}
+    captured: dict[Edge, Tensor] = {}
     restricted, _run_state.restricted = _run_state.restricted, targets is not None
     try:
         # torch sums NaN and inf gradients silently; one error state for the whole run
@@ -360,7 +379,7 @@ def _drain(ready, pending, dependencies, needed, targets, captured, retain_graph
                         push(ready, (-next_node._sequence_nr, next(_arrivals), next_node))
 
 
-def summed_dims(shape, size):
+def summed_dims(shape: tuple[int, ...], size: tuple[int, ...]) -> tuple[int, ...] | None:
     """Note [Broadcast reduction]: the dims of `shape` that broadcasting from `size` added or
     stretched; None when size does not broadcast to shape."""
     lead = len(shape) - len(size)
@@ -375,11 +394,11 @@ def summed_dims(shape, size):
     return tuple(dims)
 
 
-def recorded_first_grad(tensor, grad):
+def recorded_first_grad(tensor: Tensor, grad: Tensor) -> Tensor:
     """What a create_graph backward stores as tensor.grad when it had none: a copy that stays
     in the graph, as torch's. A leaf gets `empty.copy_(grad)` in its own layout (CopyBackwards,
     with no edge for the empty tensor), a retained or `inputs=` non-leaf a clone."""
-    from ..ops import clone
+    from ..ops import clone  # type: ignore[attr-defined]  # ops binds it at import
     from ..ops._inplace import _copy
     if tensor.grad_fn is not None:
         return clone(grad)
@@ -427,7 +446,7 @@ def _add_pending(pending, node, output_nr, grad, create_graph):
         slots[output_nr] = total
 
 
-def unmark(grads):
+def unmark(grads: Grads) -> None:
     """Note [Unshared gradients]: these gradients are seen by user code from now on."""
     for grad in grads:
         if grad is not None and grad._unshared:

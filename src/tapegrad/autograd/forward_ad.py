@@ -7,22 +7,31 @@ differentiating <v(u), t> with respect to u yields J t (the "double vjp"). The o
 on detached primals to build that small graph; only one dual level exists at a time, as in
 torch.
 """
-import collections
+from __future__ import annotations
+
 import weakref
+from typing import TYPE_CHECKING, Any, NamedTuple, Sequence
 
 from .. import _backend
 
 from . import grad_mode
 from .engine import grad as autograd_grad
 
-UnpackedDualTensor = collections.namedtuple("UnpackedDualTensor", ["primal", "tangent"])
+if TYPE_CHECKING:
+    from .._tensor import Tensor
 
-_level = None  # the open dual level, or None
+
+class UnpackedDualTensor(NamedTuple):
+    primal: Tensor
+    tangent: Tensor | None
+
+
+_level: int | None = None  # the open dual level, or None
 # tensors holding a tangent of the open level, by id: Tensor's == is elementwise
-_duals = weakref.WeakValueDictionary()
+_duals: weakref.WeakValueDictionary[int, Tensor] = weakref.WeakValueDictionary()
 
 
-def enter_dual_level():
+def enter_dual_level() -> int:
     global _level
     if _level is not None:
         raise RuntimeError("Nested forward mode AD is not supported at the moment")
@@ -30,7 +39,7 @@ def enter_dual_level():
     return _level
 
 
-def exit_dual_level(*, level=None):
+def exit_dual_level(*, level: int | None = None) -> None:
     """Close the level: every tangent of it is dropped."""
     global _level
     for tensor in list(_duals.values()):
@@ -42,14 +51,14 @@ def exit_dual_level(*, level=None):
 class dual_level:
     """Context manager for a forward-AD level: `with dual_level(): ...`."""
 
-    def __enter__(self):
+    def __enter__(self) -> int:
         return enter_dual_level()
 
-    def __exit__(self, *exc_info):
+    def __exit__(self, *exc_info: object) -> None:
         exit_dual_level()
 
 
-def make_dual(tensor, tangent, *, level=None):
+def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> Tensor:
     """A view of tensor that carries `tangent` as its forward gradient."""
     if _level is None:
         raise RuntimeError("Trying to create a dual Tensor for forward AD but no level exists, "
@@ -68,7 +77,7 @@ def make_dual(tensor, tangent, *, level=None):
     return dual
 
 
-def unpack_dual(tensor, *, level=None):
+def unpack_dual(tensor: Tensor, *, level: int | None = None) -> UnpackedDualTensor:
     """(primal, tangent): inside a level the primal is a tangent-free view of tensor."""
     if _level is None:
         return UnpackedDualTensor(tensor, None)
@@ -84,7 +93,7 @@ def unpack_dual(tensor, *, level=None):
 # through one view shows in the tangents of the base and of every other view. Tangents are
 # kept in their primal's layout (same strides, offset and storage size) for this.
 
-def tangent_of(tensor):
+def tangent_of(tensor: Tensor) -> Tensor | None:
     tangent = tensor.__dict__.get("_tangent")
     if tangent is None and tensor._base is not None and _level is not None:
         base_tangent = tensor._base.__dict__.get("_tangent")
@@ -94,38 +103,38 @@ def tangent_of(tensor):
     return tangent
 
 
-def _view_of_tangent(view, base_tangent):
+def _view_of_tangent(view: Tensor, base_tangent: Tensor) -> Tensor:
     """The part of the base's tangent that view's elements are of the base, sharing memory."""
     from ..ops import strided
     return _tensor(strided.same_geometry(view._data, base_tangent._data), base_tangent.dtype)
 
 
-def _tensor(array, dtype):
+def _tensor(array: Any, dtype: Any) -> Tensor:
     from .._tensor import Tensor
     return Tensor._make(array, dtype)
 
 
-def copy_tangent(source, destination):
+def copy_tangent(source: Tensor, destination: Tensor) -> None:
     """destination takes source's tangent, if source has one (in-place ops on duals)."""
     tangent = tangent_of(source)
     if tangent is not None:
         set_tangent(destination, tangent)
 
 
-def set_tangent(tensor, tangent):
+def set_tangent(tensor: Tensor, tangent: Tensor) -> None:
     """Attach a tangent of the open level to tensor (in place: tensor becomes dual)."""
     tensor.__dict__["_tangent"] = tangent
     _duals[id(tensor)] = tensor
 
 
-def _laid_out_like(tangent, tensor):
+def _laid_out_like(tangent: Tensor, tensor: Tensor) -> Tensor:
     """tangent, or a copy of it in tensor's layout (Note [Shared tangents])."""
     from ..ops import strided
     array = strided.like_layout(tangent._data, tensor._data)
     return tangent if array is tangent._data else _tensor(array, tangent.dtype)
 
 
-def write_tangent(target, tangent):
+def write_tangent(target: Tensor, tangent: Tensor | None) -> None:
     """An in-place op gave target the tangent `tangent` (Note [Shared tangents])."""
     if tangent is None:
         return
@@ -141,12 +150,13 @@ def write_tangent(target, tangent):
         current._data[...] = tangent._data
 
 
-def propagate(op, args, input_positions, outputs):
+def propagate(op: Any, args: Sequence[Any], input_positions: Sequence[int],
+              outputs: Tensor | tuple[Tensor, ...]) -> None:
     """Give op's floating outputs the tangent J t, where t are its inputs' tangents."""
     from .._creation import zeros_like
     from .._tensor import Tensor
-    tangents = {i: tangent_of(args[i]) for i in input_positions if isinstance(args[i], Tensor)}
-    tangents = {i: t for i, t in tangents.items() if t is not None}
+    found = {i: tangent_of(args[i]) for i in input_positions if isinstance(args[i], Tensor)}
+    tangents = {i: t for i, t in found.items() if t is not None}
     if not tangents:
         return
     if op.is_view:  # the same view of the input's tangent (Note [Shared tangents])
@@ -172,7 +182,9 @@ def propagate(op, args, input_positions, outputs):
         pairing = [(vjp.conj() * t.to(vjp.dtype)).real.sum() if vjp.is_complex()
                    else (vjp * t.to(vjp.dtype)).sum() for vjp, t in zip(vjps, tangents.values())
                    if vjp is not None and vjp.requires_grad]
-        jvps = (autograd_grad(sum(pairing), seeds, allow_unused=True, materialize_grads=True)
+        # sum of tensors: a Tensor, pairing being non-empty here
+        jvps = (autograd_grad(sum(pairing), seeds,  # type: ignore[arg-type]
+                              allow_unused=True, materialize_grads=True)
                 if pairing else [seed.detach() for seed in seeds])
     for k, jvp in zip(floating, jvps):
         set_tangent(outputs[k], _laid_out_like(jvp.detach(), outputs[k]))

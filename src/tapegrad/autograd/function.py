@@ -5,13 +5,22 @@ written in tapegrad ops, so create_graph=True differentiates it again. Each subc
 own node class, <Name>Backward, whose instances are both the grad_fn and the `ctx` that forward
 and backward see (torch's BackwardCFunction).
 """
+from __future__ import annotations
+
 import functools
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 import numpy as np
 
 from . import grad_mode
 from .graph import FREED_GRAPH, Node, SavedTensor
 from .._warnings import warn
+
+if TYPE_CHECKING:
+    from .graph import Grads, InputMetadata
+    from .._tensor import Tensor
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 LEGACY_FORWARD = (
     "Legacy autograd function with non-static forward method is deprecated. Please use "
@@ -24,34 +33,44 @@ ONCE_DIFFERENTIABLE = ("trying to differentiate twice a function that was marked
 class FunctionCtx:
     """What forward/setup_context use to hand state to backward."""
 
-    def save_for_backward(self, *tensors):
+    needs_input_grad: tuple[bool, ...]  # per forward argument: whether it needs a gradient
+    materialize_grads: bool  # backward gets zeros, not None, for outputs without a gradient
+    _to_save: tuple[Tensor | None, ...] | None
+    _dirty: tuple[Tensor, ...]
+    _non_differentiable: tuple[Tensor, ...]
+
+    def save_for_backward(self, *tensors: Tensor | None) -> None:
         self._to_save = tensors
 
     @property
-    def saved_tensors(self):
+    def saved_tensors(self) -> tuple[Tensor, ...]:
         saved = self.__dict__.get("_saved", ())
         if saved is None:
             raise RuntimeError(FREED_GRAPH)
         owner = self if grad_mode.is_recording() else None
         from .._tensor import Tensor
-        return tuple(None if s is None else s.unpack(owner, Tensor) for s in saved)
+        # a None saved is given back as None; torch types the tuple as tensors all the same
+        return tuple(None if s is None else s.unpack(owner, Tensor)  # type: ignore[misc]
+                     for s in saved)
 
-    def mark_dirty(self, *args):
+    def mark_dirty(self, *args: Tensor) -> None:
         self._dirty = args
 
-    def mark_non_differentiable(self, *args):
+    def mark_non_differentiable(self, *args: Tensor) -> None:
         self._non_differentiable = args
 
-    def set_materialize_grads(self, value):
+    def set_materialize_grads(self, value: bool) -> None:
         self.materialize_grads = bool(value)
 
 
 class BackwardCFunction(Node, FunctionCtx):
     """The grad_fn of a custom Function's outputs; subclassed once per Function."""
 
-    _forward_cls = None
+    _forward_cls: type[Function]
+    _output_metadata: list[InputMetadata]
+    _tensor_positions: frozenset[int]
 
-    def apply(self, grad_outputs):
+    def apply(self, grad_outputs: Grads) -> Grads:
         from .._tensor import Tensor
         grads = list(grad_outputs) + [None] * (len(self._output_metadata) - len(grad_outputs))
         if self.materialize_grads:
@@ -69,7 +88,7 @@ class BackwardCFunction(Node, FunctionCtx):
         if len(results) != expected:
             raise RuntimeError(f"function {self.name()} returned an incorrect number of "
                                f"gradients (expected {expected}, got {len(results)})")
-        edge_grads = []
+        edge_grads: list[Tensor | None] = []
         for position, grad in enumerate(results):
             if position not in self._tensor_positions:
                 if grad is not None:
@@ -91,11 +110,11 @@ class BackwardCFunction(Node, FunctionCtx):
             edge_grads.append(grad)
         return edge_grads
 
-    def release_saved(self):
+    def release_saved(self) -> None:
         if self.__dict__.get("_saved") is not None:
             self._saved = None
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<torch.autograd.function.{type(self).__name__} object at {id(self):#x}>"
 
 
@@ -147,17 +166,17 @@ class _ViewInputFirst(Node):
 
     __slots__ = ("fn", "order")
 
-    def __init__(self, fn, view_index):
+    def __init__(self, fn: BackwardCFunction, view_index: int) -> None:
         order = [view_index] + [i for i in range(len(fn.next_functions)) if i != view_index]
         super().__init__(tuple(fn.next_functions[i] for i in order),
                          tuple(fn._input_metadata[i] for i in order))
         self.fn, self.order = fn, order
 
-    def apply(self, grad_outputs):
+    def apply(self, grad_outputs: Grads) -> Grads:
         grads = self.fn.apply(grad_outputs)
         return [grads[i] for i in self.order]
 
-    def release_saved(self):
+    def release_saved(self) -> None:
         self.fn.release_saved()
 
 
@@ -219,31 +238,35 @@ def _expandable(shape, target):
 class Function:
     """Base class of custom autograd operations: subclass, then call `apply`."""
 
-    def __init_subclass__(cls, **kwargs):
+    _backward_cls: type[BackwardCFunction]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         cls._backward_cls = type(cls.__name__ + "Backward", (BackwardCFunction,),
                                  {"_forward_cls": cls, "__module__": "torch.autograd.function"})
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         warn(f"{self.__class__} should not be instantiated. Methods on autograd "
              "functions are all static, so you should invoke them on the class "
              "itself. Instantiating an autograd function will raise an error in a "
              "future version of PyTorch.", DeprecationWarning)
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         raise RuntimeError(LEGACY_FORWARD)
 
+    # forward(ctx, *args) (or forward(*args) with setup_context), backward(ctx, *grads): a
+    # subclass gives them its own signature, which these leave free
     @staticmethod
-    def forward(*args, **kwargs):
+    def forward(*args: Any, **kwargs: Any) -> Any:
         raise NotImplementedError("You must implement the forward function for custom "
                                   "autograd.Function.")
 
     @staticmethod
-    def setup_context(ctx, inputs, output):
+    def setup_context(ctx: Any, inputs: tuple[Any, ...], output: Any) -> Any:
         raise NotImplementedError("setup_context is not implemented.")
 
     @staticmethod
-    def backward(ctx, *grad_outputs):
+    def backward(ctx: Any, *grad_outputs: Any) -> Any:
         raise NotImplementedError("You must implement either the backward or vjp method for "
                                   "your custom autograd.Function to use it with backward "
                                   "mode AD.")
@@ -251,7 +274,7 @@ class Function:
     vjp = backward
 
     @classmethod
-    def apply(cls, *args, **kwargs):
+    def apply(cls, *args: Any, **kwargs: Any) -> Any:
         from .._tensor import Tensor
         if cls is Function:
             raise RuntimeError("Function.apply must be called on a subclass")
@@ -270,6 +293,7 @@ class Function:
                 output = cls.forward(node, *args, **kwargs)
         is_tuple = isinstance(output, tuple)
         outputs = list(output) if is_tuple else [output]
+        tensor: Tensor  # mypy would narrow node._dirty to the () assigned above
         for tensor in node._dirty:
             tensor._bump_version()  # once per mention, returned or not, as torch
         if executable:
@@ -315,20 +339,20 @@ def _save(node, outputs, executable):
 class DelayedError(Node):
     """The grad_fn once_differentiable puts on its results: differentiating it fails."""
 
-    def name(self):
+    def name(self) -> str:
         return "torch::autograd::Error"  # as torch names its C++ node
 
-    def apply(self, grad_outputs):
+    def apply(self, grad_outputs: Grads) -> Grads:
         raise RuntimeError(ONCE_DIFFERENTIABLE)
 
 
 DelayedError.__name__ = DelayedError.__qualname__ = "Error"  # torch's node name
 
 
-def once_differentiable(fn):
+def once_differentiable(fn: F) -> F:
     """Run backward with grad off; its results refuse to be differentiated again."""
     @functools.wraps(fn)
-    def wrapper(ctx, *args):
+    def wrapper(ctx: Any, *args: Any) -> Any:
         from .._tensor import Tensor
         with grad_mode.no_grad():
             outputs = fn(ctx, *args)
@@ -345,4 +369,4 @@ def once_differentiable(fn):
                 out.grad_fn, out._output_nr = error, output_nr
             wrapped.append(out)
         return tuple(wrapped) if is_tuple else wrapped[0]
-    return wrapper
+    return wrapper  # type: ignore[return-value]  # wraps keeps fn's signature

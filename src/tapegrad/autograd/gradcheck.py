@@ -1,9 +1,15 @@
 """gradcheck and gradgradcheck: analytical Jacobians against central finite differences."""
+from __future__ import annotations
+
 import warnings
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import numpy as np
 
 from .engine import grad
+
+if TYPE_CHECKING:
+    from .._tensor import Tensor
 
 
 class GradcheckError(RuntimeError):
@@ -60,8 +66,9 @@ def _analytical_jacobian(output, inputs, index):
     return jacobian
 
 
-def gradcheck(func, inputs, *, eps=1e-06, atol=1e-05, rtol=0.001, raise_exception=True,
-              **unsupported):
+def gradcheck(func: Callable[..., Tensor | Sequence[Tensor]], inputs: Tensor | Sequence[Any], *,
+              eps: float = 1e-06, atol: float = 1e-05, rtol: float = 0.001,
+              raise_exception: bool = True, **unsupported: Any) -> bool:
     """Check func's gradients with respect to the inputs that require grad against finite
     differences, as torch.autograd.gradcheck (its slow mode; fast_mode is not supported)."""
     from .._tensor import Tensor
@@ -90,8 +97,11 @@ def gradcheck(func, inputs, *, eps=1e-06, atol=1e-05, rtol=0.001, raise_exceptio
     return True
 
 
-def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-06, atol=1e-05, rtol=0.001,
-                  gen_non_contig_grad_outputs=False, raise_exception=True, **unsupported):
+def gradgradcheck(func: Callable[..., Tensor | Sequence[Tensor]], inputs: Tensor | Sequence[Any],
+                  grad_outputs: Tensor | Sequence[Tensor] | None = None, *,
+                  eps: float = 1e-06, atol: float = 1e-05, rtol: float = 0.001,
+                  gen_non_contig_grad_outputs: bool = False, raise_exception: bool = True,
+                  **unsupported: Any) -> bool:
     """gradcheck of the gradient of func: second derivatives against finite differences."""
     from .._creation import randn_like
     from .._tensor import Tensor

@@ -3,12 +3,34 @@
 A node never holds its output tensor (see SavedTensor), so tensor -> node -> input tensor
 references always point into the past and a dropped graph is freed by reference counting.
 """
+from __future__ import annotations
+
 import itertools
 import re
 import threading
 import weakref
+from typing import TYPE_CHECKING, Any, Callable, Sequence, TypeAlias
 
 from . import anomaly_mode
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
+
+    from .._dtype import dtype
+    from .._tensor import Tensor
+
+# (node, output_nr): where the gradient of one input goes; (None, 0) when it needs none
+Edge: TypeAlias = "tuple[Node | None, int]"
+# (shape, dtype) of each input, to which its gradient is summed and cast
+InputMetadata: TypeAlias = "tuple[tuple[int, ...], dtype | None]"
+Grads: TypeAlias = "Sequence[Tensor | None]"  # None is a zero gradient
+# hook(grad) on a tensor's gradient; a tensor it returns replaces it
+TensorHook: TypeAlias = "Callable[[Tensor], Tensor | None]"
+# node hooks: fn(grad_outputs) before it runs, fn(grad_inputs, grad_outputs) after; a tuple
+# they return replaces the gradients they were given first
+NodePreHook: TypeAlias = "Callable[[tuple[Tensor | None, ...]], tuple[Any, ...] | None]"
+NodeHook: TypeAlias = ("Callable[[tuple[Tensor | None, ...], tuple[Tensor | None, ...]], "
+                       "tuple[Any, ...] | None]")
 
 sequence_numbers = itertools.count()  # shared by every node: orders the backward pass
 
@@ -29,56 +51,63 @@ class Node:
 
     # Hooks are rare: class-level None until a node's own __dict__ gets some.
     __slots__ = ("next_functions", "_sequence_nr", "_input_metadata", "__weakref__", "__dict__")
-    _pre_hooks = _retained = _node_hooks = None
+    next_functions: tuple[Edge, ...]
+    _sequence_nr: float  # an int, or inf for AccumulateGrad
+    _input_metadata: tuple[InputMetadata, ...]
+    _pre_hooks: dict[int, dict[int, TensorHook]] | None = None
+    _retained: dict[int, weakref.ref[Tensor]] | None = None
+    _node_hooks: tuple[dict[int, NodePreHook], dict[int, NodeHook]] | None = None
 
-    def __init__(self, next_functions=(), input_metadata=()):
+    def __init__(self, next_functions: tuple[Edge, ...] = (),
+                 input_metadata: tuple[InputMetadata, ...] = ()) -> None:
         self.next_functions = next_functions
         self._input_metadata = input_metadata
         self._sequence_nr = next(sequence_numbers)
         if anomaly_mode._enabled:
             anomaly_mode.record_forward_trace(self)
 
-    def name(self):
+    def name(self) -> str:
         return type(self).__name__
 
-    def apply(self, grad_outputs):
+    def apply(self, grad_outputs: Grads) -> Grads:
         """Gradients for each input from gradients of each output (a list; None is zero)."""
         raise NotImplementedError
 
-    def release_saved(self):
+    def release_saved(self) -> None:
         """Drop saved tensors after a backward pass without retain_graph."""
 
     @property
-    def metadata(self):
+    def metadata(self) -> dict[Any, Any]:
         """A dict for the user's own notes about this node."""
-        return self.__dict__.setdefault("_metadata", {})
+        metadata: dict[Any, Any] = self.__dict__.setdefault("_metadata", {})
+        return metadata
 
-    def register_prehook(self, fn):
+    def register_prehook(self, fn: NodePreHook) -> RemovableHandle:
         """Call fn(grad_outputs) before this node runs; it may return new grad_outputs."""
         return RemovableHandle(self._hook_dicts()[0], fn)
 
-    def register_hook(self, fn):
+    def register_hook(self, fn: NodeHook) -> RemovableHandle:
         """Call fn(grad_inputs, grad_outputs) after this node runs; it may return new
         grad_inputs."""
         return RemovableHandle(self._hook_dicts()[1], fn)
 
-    def _hook_dicts(self):
+    def _hook_dicts(self) -> tuple[dict[int, NodePreHook], dict[int, NodeHook]]:
         if self._node_hooks is None:
             self._node_hooks = ({}, {})  # (pre-hooks, post-hooks)
         return self._node_hooks
 
-    def add_tensor_pre_hook(self, output_nr, hook):
+    def add_tensor_pre_hook(self, output_nr: int, hook: TensorHook) -> RemovableHandle:
         """Run hook(grad) on output output_nr's gradient before this node uses it."""
         if self._pre_hooks is None:
             self._pre_hooks = {}
         return RemovableHandle(self._pre_hooks.setdefault(output_nr, {}), hook)
 
-    def retain_output_grad(self, output_nr, tensor):
+    def retain_output_grad(self, output_nr: int, tensor: Tensor) -> None:
         if self._retained is None:
             self._retained = {}
         self._retained[output_nr] = weakref.ref(tensor)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<{type(self).__name__} object at {id(self):#x}>"
 
 
@@ -87,22 +116,22 @@ class RemovableHandle:
 
     _ids = itertools.count()
 
-    def __init__(self, hooks, hook):
+    def __init__(self, hooks: dict[int, Any], hook: Callable[..., Any]) -> None:
         self.id = next(self._ids)
         self._hooks = hooks
         hooks[self.id] = hook
 
-    def remove(self):
+    def remove(self) -> None:
         self._hooks.pop(self.id, None)
 
-    def __enter__(self):
+    def __enter__(self) -> Self:
         return self
 
-    def __exit__(self, *exc_info):
+    def __exit__(self, *exc_info: object) -> None:
         self.remove()
 
 
-def register_tensor_hook(tensor, hook):
+def register_tensor_hook(tensor: Tensor, hook: TensorHook) -> RemovableHandle:
     """Tensor.register_hook: on the grad_fn for a non-leaf, on the tensor for a leaf."""
     if not tensor._requires_grad:
         raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
@@ -112,13 +141,14 @@ def register_tensor_hook(tensor, hook):
     if hooks is None:
         # Kept on the leaf, which outlives its AccumulateGrad; every accumulator shares it.
         hooks = tensor.__dict__["_leaf_hooks"] = {}
-        accumulator = tensor._accumulator and tensor._accumulator()
+        accumulator = None if tensor._accumulator is None else tensor._accumulator()
         if accumulator is not None:
             accumulator._pre_hooks = {0: hooks}
     return RemovableHandle(hooks, hook)
 
 
-def register_post_accumulate_grad_hook(tensor, hook):
+def register_post_accumulate_grad_hook(tensor: Tensor,
+                                       hook: Callable[[Tensor], None]) -> RemovableHandle:
     """Call hook(tensor) after a leaf's .grad has been accumulated."""
     if not tensor._requires_grad:
         raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
@@ -132,7 +162,7 @@ class AccumulateGrad(Node):
 
     __slots__ = ("variable",)
 
-    def __init__(self, variable):
+    def __init__(self, variable: Tensor) -> None:
         super().__init__()
         self.variable = variable
         # Leaves run as soon as they are ready, like torch's maximal sequence number.
@@ -141,11 +171,12 @@ class AccumulateGrad(Node):
         if leaf_hooks is not None:
             self._pre_hooks = {0: leaf_hooks}
 
-    def name(self):
+    def name(self) -> str:
         return "torch::autograd::AccumulateGrad"  # as torch names its C++ node
 
-    def apply(self, grad_outputs):
-        self.variable._accumulate_grad(grad_outputs[0])
+    def apply(self, grad_outputs: Grads) -> Grads:
+        # the engine runs a node only with a gradient for it
+        self.variable._accumulate_grad(grad_outputs[0])  # type: ignore[arg-type]
         for hook in list(self.variable.__dict__.get("_post_accumulate_hooks", {}).values()):
             hook(self.variable)
         return ()
@@ -161,7 +192,17 @@ class SavedTensor:
     __slots__ = ("tensor", "array", "dtype", "version_counter", "version", "producer",
                  "output_nr", "unpack_hook", "packed")
 
-    def __init__(self, tensor, output_of=None):
+    tensor: Tensor | None
+    array: Any  # the data of a saved output (tensor is None then)
+    dtype: dtype
+    version_counter: list[int]
+    version: int
+    producer: str | None
+    output_nr: int | None
+    unpack_hook: Callable[[Any], Any] | None
+    packed: Any
+
+    def __init__(self, tensor: Tensor, output_of: Node | None = None) -> None:
         """output_of: the node that made `tensor`, when saving an op's own output."""
         if tensor._is_inference:
             raise RuntimeError(
@@ -178,7 +219,7 @@ class SavedTensor:
             return
         self._keep(tensor, output_of)
 
-    def _keep(self, tensor, output_of):
+    def _keep(self, tensor: Tensor, output_of: Node | None) -> None:
         """Keep tensor (or only its array, an op's own output) and the version it is at."""
         self.unpack_hook = None
         self.version_counter = counter = tensor._version_counter
@@ -191,7 +232,7 @@ class SavedTensor:
             # only the name, for error messages: a reference would be a node -> node cycle
             self.producer = type(output_of).__name__
 
-    def unpack(self, node, tensor_type):
+    def unpack(self, node: Node | None, tensor_type: type[Tensor]) -> Tensor:
         """The saved tensor; an output comes back with `node` as grad_fn if it is given."""
         if self.unpack_hook is not None:
             return self._unpack_with_hook(node, tensor_type)
@@ -203,7 +244,7 @@ class SavedTensor:
         result._version_counter = self.version_counter
         return self._as_output_of(node, result)
 
-    def unpack_array(self):
+    def unpack_array(self) -> Any:
         """The saved array, for a formula running on arrays; None when a hook must run."""
         if self.unpack_hook is not None:
             return None
@@ -211,8 +252,8 @@ class SavedTensor:
             raise RuntimeError(self._modified_message())
         return self.array if self.tensor is None else self.tensor._data
 
-    def _unpack_with_hook(self, node, tensor_type):
-        result = self.unpack_hook(self.packed)
+    def _unpack_with_hook(self, node: Node | None, tensor_type: type[Tensor]) -> Tensor:
+        result = self.unpack_hook(self.packed)  # type: ignore[misc]  # only called with one
         if not isinstance(result, tensor_type):
             raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but got "
                             f"result of type {type(result).__name__}")
@@ -220,17 +261,19 @@ class SavedTensor:
             return result
         return self._as_output_of(node, result.detach())
 
-    def _as_output_of(self, node, result):
+    def _as_output_of(self, node: Node | None, result: Tensor) -> Tensor:
         """An unpacked output rejoins the graph as node's output, so create_graph works."""
         if node is not None and result.dtype.is_differentiable:
             result._requires_grad = True
-            result.grad_fn, result._output_nr = node, self.output_nr
+            # an output's output_nr is set: only outputs rejoin the graph
+            result.grad_fn, result._output_nr = node, self.output_nr  # type: ignore[assignment]
         return result
 
-    def _modified_message(self):
+    def _modified_message(self) -> str:
         if self.tensor is not None:  # torch names the tensor's current node
             shape, dtype = self.tensor._data.shape, self.tensor.dtype
-            producer = self.tensor.grad_fn and type(self.tensor.grad_fn).__name__
+            grad_fn = self.tensor.grad_fn
+            producer = None if grad_fn is None else type(grad_fn).__name__
         else:
             shape, dtype, producer = self.array.shape, self.dtype, self.producer
         where = ""
@@ -245,7 +288,7 @@ class SavedTensor:
             "torch.autograd.set_detect_anomaly(True, check_nan=False).")
 
 
-def save(tensor, output_of=None):
+def save(tensor: Tensor, output_of: Node | None = None) -> SavedTensor:
     """SavedTensor(tensor, output_of), with the common case (no hooks, not an inference
     tensor) built without __init__'s branches: every op that records saves through here."""
     if tensor._is_inference or saved_tensors_hooks.entered:
@@ -256,8 +299,9 @@ def save(tensor, output_of=None):
 
 
 class _HooksState(threading.local):
-    stack = ()  # (pack_hook, unpack_hook) pairs, innermost last
-    disabled_message = None
+    # (pack_hook, unpack_hook) pairs, innermost last
+    stack: tuple[tuple[Callable[[Tensor], Any], Callable[[Any], Tensor]], ...] = ()
+    disabled_message: str | None = None
 
 
 _hooks_state = _HooksState()
@@ -269,17 +313,18 @@ class saved_tensors_hooks:
 
     entered = 0  # contexts entered in any thread: saving skips the thread-local look-up at 0
 
-    def __init__(self, pack_hook, unpack_hook):
+    def __init__(self, pack_hook: Callable[[Tensor], Any],
+                 unpack_hook: Callable[[Any], Tensor]) -> None:
         self.hooks = (pack_hook, unpack_hook)
 
-    def __enter__(self):
+    def __enter__(self) -> Self:
         if _hooks_state.disabled_message is not None:
             raise RuntimeError(_hooks_state.disabled_message)
         _hooks_state.stack = (*_hooks_state.stack, self.hooks)
         saved_tensors_hooks.entered += 1
         return self
 
-    def __exit__(self, *exc_info):
+    def __exit__(self, *exc_info: object) -> None:
         _hooks_state.stack = _hooks_state.stack[:-1]
         saved_tensors_hooks.entered -= 1
 
@@ -288,19 +333,19 @@ class save_on_cpu(saved_tensors_hooks):
     """Keeps saved tensors on the CPU: with tapegrad's CPU-only tensors that is where they are,
     so the hooks pass them through."""
 
-    def __init__(self, pin_memory=False, device_type="cuda"):
+    def __init__(self, pin_memory: bool = False, device_type: str = "cuda") -> None:
         super().__init__(lambda tensor: tensor, lambda tensor: tensor)
 
 
 class disable_saved_tensors_hooks:
     """Inside this context, entering saved_tensors_hooks raises error_message."""
 
-    def __init__(self, error_message):
+    def __init__(self, error_message: str) -> None:
         self.error_message = error_message
 
-    def __enter__(self):
+    def __enter__(self) -> None:
         self.prev = _hooks_state.disabled_message
         _hooks_state.disabled_message = self.error_message
 
-    def __exit__(self, *exc_info):
+    def __exit__(self, *exc_info: object) -> None:
         _hooks_state.disabled_message = self.prev
