@@ -1,4 +1,5 @@
 """tapegrad.nn: neural-network building blocks, as torch.nn."""
 from . import functional, init, modules, parallel, utils
 from .modules import *  # noqa: F401,F403  (every layer class, Module included)
+from .parallel import DataParallel
 from .parameter import Buffer, Parameter
