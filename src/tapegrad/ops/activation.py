@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from .. import _dtype, _random
+from .. import _backend, _dtype, _random
 from .._tensor import Tensor
 from ..autograd import grad_mode
 from . import unary
@@ -928,7 +928,8 @@ def one_hot(input, num_classes=-1):
         num_classes = int(classes.max()) + 1
     elif num_classes <= classes.max():
         raise RuntimeError("Class values must be smaller than num_classes.")
-    return Tensor._make((classes[..., None] == np.arange(num_classes)).astype(np.int64))
+    xp = _backend.array_module(classes)
+    return Tensor._make((classes[..., None] == xp.arange(num_classes)).astype(np.int64))
 
 
 # ---- padding -------------------------------------------------------------------------------

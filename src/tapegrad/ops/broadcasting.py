@@ -9,7 +9,7 @@ from .._tensor import Size, Tensor
 from ._checks import broadcast_shapes as _broadcast_shape
 from .indexing import masked_select
 from .joining import stack, tensor_list
-from .shape import expand, flatten
+from .shape import constant_beside, expand, flatten, zeros_of
 from .._warnings import warn
 
 
@@ -109,9 +109,9 @@ def combinations(input, r=2, with_replacement=False):
     if r < 0:
         raise RuntimeError(f"Expect a non-negative number, but got {r}")
     if r == 0:
-        return Tensor._make(np.empty(0, input.dtype.numpy))
+        return zeros_of(input, (0,))
     grids = meshgrid(*[input] * r, indexing="ij")
-    mask = Tensor._make(_ordered_mask(input.numel(), r, with_replacement))
+    mask = constant_beside(input, _ordered_mask(input.numel(), r, with_replacement))
     return stack([masked_select(grid, mask) for grid in grids], 1)
 
 

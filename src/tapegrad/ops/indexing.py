@@ -15,8 +15,17 @@ from .._warnings import warn
 
 # ---- indexing ------------------------------------------------------------------------------
 
+def key_beside(array, key):
+    """A key (a tuple) with its host-made index arrays (lists, NumPy's arrays that formulas
+    build) moved to array's device, as torch moves a cpu index to the indexed tensor."""
+    return tuple(_backend.beside(array, item) if type(item) is np.ndarray else item
+                 for item in key)
+
+
 @defop("IndexBackward0", save=("key",))
 def _index(xp, input: Tensor, key):
+    if xp is not np and type(key) is tuple:
+        key = key_beside(input, key)
     return input[key]
 
 
@@ -28,6 +37,8 @@ _index.derivatives(input=lambda ctx: _index_put_impl(
 def _index_put(xp, input: Tensor, key, values: Tensor, accumulate=False):
     result = input.copy()
     values = xp.asarray(values, dtype=input.dtype)
+    if xp is not np and type(key) is tuple:
+        key = key_beside(input, key)
     try:
         if accumulate:
             xp.add.at(result, key, values)
@@ -89,10 +100,17 @@ def fits(value_shape, shape):
                               zip(value_shape, shape[-len(value_shape):] if value_shape else ()))
 
 
+def indexed_shape(shape, key):
+    """The shape of x[key] for an x of that shape, found by indexing a stand-in without data
+    (on the device of key's arrays)."""
+    xp = _backend.array_module(next((item for item in key if _is_index_array(item)), None))
+    return xp.broadcast_to(xp.zeros((), bool), shape)[key].shape
+
+
 def value_mismatch(shape, key, value):
     """torch's error for values that do not broadcast to the shape of input[key]."""
-    indexed = np.broadcast_to(np.zeros((), bool), shape)[key].shape
-    value_shape = value.shape if isinstance(value, (Tensor, np.ndarray)) else np.shape(value)
+    indexed = indexed_shape(shape, key)
+    value_shape = value.shape if hasattr(value, "shape") else np.shape(value)
     if all(_is_basic(item) for item in key):
         # torch copies into a view, its leading 1-sized dims dropped: expand's error
         kept = next((i for i, size in enumerate(value_shape) if size != 1), len(value_shape))
@@ -108,7 +126,7 @@ def _consumed_dims(item):
     """How many dims of the indexed tensor one key item uses."""
     if item is None or item is Ellipsis:
         return 0
-    if isinstance(item, np.ndarray) and item.dtype == bool:
+    if _is_index_array(item) and item.dtype == bool:
         return item.ndim
     return 1
 
@@ -164,9 +182,6 @@ def getitem(input, key):
             result, applied = _select_dim(result, dim, int(item), source_dim), True
             source_dim += 1
     if any(_is_index_array(item) for item in advanced):
-        if _backend.active:  # index arrays made from lists go where the data is, as torch's
-            advanced = [_backend.beside(input._data, item) if type(item) is np.ndarray else item
-                        for item in advanced]
         return _index(result, tuple(advanced))
     return result if applied else alias_view(input)
 
@@ -376,10 +391,11 @@ def take(input, index):
 
 def nonzero(input, *, as_tuple=False):
     """The indices of input's nonzero elements: one row each, or one tensor per dim."""
+    xp = _backend.array_module(input._data)
     if as_tuple:  # a 0-d input counts as 1-d here
         return tuple(Tensor._make(where.astype(np.int64))
-                     for where in np.nonzero(np.atleast_1d(input._data)))
-    return Tensor._make(np.argwhere(input._data).astype(np.int64))
+                     for where in xp.nonzero(xp.atleast_1d(input._data)))
+    return Tensor._make(xp.argwhere(input._data).astype(np.int64))
 
 
 def argwhere(input):
@@ -393,8 +409,9 @@ def nonzero_static(input, *, size, fill_value=-1):
                         f"{type(size).__name__}")
     if size < 0:
         raise RuntimeError("nonzero_static: 'size' must be an non-negative integer")
-    found = np.argwhere(input._data)[:size]
-    result = np.full((size, input.ndim), fill_value, dtype=np.int64)
+    xp = _backend.array_module(input._data)
+    found = xp.argwhere(input._data)[:size]
+    result = xp.full((size, input.ndim), fill_value, dtype=np.int64)
     result[:len(found)] = found
     return Tensor._make(result)
 

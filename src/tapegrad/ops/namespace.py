@@ -18,6 +18,7 @@ from ._inplace import fill_
 from .decomposition import matrix_norm
 from .pointwise import require_tensors
 from .reduction import aten_norm, reduced_dims
+from .shape import constant_beside
 from .._warnings import warn
 
 # ---- warnings torch gives once per process (unless set_warn_always(True)) -----------------
@@ -538,12 +539,12 @@ def fill_diagonal_(self, fill_value, wrap=False):
     rows, cols = self.shape[0], self.shape[1]
     main = np.zeros(self.shape, bool)
     main[(np.arange(min(self.shape)),) * self.ndim] = True
-    target.masked_fill_(Tensor._make(main), fill_value)
+    target.masked_fill_(constant_beside(self, main), fill_value)
     if self.ndim == 2 and wrap and rows > cols + 1:  # torch's second write: the repeats
         repeats = np.zeros(self.shape, bool)
         repeats.reshape(-1)[::cols + 1] = True
         repeats[:cols] = False
-        target.masked_fill_(Tensor._make(repeats), fill_value)
+        target.masked_fill_(constant_beside(self, repeats), fill_value)
     return self
 
 

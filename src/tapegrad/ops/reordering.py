@@ -2,6 +2,7 @@
 (diagonal, diagonal_copy, diagonal_scatter, diag_embed, diag, diagflat)."""
 import numpy as np
 
+from .. import _backend
 from .._tensor import Tensor
 from . import pointwise, reduction
 from ._checks import int_list, wrap_dim, wrap_dims
@@ -153,7 +154,8 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
 def _counts_along(repeats, size):
     """A tensor of repeats as one count per slice (one count applies to every slice)."""
     if repeats.ndim == 0 or repeats.shape == (1,):
-        return Tensor._make(np.broadcast_to(repeats._data.reshape(1), (size,)))
+        counts = repeats._data.reshape(1)
+        return Tensor._make(_backend.array_module(counts).broadcast_to(counts, (size,)))
     if repeats.ndim != 1:
         raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
     if repeats.shape[0] != size:
@@ -173,7 +175,8 @@ def _repeated_indices(repeats, output_size=None):
         raise RuntimeError("repeats can not be negative")
     if output_size is not None and output_size != counts.sum():
         raise RuntimeError("allocated size does not match required size")
-    return np.repeat(np.arange(len(counts), dtype=counts.dtype), counts)
+    xp = _backend.array_module(counts)
+    return xp.repeat(xp.arange(len(counts), dtype=counts.dtype), counts)
 
 
 @defop("TrilBackward0", save=("diagonal",))
@@ -279,7 +282,8 @@ def diagonal_copy(input, offset=0, dim1=0, dim2=1):
 
 def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
     dim1, dim2 = _diagonal_dims(dim1, dim2, input.ndim)
-    slice_shape = _diagonal_view(np, input._data, offset, dim1, dim2).shape
+    slice_shape = _diagonal_view(_backend.array_module(input._data), input._data, offset,
+                                 dim1, dim2).shape
     if src.shape != slice_shape:
         raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = "
                            f"{list(src.shape)}, slice size = {list(slice_shape)}")

@@ -3,14 +3,14 @@ index_reduce and scatter_reduce along a dim, index_put, put and masked_scatter."
 
 import numpy as np
 
-from .. import _dtype
+from .. import _backend, _dtype
 from .._tensor import Tensor
 from ._checks import broadcast_shapes, fill_value, numel, wrap_dim
 from ._define import defop
 from .indexing import (_along, _at_least_1d, _check_index_array, _check_scatter, _gather,
                        _index_put, _masked_fill, _region, _scatter_add,
-                       _scatter_value, _take, fits, index_select, index_select_op, method_of,
-                       value_mismatch, written_key)
+                       _scatter_value, _take, fits, index_select, index_select_op,
+                       indexed_shape, method_of, value_mismatch, written_key)
 from .pointwise import mul_scalar, where
 from .reduction import check_grad_dtype
 from .shape import expand, reshape, zeros_of
@@ -84,7 +84,7 @@ def _index_fill_tensor(xp, input: Tensor, dim, index, value: Tensor):
 
 def _filled_value(ctx):
     # torch sums the grad over the distinct index values (a negative index is one of them)
-    distinct = Tensor._make(np.unique(ctx.index.reshape(-1)))
+    distinct = Tensor._make(_backend.array_module(ctx.index).unique(ctx.index.reshape(-1)))
     return index_select(ctx.grad, ctx.dim, distinct).sum()
 
 
@@ -192,7 +192,8 @@ def _count(places, like):
 
 
 def _filled(like, value):
-    return Tensor._make(np.full(like.shape, value, like.dtype.numpy))
+    return Tensor._make(_backend.array_module(like._data).full(like.shape, value,
+                                                               like.dtype.numpy))
 
 
 def _ties(places):
@@ -462,8 +463,9 @@ def masked_scatter(input, mask, source):
         raise RuntimeError(f"masked_scatter: expected self and source to have same dtypes but got"
                            f"{input.dtype.legacy_name} and {source.dtype.legacy_name}")
     shape = broadcast_shapes(mask.shape, input.shape)
-    mask = np.broadcast_to(mask._data, shape)
-    if np.count_nonzero(mask) > source.numel():
+    xp = _backend.array_module(mask._data)
+    mask = xp.broadcast_to(mask._data, shape)
+    if xp.count_nonzero(mask) > source.numel():
         raise RuntimeError("Number of elements of source < number of ones in mask")
     return _masked_scatter(input, mask, source)
 
@@ -541,7 +543,8 @@ def _index_put_checked(input, indices, values, accumulate, first):
             raise TypeError(f"expected Tensor as element {i} in argument {first}, but got "
                             f"{type(item).__name__}")
     _check_tensor("index_put", "values", first + 2, values)
-    key = tuple(np.asarray(item) for item in written_key(indices, values))
+    key = tuple(_backend.array_module(item).asarray(item)  # (an int: a 0-d host array)
+                for item in written_key(indices, values))
     used = sum(item.ndim if item.dtype == bool else 1 for item in key)
     if used > input.ndim:
         raise IndexError(f"too many indices for tensor of dimension {input.ndim} (got {used})")
@@ -553,7 +556,7 @@ def _index_put_checked(input, indices, values, accumulate, first):
         raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
                            f"{input.dtype.legacy_name} for the destination and "
                            f"{values.dtype.legacy_name} for the source.")
-    if not fits(values.shape, np.broadcast_to(np.zeros((), bool), input.shape)[key].shape):
+    if not fits(values.shape, indexed_shape(input.shape, key)):
         raise value_mismatch(input.shape, key, values)
     return _index_put(input, key, values, accumulate)
 

@@ -13,7 +13,7 @@ from .._tensor import Tensor
 from ._checks import wrap_dim
 from ._define import defop
 from .indexing import _index, _index_put
-from .shape import in_place_twin, reshape, reshape_in_place, zeros_of
+from .shape import constant_beside, in_place_twin, reshape, reshape_in_place, zeros_of
 
 # ---- storage: the memory an array's owner spans ---------------------------------------------
 
@@ -230,7 +230,7 @@ def strided_backward(grad, input_geometry, output_geometry):
     result = _index(storage, (inputs,))
     counts = np.bincount(inputs.reshape(-1), minlength=length)[inputs]
     if (counts > 1).any():
-        result = result / Tensor._make(counts.astype(grad.dtype.numpy))
+        result = result / constant_beside(grad, counts.astype(grad.dtype.numpy))
     return result
 
 
