@@ -8,6 +8,7 @@ and a NumPy function handed one raises too. So an op or helper that calls `np.` 
 array instead of `xp.` fails here as it would on a GPU, and so does one that mixes arrays of
 two devices. `install(count)` registers it as tapegrad's cuda backend.
 """
+import contextlib
 import operator
 import types
 
@@ -203,7 +204,7 @@ class DoubleBackend:
 
     def __init__(self, count):
         self._count, self.current, self.xp = count, 0, FakeCupy(self)
-        self.seed, self.synchronized = None, 0
+        self.synchronized = 0
 
     def device_count(self):
         return self._count
@@ -213,6 +214,14 @@ class DoubleBackend:
 
     def set_current(self, index):
         self.current = index
+
+    @contextlib.contextmanager
+    def selected(self, index):
+        previous, self.current = self.current, index
+        try:
+            yield
+        finally:
+            self.current = previous
 
     def index_of(self, array):
         return array.index
@@ -235,9 +244,6 @@ class DoubleBackend:
 
     def empty_cache(self):
         pass
-
-    def manual_seed(self, seed, index):
-        self.seed = seed
 
 
 def install(count=2):

@@ -4,10 +4,12 @@ Every op's forward and backward receives the array module (`xp`) of its inputs, 
 table is written once for all devices. A device backend (CuPy for "cuda") registers its array
 type here; until one does, `active` stays False and the cpu path pays one global read per op.
 A backend object has: `type` ("cuda"), `array_type`, `xp` (the array module), `device_count()`,
-`current_index()`, `set_current(index)`, `index_of(array)`, `to_device(array, index)` (a copy
-onto a device of a NumPy array or one of its own on any device), `to_host(array)` (a copy into a NumPy array), and for torch.cuda
-`synchronize(index)`, `device_name(index)`, `memory_allocated(index)`, `empty_cache()` and
-`manual_seed(seed, index)`. tests/device_double.py implements it on NumPy for the tests.
+`current_index()`, `set_current(index)`, `selected(index)` (a context in which xp makes its
+arrays on device index), `index_of(array)`, `to_device(array, index)` (a copy onto a device of
+a NumPy array or one of its own on any device), `to_host(array)` (a copy into a NumPy array),
+and for torch.cuda `synchronize(index)`, `device_name(index)`, `memory_allocated(index)` and
+`empty_cache()`. Random numbers need nothing more: each device's generator (_random.py) draws
+with xp on that device. tests/device_double.py implements the protocol on NumPy for the tests.
 """
 import numpy as np
 
@@ -143,11 +145,19 @@ def to_device(array, target):
 
 
 def beside(array, host):
-    """host (a NumPy array: random draws, masks the host computed) copied onto array's device.
-    Random numbers are drawn by tapegrad's generator, on the host, then moved: a device's
-    own generator would not give torch's numbers."""
+    """host (a NumPy array: indices or positions the host computed) copied onto array's
+    device."""
     return host if type(array) is np.ndarray or not active else to_device(host,
                                                                            device_of(array))
+
+
+def empty(shape, dtype, target):
+    """An uninitialised array of shape and dtype on target (a device, the cpu included)."""
+    if target.type == "cpu":
+        return np.empty(shape, dtype)
+    backend = _BY_DEVICE_TYPE[target.type]
+    with backend.selected(target.index):
+        return backend.xp.empty(shape, dtype)
 
 
 def to_host(array):

@@ -3,10 +3,15 @@ factories and the Tensor.new_* methods.
 
 Every factory first resolves its device= (None: the default device) and refuses a device
 without a backend with torch's error (_device.tensor_device), as torch checks the device first.
-Factories build their values on the host; `_placed` moves the result, once, to its device."""
+Factories build their values on the host and `_placed` moves the result, once, to its device;
+the random ones draw on their device with its generator (_random.py), and the *_like ones
+start from an array made there, so neither crosses from the host."""
+from __future__ import annotations
+
 import builtins
 import functools
 import inspect
+from typing import Any, Optional
 
 import numpy as np
 
@@ -586,27 +591,31 @@ def _float_dtype(dtype, name):
     return dtype
 
 
-def rand(*sizes, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
-         pin_memory=False, requires_grad=False):
-    tensor_device(device, pin_memory=pin_memory)
+def rand(*sizes: Any, size: Any = None, generator: Optional[_random.Generator] = None,
+         out: Optional[Tensor] = None, dtype: Optional[_dtype.dtype] = None, layout: Any = None,
+         device: Any = None, pin_memory: bool = False, requires_grad: bool = False) -> Tensor:
+    target = tensor_device(device, pin_memory=pin_memory)
     dtype = _float_dtype(dtype, "check_uniform_bounds")
     size = _size(sizes, "rand", keyword=size)
-    array = _random.uniform_array(generator, size, dtype, 0.0, 1.0)
+    array = _random.uniform_array(generator, size, dtype, 0.0, 1.0, device=target)
     return _new(array, None, requires_grad, out)
 
 
-def randn(*sizes, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
-          pin_memory=False, requires_grad=False):
-    tensor_device(device, pin_memory=pin_memory)
+def randn(*sizes: Any, size: Any = None, generator: Optional[_random.Generator] = None,
+          out: Optional[Tensor] = None, dtype: Optional[_dtype.dtype] = None, layout: Any = None,
+          device: Any = None, pin_memory: bool = False, requires_grad: bool = False) -> Tensor:
+    target = tensor_device(device, pin_memory=pin_memory)
     dtype = _float_dtype(dtype, "normal_kernel_cpu")
     size = _size(sizes, "randn", keyword=size)
-    array = _random.normal_array(generator, size, dtype, 0.0, 1.0)
+    array = _random.normal_array(generator, size, dtype, 0.0, 1.0, device=target)
     return _new(array, None, requires_grad, out)
 
 
-def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None, layout=None,
-            device=None, pin_memory=False, requires_grad=False):
-    tensor_device(device, pin_memory=pin_memory)
+def randint(low: int = 0, high: Optional[int] = None, size: Any = None, *,
+            generator: Optional[_random.Generator] = None, out: Optional[Tensor] = None,
+            dtype: Optional[_dtype.dtype] = None, layout: Any = None, device: Any = None,
+            pin_memory: bool = False, requires_grad: bool = False) -> Tensor:
+    target = tensor_device(device, pin_memory=pin_memory)
     if size is None:  # randint(high, size)
         low, high, size = 0, low, high
     if high is None:
@@ -617,19 +626,22 @@ def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} "
                            f">= to={high}")
-    array = np.empty(_size(size, "randint", varargs=False, position=2), np.int64)
-    _random.random_(Tensor._make(array, _dtype.int64), low, high, generator=generator)
-    return _new(array, dtype or _dtype.int64, requires_grad, out)
+    shape = _size(size, "randint", varargs=False, position=2)
+    drawn = Tensor._make(_backend.empty(shape, np.int64, target), _dtype.int64)
+    _random.random_(drawn, low, high, generator=generator)
+    return _new(drawn._data, dtype or _dtype.int64, requires_grad, out)
 
 
-def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None,
-             pin_memory=False, requires_grad=False):
-    tensor_device(device, pin_memory=pin_memory)
+def randperm(n: int, *, generator: Optional[_random.Generator] = None,
+             out: Optional[Tensor] = None, dtype: Optional[_dtype.dtype] = None,
+             layout: Any = None, device: Any = None, pin_memory: bool = False,
+             requires_grad: bool = False) -> Tensor:
+    target = tensor_device(device, pin_memory=pin_memory)
     if not isinstance(n, (int, np.integer)):
         raise TypeError(f"randperm(): argument 'n' (position 1) must be int, not "
                         f"{type(n).__name__}")
     _size((n,), "randperm")  # torch's error for a negative n
-    return _new(_random.permutation(generator, n), dtype or _dtype.int64,
+    return _new(_random.permutation(generator, n, target), dtype or _dtype.int64,
                 requires_grad, out)
 
 
@@ -645,14 +657,15 @@ def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=False,
 # ---- *_like: input's shape, dtype, device and (by default) memory layout --------------------
 
 def _like_array(input, dtype, device, memory_format, pin_memory, name):
-    """An uninitialised array laid out as input (torch's preserve_format) or as asked."""
+    """An uninitialised array laid out as input (torch's preserve_format) or as asked, on the
+    device the result gets (a device array has no layout to copy)."""
     if not isinstance(input, Tensor):
         raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
                         f"{type_name(input)}")
-    tensor_device(input.device if device is None else device, _LIKE_KERNEL, pin_memory)
+    target = tensor_device(input.device if device is None else device, _LIKE_KERNEL, pin_memory)
     dtype = dtype or input.dtype
-    if _backend.on_device(input._data):  # built on the host, then placed: no input copy
-        return np.empty(input._data.shape, dtype.numpy), dtype
+    if target.type != "cpu" or _backend.on_device(input._data):
+        return _backend.empty(input._data.shape, dtype.numpy, target), dtype
     array = np.empty_like(input._data, dtype=dtype.numpy)
     return laid_out(array, memory_format), dtype
 

@@ -30,6 +30,9 @@ class CupyBackend:
     def set_current(self, index):
         cupy.cuda.runtime.setDevice(index)
 
+    def selected(self, index):
+        return cupy.cuda.Device(index)
+
     def index_of(self, array):
         return array.device.id
 
@@ -54,7 +57,3 @@ class CupyBackend:
 
     def empty_cache(self):
         cupy.get_default_memory_pool().free_all_blocks()
-
-    def manual_seed(self, seed, index):
-        with cupy.cuda.Device(index):
-            cupy.random.seed(seed)

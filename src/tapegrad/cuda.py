@@ -6,11 +6,17 @@ AssertionError).
 Where torch's CPU build fails inside its own internals (set_device, reset_peak_memory_stats
 and memory_summary reach for missing torch._C functions) tapegrad raises the same
 AssertionError as the rest instead of an AttributeError about torch's internals."""
-from collections import OrderedDict
+from __future__ import annotations
 
-from . import _backend
+from collections import OrderedDict
+from typing import TYPE_CHECKING, Iterable, Union
+
+from . import _backend, _random
 from ._device import CUDA_NOT_COMPILED, as_device, device as _device_class
 from ._legacy_tensor_types import CUDA_TYPES
+
+if TYPE_CHECKING:
+    from ._tensor import Tensor
 
 globals().update(CUDA_TYPES)  # torch.cuda.FloatTensor, ...: they exist, unusable without CUDA
 
@@ -65,47 +71,61 @@ def _device_index(value):
     return value
 
 
-# ---- seeds: torch queues them for a CUDA initialisation that never comes -------------------
+# ---- seeds and states: without a GPU, torch queues seeds for an initialisation that never
+# comes; with one, each device's generator (_random.py) takes them
 
-def manual_seed(seed):
+def manual_seed(seed: int) -> None:
+    """Seed the current device's generator."""
     seed = int(seed)  # torch converts first, so a bad seed still raises
-    if is_available():  # CuPy's generator draws cuda tensors' random numbers
-        _gpu().manual_seed(seed, current_device())
+    if is_available():
+        _random.device_generator(current_device()).manual_seed(seed)
 
 
-def manual_seed_all(seed):
+def manual_seed_all(seed: int) -> None:
+    """Seed every device's generator."""
     seed = int(seed)
     for index in range(device_count()):
-        _gpu().manual_seed(seed, index)
+        _random.device_generator(index).manual_seed(seed)
 
 
-def seed():
-    pass
+def seed() -> None:
+    """Seed the current device's generator with a random number."""
+    if is_available():
+        _random.device_generator(current_device()).seed()
 
 
-def seed_all():
-    pass
+def seed_all() -> None:
+    """Seed every device's generator with one random number."""
+    if is_available():
+        manual_seed_all(_random.device_generator(current_device()).seed())
 
 
-def initial_seed():
-    _not_compiled()
+def initial_seed() -> int:
+    """The seed of the current device's generator."""
+    return _random.device_generator(_gpu().current_index()).initial_seed()
 
 
-def get_rng_state(device="cuda"):
-    _not_compiled()
+def get_rng_state(device: Union[int, str, _device_class] = "cuda") -> Tensor:
+    """The state of a device's generator, as a ByteTensor on the cpu: its seed and the count
+    of values drawn (torch's layout for its CUDA generators; the numbers are tapegrad's)."""
+    _gpu()
+    return _random.device_generator(_index_or_current(device)).get_state()
 
 
-def get_rng_state_all():
-    return []  # one state per device
+def get_rng_state_all() -> list[Tensor]:
+    """The states of every device's generator."""
+    return [get_rng_state(index) for index in range(device_count())]
 
 
-def set_rng_state(new_state, device="cuda"):
-    pass
+def set_rng_state(new_state: Tensor, device: Union[int, str, _device_class] = "cuda") -> None:
+    """Restore a device's generator to a state get_rng_state gave."""
+    if is_available():
+        _random.device_generator(_index_or_current(device)).set_state(new_state)
 
 
-def set_rng_state_all(new_states):
-    for state in new_states:
-        set_rng_state(state)
+def set_rng_state_all(new_states: Iterable[Tensor]) -> None:
+    for index, state in enumerate(new_states):
+        set_rng_state(state, index)
 
 
 # ---- devices ---------------------------------------------------------------------------------

@@ -3,13 +3,16 @@ random nn function, gumbel_softmax.
 
 Each is composed as ATen's _dropout_impl composes it: the input times a random mask
 (MulBackward0), plus a constant shift for alpha dropout (AddBackward0). The masks are drawn
-as torch's bernoulli_(1 - p) draws them: after manual_seed, torch's masks.
+as torch's bernoulli_(1 - p) draws them, by the input's device's generator: on the cpu, after
+manual_seed, torch's masks.
 """
+from __future__ import annotations
+
 import math
 
 import numpy as np
 
-from .. import _backend, _random
+from .. import _random
 from .._tensor import Tensor
 from ._inplace import inplace as _in_place
 from .pointwise import add, mul, require_tensors
@@ -40,8 +43,7 @@ def _dropout_impl(input, p, training, inplace, feature=False, alpha=False):
                            f"{input.dtype.legacy_name}")
     shape = input.shape[:2] + (1,) * (input.ndim - 2) if feature else input.shape
     dtype = np.dtype(input.dtype.numpy)
-    kept = _random.bernoulli_mask(None, shape, 1 - p)  # bernoulli_(1 - p), on the host
-    kept = _backend.beside(input._data, kept)
+    kept = _random.bernoulli_mask(None, shape, 1 - p, input.device)  # bernoulli_(1 - p)
     # each step rounds to the input's dtype; its number is applied in float (double for
     # float64), as torch's kernels do for float16 and bfloat16
     number = np.float64 if dtype == np.float64 else np.float32
@@ -60,20 +62,22 @@ def _multiply(input, noise, inplace):
     return _in_place(mul, input, noise) if inplace else mul(input, noise)
 
 
-def dropout(input, p=0.5, training=True, inplace=False):
+def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """Zero each element with probability p and scale the rest by 1 / (1 - p)."""
     require_tensors("dropout", input=input)  # as torch, even where nothing is dropped
     return _dropout_impl(input, p, training, inplace)
 
 
-def alpha_dropout(input, p=0.5, training=False, inplace=False):
+def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,
+                  inplace: bool = False) -> Tensor:
     """Dropout for SELU networks: dropped units take SELU's negative limit, then an affine map
     restores the input's mean and variance."""
     require_tensors("alpha_dropout", input=input)
     return _dropout_impl(input, p, training, inplace, alpha=True)
 
 
-def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
+def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,
+                          inplace: bool = False) -> Tensor:
     """alpha_dropout of whole channels."""
     require_tensors("feature_alpha_dropout", input=input)
     return _dropout_impl(input, p, training, inplace, feature=True, alpha=True)
@@ -89,7 +93,8 @@ def _channel_dropout(input, p, training, inplace, batched):
     return squeeze(_dropout_impl(unsqueeze(input, 0), p, training, False, feature=True), 0)
 
 
-def dropout1d(input, p=0.5, training=True, inplace=False):
+def dropout1d(input: Tensor, p: float = 0.5, training: bool = True,
+              inplace: bool = False) -> Tensor:
     """Zero whole channels of (N, C, L) or (C, L) input."""
     _check_probability(p)
     if input.ndim not in (2, 3):
@@ -112,7 +117,8 @@ def _warn_unusual_dims(name, input, spatial):
             "inputs).")
 
 
-def dropout2d(input, p=0.5, training=True, inplace=False):
+def dropout2d(input: Tensor, p: float = 0.5, training: bool = True,
+              inplace: bool = False) -> Tensor:
     """Zero whole channels of (N, C, H, W) input. A 3-D input is taken as (N, C, L), as torch
     still does, with its warning."""
     _check_probability(p)
@@ -127,7 +133,8 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
     return _dropout_impl(input, p, training, inplace, feature=True)
 
 
-def dropout3d(input, p=0.5, training=True, inplace=False):
+def dropout3d(input: Tensor, p: float = 0.5, training: bool = True,
+              inplace: bool = False) -> Tensor:
     """Zero whole channels of (N, C, D, H, W) or (C, D, H, W) input."""
     _check_probability(p)
     _warn_unusual_dims("dropout3d", input, 3)
@@ -141,7 +148,8 @@ def _torch_variant(feature, alpha, inplace):
     return variant
 
 
-def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
+def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: float = 1e-10,
+                   dim: int = -1) -> Tensor:
     """softmax((logits + Gumbel noise) / tau) along dim; with hard, the one-hot of its
     argmax in the forward and the soft sample's gradient (straight-through), as torch's."""
     from .._creation import empty_like, zeros_like

@@ -3,12 +3,15 @@ and the nodes that the in-place samplers of _random.py (Tensor.uniform_, normal_
 
 A sample is not a differentiable function of its distribution's parameters: torch records a
 node for each of these ops whose gradient is zero (torch.bernoulli(input, p) records one named
-NotImplemented, whose backward raises), and so does tapegrad. Draws are torch's CPU streams
-(_mt.py): after manual_seed, the numbers torch draws.
+NotImplemented, whose backward raises), and so does tapegrad. Draws come from the generator of
+the tensors' device (_random.py, Note [Two sources]): on the cpu torch's streams, so after
+manual_seed the numbers torch draws; on a cuda device its own, drawn there.
 """
+from typing import Any, Optional
+
 import numpy as np
 
-from .. import _backend, _dtype, _mt, _random
+from .. import _dtype, _random
 from .._device import tensor_device
 from .._tensor import Tensor
 from ..autograd import grad_mode
@@ -27,7 +30,7 @@ def _drawn_op(node_name, name, formula=_zero):
     write it over input, torch.bernoulli and torch.poisson return it."""
     @defop(node_name, name=name)
     def drawn(xp, input: Tensor, draw):
-        return _backend.beside(input, np.asarray(draw(input), dtype=input.dtype))  # host draws
+        return xp.asarray(draw(input), dtype=input.dtype)
     drawn.derivatives(input=formula)
     return drawn
 
@@ -66,7 +69,7 @@ _BERNOULLI_METHOD_OVERLOADS = (" * (*, torch.Generator generator = None)",
                                " * (float p, *, torch.Generator generator = None)")
 
 
-def bernoulli(*args, **kwargs):
+def bernoulli(*args: Any, **kwargs: Any) -> Tensor:
     """0/1 samples: with probability input (in [0, 1]) elementwise, or with the number p in
     input's shape and dtype."""
     input = args[0] if args else kwargs.get("input")
@@ -94,14 +97,15 @@ def _bernoulli_of(input, args, kwargs, given_args, given_kwargs, overloads):
     if (len(args) > 1 or twice or bound or isinstance(p, Tensor)
             or (p is not None and number is None) or not _random.is_generator(generator)):
         raise _random.invalid_combination("bernoulli", given_args, given_kwargs, overloads)
-    generator = _random.torch_generator(generator)
     if p is None:
         _random.check_bernoulli_tensor(input.dtype, input)
         _random.check_probabilities(input._data)
-        return _bernoulli(input, lambda probabilities: _mt.bernoulli(generator, probabilities))
+        source = _random.draws(generator, input.device)
+        return _bernoulli(input, source.bernoulli)
     _random.check_bernoulli_scalar(input.dtype, float(number), "bernoulli_")
-    return _bernoulli_scalar(input, lambda like: _random.bernoulli_mask(
-        generator, like.shape, float(number)))
+    source = _random.draws(generator, input.device)
+    return _bernoulli_scalar(input, lambda like: source.bernoulli_number(like.shape,
+                                                                         float(number)))
 
 
 # ---- torch.normal --------------------------------------------------------------------------
@@ -136,18 +140,18 @@ _NORMAL_OVERLOADS = (
 _FACTORY_OPTIONS = ("dtype", "layout", "device", "pin_memory", "requires_grad")
 
 
-def normal(*args, **kwargs):
+def normal(*args: Any, **kwargs: Any) -> Tensor:
     """Samples of N(mean, std**2): mean and std are tensors (broadcast together) or numbers;
     with two numbers, a size says the result's shape."""
     bound = _normal_overload(args, kwargs)
     mean, std = bound.get("mean"), bound.get("std", 1.0)
-    rng = _random.torch_generator(bound.get("generator"))
+    generator = bound.get("generator")
     if "size" in bound:
-        return _normal_factory(mean, std, bound, rng)
+        return _normal_factory(mean, std, bound, generator)
     if isinstance(std, Tensor):
         if std.dtype.is_complex:
             raise RuntimeError("normal expects standard deviation to be non-complex")
-        if not np.all(std._data >= 0):
+        if not _random.all_true(std._data >= 0):
             raise RuntimeError("normal expects all elements of std >= 0.0")
     else:
         _random.check_normal_std(float(_random.as_number(std)))
@@ -160,14 +164,16 @@ def normal(*args, **kwargs):
         if isinstance(mean, Tensor) else _normal_float_tensor
     mean = mean if isinstance(mean, Tensor) else float(_random.as_number(mean))
     std = std if isinstance(std, Tensor) else float(_random.as_number(std))
-    return op(mean, std, lambda mean, std: _normal_sample(rng, mean, std, result.dtype.numpy))
+    source = _random.draws(generator, result.device)
+    return op(mean, std, lambda mean, std: _normal_sample(source, mean, std,
+                                                          result.dtype.numpy))
 
 
-def _normal_sample(rng, mean, std, numpy_dtype, shape=None):
+def _normal_sample(source, mean, std, numpy_dtype, shape=None):
     if shape is None:
-        shape = np.broadcast_shapes(np.shape(mean), np.shape(std))
-    sample = _random.normal_sample(rng, mean, std, np.dtype(numpy_dtype), shape)
-    return np.asarray(sample).astype(numpy_dtype, copy=False)
+        shape = np.broadcast_shapes(*(getattr(v, "shape", ()) for v in (mean, std)))
+    sample = _random.normal_sample(source, mean, std, np.dtype(numpy_dtype), shape)
+    return source.xp.asarray(sample).astype(numpy_dtype, copy=False)
 
 
 def _normal_overload(args, kwargs):
@@ -195,9 +201,10 @@ def _is_size(size):
     return isinstance(size, (tuple, list)) and all(_random.is_int(s) for s in size)
 
 
-def _normal_factory(mean, std, options, rng):
-    """normal(mean, std, size): a new tensor of N(mean, std**2) samples."""
-    tensor_device(options.get("device"), "normal.float_float", options.get("pin_memory", False))
+def _normal_factory(mean, std, options, generator):
+    """normal(mean, std, size): a new tensor of N(mean, std**2) samples, drawn on its device."""
+    target = tensor_device(options.get("device"), "normal.float_float",
+                           options.get("pin_memory", False))
     dtype = options.get("dtype") or _dtype.get_default_dtype()
     _random.check_normal_std(float(std))
     _random.check_normal_dtype(dtype)
@@ -205,7 +212,8 @@ def _normal_factory(mean, std, options, rng):
     if any(s < 0 for s in size):
         raise RuntimeError(f"Trying to create tensor with negative dimension "
                            f"{min(size)}: {list(size)}")
-    sample = _normal_sample(rng, float(mean), float(std), np.dtype(dtype.numpy), size)
+    sample = _normal_sample(_random.draws(generator, target), float(mean), float(std),
+                            np.dtype(dtype.numpy), size)
     return Tensor._make(sample, dtype).requires_grad_(bool(options.get("requires_grad")))
 
 
@@ -218,7 +226,7 @@ def _check_complex_grad(dtype, *inputs):
 
 # ---- torch.poisson and torch.multinomial ---------------------------------------------------
 
-def poisson(input, generator=None):
+def poisson(input: Tensor, generator: Optional[_random.Generator] = None) -> Tensor:
     """Poisson samples with rates input (>= 0), in input's dtype."""
     if not isinstance(input, Tensor):
         raise TypeError("poisson(): argument 'input' (position 1) must be Tensor, not "
@@ -226,15 +234,16 @@ def poisson(input, generator=None):
     generator = _random.checked_generator("poisson", generator, position=2)
     if not input.dtype.is_floating_point:
         raise _random.not_implemented("poisson_cpu", input.dtype)
+    source = _random.draws(generator, input.device)
     # the result is a new contiguous tensor, so the rates are visited in C order
-    return _poisson(input, lambda rates: _mt.rounded(
-        _mt.poisson(generator, rates.reshape(-1)), rates.dtype).reshape(rates.shape))
+    return _poisson(input, lambda rates: source.rounded(
+        source.poisson(rates.reshape(-1)), rates.dtype).reshape(rates.shape))
 
 
 _MULTINOMIAL_PARAMS = (("num_samples", int, _random.REQUIRED), ("replacement", bool, False))
 
 
-def multinomial(*args, **kwargs):
+def multinomial(*args: Any, **kwargs: Any) -> Tensor:
     """num_samples category indices per row of input (weights, one row or a batch of rows);
     without replacement each index appears at most once per row."""
     (input, num_samples, replacement), generator = _random.bind_arguments(
@@ -251,24 +260,28 @@ def _multinomial_method(self, *args, **kwargs):
 
 def _multinomial(input, num_samples, replacement, generator):
     _check_multinomial(input, num_samples, replacement)
-    generator = _random.torch_generator(generator)
+    source = _random.draws(generator, input.device)
+    xp = source.xp
     rows = input.shape[0] if input.ndim == 2 else 1
     weights = input._data.reshape(rows, input.shape[-1])
     if weights.shape[0] == 0:
-        indices = np.zeros((0, num_samples), np.int64)
+        indices = xp.zeros_like(weights, dtype=np.int64, shape=(0, num_samples))
     elif weights.shape[1] == 0:  # torch's validity check reduces over the categories first
         raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the "
                            "operation has no identity.")
     elif replacement and num_samples > 1:
-        indices = _with_replacement(generator, weights, num_samples)
+        indices = _with_replacement(source, weights, num_samples)
     else:
         _check_weights_without_replacement(weights)
         # torch's exponential race: the num_samples largest w / E (E ~ Exp(1), drawn as
         # exponential_ in w's dtype) are a sample of categories without replacement, each
         # drawn with probability proportional to w
-        race = _mt.exponential(generator, weights.size, 1.0).reshape(weights.shape)
-        keys = weights / _mt.rounded(race, weights.dtype)
-        indices = np.stack([_largest(row, num_samples) for row in keys])
+        race = source.exponential(weights.size, 1.0).reshape(weights.shape)
+        keys = weights / source.rounded(race, weights.dtype)
+        if xp is np:
+            indices = np.stack([_largest(row, num_samples) for row in keys])
+        else:  # a device's own numbers: torch's order of tied keys is the cpu's matter
+            indices = xp.argsort(-keys, axis=1)[:, :num_samples]
     shape = (num_samples,) if input.ndim == 1 else (input.shape[0], num_samples)
     return Tensor._make(indices.reshape(shape).astype(np.int64))
 
@@ -297,33 +310,34 @@ def _check_multinomial(input, num_samples, replacement):
 
 
 def _check_weights_without_replacement(weights):
-    if not np.all((weights >= 0) & (weights < np.inf)):
+    if not _random.all_true((weights >= 0) & (weights < np.inf)):
         raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
-    if np.any(weights.sum(axis=1) == 0):
+    if not _random.all_true(weights.sum(axis=1) != 0):
         raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
 
 
-def _with_replacement(generator, weights, num_samples):
+def _with_replacement(source, weights, num_samples):
     """torch's inverse-CDF draws, row by row: the first category whose normalised cumulative
     weight (summed in the weights' compute dtype, the last one set to 1) reaches a double
     uniform."""
+    xp = source.xp
     for row in weights:  # torch checks row by row: entries first, then the row's sum
-        if not np.all(row >= 0):
+        if not _random.all_true(row >= 0):
             raise RuntimeError("invalid multinomial distribution (encountering probability "
                                "entry < 0)")
-        if not np.all(np.isfinite(row)):
+        if not _random.all_true(xp.isfinite(row)):
             raise RuntimeError("invalid multinomial distribution (encountering probability "
                                "entry = infinity or NaN)")
         if not row.sum() > 0:
             raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
     indices = []
     for row in weights:
-        cumulative = np.cumsum(row, dtype=_mt.compute_dtype(row.dtype))
+        cumulative = xp.cumsum(row, dtype=_random.compute_dtype(row.dtype))
         cumulative = cumulative / cumulative[-1]
         cumulative[-1] = 1
-        uniform = _mt.uniform(generator, num_samples, np.dtype(np.float64), 0.0, 1.0)
-        indices.append(np.searchsorted(cumulative.astype(np.float64), uniform, side="left"))
-    return np.stack(indices)
+        uniform = source.uniform(num_samples, np.dtype(np.float64), 0.0, 1.0)
+        indices.append(xp.searchsorted(cumulative.astype(np.float64), uniform, side="left"))
+    return xp.stack(indices)
 
 
 FUNCTIONS = ("bernoulli", "multinomial", "normal", "poisson")
