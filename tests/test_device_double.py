@@ -300,12 +300,25 @@ def _one_hot(values, sample):
     assert np.all(values.sum(sample.constants.get("dim", -1)) == 1)
 
 
-# Rows whose outputs are draws that are not certain: the device's generator gives other
-# numbers than the cpu's (Note [Two sources] in _random.py), so their outputs are checked for
-# the cpu's dtype and shape, their law's support, and the same draws from the same seed (the
-# rows seed it themselves). Their gradients do not depend on the draws (a softmax sums to 1),
-# so those are compared with the cpu's.
-RANDOM_ROWS = {"gumbel_softmax": _on_the_simplex, "gumbel_softmax_hard": _one_hot}
+def _singular_values(values, sample):
+    assert np.all(values >= 0) and np.all(np.diff(values, axis=-1) <= 0)
+
+
+def _finite(values, sample):
+    assert np.all(np.isfinite(values))
+
+
+# Rows whose outputs are draws that are not certain, or depend on draws (the randomised
+# low-rank SVDs' projections): the device's generator gives other numbers than the cpu's
+# (Note [Two sources] in _random.py), so their outputs are checked for the cpu's dtype and
+# shape, their support, and the same values from the same seed (the rows seed it themselves).
+RANDOM_ROWS = {"gumbel_softmax": _on_the_simplex, "gumbel_softmax_hard": _one_hot,
+               "svd_lowrank_S": _singular_values, "svd_lowrank_M": _singular_values,
+               "pca_lowrank_S": _singular_values, "svd_lowrank_USV": _finite,
+               "pca_lowrank_USV": _finite}
+# ... and their gradients are the cpu's, except where they depend on the draws too (a
+# softmax's outputs sum to 1 whatever the noise, so gumbel_softmax's summed output has none)
+DRAWN_GRADIENTS = {name for name in RANDOM_ROWS if "lowrank" in name}
 
 
 def check_on_device(row, sample):
@@ -334,10 +347,13 @@ def check_on_device(row, sample):
                 assert want is have, f"{kind} {i}: {have} vs {want}"
                 continue
             assert have.dtype == want.dtype and have.shape == want.shape, f"{kind} {i}"
-            if kind == "output" and row.name in RANDOM_ROWS:
-                RANDOM_ROWS[row.name](have, sample)
-                np.testing.assert_array_equal(repeated, have, err_msg="drawn again")
-                continue
+            if row.name in RANDOM_ROWS:
+                np.testing.assert_array_equal(repeated, have, err_msg=f"{kind} {i} again")
+                if kind == "output":
+                    RANDOM_ROWS[row.name](have, sample)
+                if kind == "output" or row.name in DRAWN_GRADIENTS:
+                    _finite(have, sample)
+                    continue
             np.testing.assert_allclose(have, want, rtol=1e-10, atol=1e-12, equal_nan=True,
                                        err_msg=f"{kind} {i}")
 
