@@ -13,6 +13,7 @@ import inspect
 
 import numpy as np
 
+from .. import _backend
 from .._tensor import Tensor
 from ..autograd import grad_mode
 from . import reduction
@@ -132,8 +133,9 @@ def _logits_grad(ctx):
     if "logits_grad" not in vars(ctx):
         arrays = [None if getattr(ctx, n, None) is None else getattr(ctx, n)._data
                   for n in _TENSORS]
-        chunks = [chunk[2] for chunk in _chunks(np, *arrays, ctx.ignore_index, ctx.chunk_size)]
-        ctx.logits_grad = unsqueeze(ctx.grad, 1) * Tensor._make(np.concatenate(chunks))
+        xp = _backend.array_module(arrays[0])
+        chunks = [chunk[2] for chunk in _chunks(xp, *arrays, ctx.ignore_index, ctx.chunk_size)]
+        ctx.logits_grad = unsqueeze(ctx.grad, 1) * Tensor._make(xp.concatenate(chunks))
     return ctx.logits_grad
 
 

@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from .. import _dtype
+from .. import _backend, _dtype
 from .._tensor import Tensor
 from ..autograd import grad_mode
 from ._checks import broadcast_shapes, numel, wrap_dim
@@ -20,14 +20,14 @@ from ._summation import full_sum
 from .indexing import masked_fill
 from .pointwise import add, add_scalar, clamp, clamp_min, div_scalar, mul_scalar, pow, xlogy
 from .reduction import mean, sum
-from .shape import expand, unsqueeze, zeros_of
+from .shape import constant_beside, expand, unsqueeze, zeros_of
 from .unary import abs, exp, log, logit, sigmoid
 from .._warnings import warn
 
 
 def as_constant(array):
     """A tensor of a constant array (weights, coefficients) for a derivative formula."""
-    return Tensor._make(np.asarray(array))
+    return Tensor._make(_backend.array_module(array).asarray(array))
 
 
 # ---- softmax ---------------------------------------------------------------------------------
@@ -816,7 +816,7 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
     if isinstance(var, float):
         if var < 0:
             raise ValueError("var has negative entry/entries")
-        var = var * Tensor._make(np.ones(input.shape, input.dtype.numpy))
+        var = var * constant_beside(input, np.ones(input.shape, input.dtype.numpy))
     elif (var < 0).any():
         raise ValueError("var has negative entry/entries")
     if var.shape != input.shape:

@@ -6,7 +6,7 @@ them (in ATen or in Python), so the graph shows torch's nodes.
 """
 import numpy as np
 
-from .. import _dtype
+from .. import _backend, _dtype
 from .._tensor import Tensor
 from ._checks import broadcast_shapes
 from ._define import defop
@@ -16,7 +16,7 @@ from .loss import (as_constant, check_not_differentiable, checked_reduction, leg
                    loss_grad, reduce_loss, reduced_loss)
 from .pointwise import add_scalar, clamp_min, minimum, sub, sub_scalar, where
 from .reduction import sum
-from .shape import reshape, unsqueeze, zeros_of
+from .shape import constant_beside, reshape, unsqueeze, zeros_of
 from .unary import exp, sqrt
 
 _EPSILON = 1e-12  # keeps cosine_embedding_loss's norms away from 0
@@ -62,7 +62,7 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
     reduction = checked_reduction(reduction, size_average, reduce)
     zeros = zeros_of(input)
     # ATen's `margin - input` fills a tensor like input with margin (in input's dtype) first
-    margins = Tensor._make(np.full(input.shape, margin, input.dtype.numpy))
+    margins = constant_beside(input, np.full(input.shape, margin, input.dtype.numpy))
     margin_clamp = _in_place(clamp_min, sub(margins, input), 0)
     output_margin = where(target != 1, margin_clamp, zeros)
     output_self = where(target != -1, input, zeros)
@@ -154,7 +154,8 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
     if not input.dtype.is_floating_point:
         raise RuntimeError("result type Float can't be cast to the desired output type "
                            f"{input.dtype.legacy_name}")
-    target = np.broadcast_to(target._data, shape).astype(input.dtype.numpy)
+    target = _backend.array_module(target._data).broadcast_to(target._data, shape).astype(
+        input.dtype.numpy)
     return _soft_margin_loss(input, target, reduction)
 
 
@@ -246,7 +247,7 @@ def _multi_margin_loss(xp, input: Tensor, target, p, margin, weight, reduction, 
 def _multi_margin_backward(ctx):
     """Each active class gains the hinge's slope, the target class loses their sum."""
     frames = reshape(ctx.input, ctx.frames_shape)
-    is_target = _one_hot(np, ctx.target, ctx.frames_shape[1])
+    is_target = _one_hot(_backend.array_module(ctx.target), ctx.target, ctx.frames_shape[1])
     # where, not a product with the one-hot mask: an infinite other class would make it NaN
     picked = sum(where(as_constant(is_target), frames, 0.0), 1, keepdim=True)
     z = (ctx.margin - picked) + frames
@@ -316,7 +317,7 @@ def _multilabel_margin_backward(ctx):
     """Each counted pair (j, d) moves the gradient from target j to class d; the loss is
     piecewise linear, so the coefficients are constants."""
     frames = reshape(ctx.input, ctx.frames_shape)
-    counts = _label_counts(np, ctx.target, ctx.frames_shape[1])
+    counts = _label_counts(_backend.array_module(ctx.target), ctx.target, ctx.frames_shape[1])
     z = 1 - unsqueeze(frames, 2) + unsqueeze(frames, 1)
     counted = (z > 0) & as_constant((counts == 0)[:, None, :])
     pairs = where(counted, as_constant(counts[:, :, None].astype(ctx.grad.dtype.numpy)), 0.0)
