@@ -1,7 +1,7 @@
 """Parameter and Buffer: the Tensor kinds that a Module registers when they are assigned."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 import tapegrad
 # tapegrad/__init__ imports nn before it binds tapegrad.Tensor, and a subclass needs its base
@@ -10,11 +10,14 @@ from tapegrad._tensor import Tensor
 
 __all__ = ["Buffer", "Parameter"]
 
+_ParameterT = TypeVar("_ParameterT", bound="Parameter")
+
 
 class Parameter(Tensor):
     """A Tensor that a Module lists among its parameters when assigned as an attribute."""
 
-    def __new__(cls, data: Tensor | None = None, requires_grad: bool = True) -> Parameter:
+    def __new__(cls: type[_ParameterT], data: Tensor | None = None,
+                requires_grad: bool = True) -> _ParameterT:
         if data is None:
             data = tapegrad.empty(0)
         # Shares data's storage and version counter, as torch's Parameter does.
@@ -45,10 +48,15 @@ class _BufferMeta(type):
 class Buffer(Tensor, metaclass=_BufferMeta):
     """Marks a Tensor as a buffer, so that assigning it to a Module registers it."""
 
+    persistent: bool
+    _is_buffer: bool
+
     def __new__(cls, data: Tensor | None = None, *, persistent: bool = True) -> Buffer:
         if data is None:
             data = tapegrad.empty(0)
-        tensor = data.detach().requires_grad_(data.requires_grad)
+        # a plain Tensor, which the flag makes a Buffer to isinstance
+        tensor: Buffer = data.detach()  # type: ignore[assignment]
+        tensor.requires_grad_(data.requires_grad)
         tensor.persistent = persistent
         tensor._is_buffer = True
-        return tensor  # type: ignore[return-value]  # isinstance sees a Buffer
+        return tensor

@@ -1,12 +1,19 @@
 """AdaptiveLogSoftmaxWithLoss, as torch.nn's: a head over the frequent classes and one
 cluster per tail, each tail a low-rank projection (Grave et al., "Efficient softmax
 approximation for GPUs")."""
+from __future__ import annotations
+
 import collections
 import itertools
+from collections.abc import Sequence
+from typing import Any
 
 import tapegrad
+from tapegrad._dtype import dtype as _dtype
+from tapegrad._tensor import Tensor
 
 from .. import functional as F
+from ..common_types import DeviceLikeType
 from .container import ModuleList, Sequential
 from .linear import Linear
 from .module import Module
@@ -21,8 +28,9 @@ class AdaptiveLogSoftmaxWithLoss(Module):
     scores the shortlist and the clusters, cluster i's projection the classes between
     cutoffs i and i + 1."""
 
-    def __init__(self, in_features, n_classes, cutoffs, div_value=4.0, head_bias=False,
-                 device=None, dtype=None):
+    def __init__(self, in_features: int, n_classes: int, cutoffs: Sequence[int],
+                 div_value: float = 4.0, head_bias: bool = False,
+                 device: DeviceLikeType | None = None, dtype: _dtype | None = None) -> None:
         super().__init__()
         cutoffs = list(cutoffs)
         if len(cutoffs) == 0:
@@ -32,7 +40,7 @@ class AdaptiveLogSoftmaxWithLoss(Module):
             raise ValueError("cutoffs should be a sequence of unique, positive integers sorted "
                              "in an increasing order, where each value is between 1 and "
                              "n_classes-1")
-        factory = {"device": device, "dtype": dtype}
+        factory: dict[str, Any] = {"device": device, "dtype": dtype}
         self.in_features, self.n_classes = in_features, n_classes
         self.cutoffs = cutoffs + [n_classes]
         self.div_value, self.head_bias = div_value, head_bias
@@ -47,13 +55,13 @@ class AdaptiveLogSoftmaxWithLoss(Module):
                 Linear(in_features, hidden, bias=False, **factory),
                 Linear(hidden, self.cutoffs[i + 1] - self.cutoffs[i], bias=False, **factory)))
 
-    def reset_parameters(self):
+    def reset_parameters(self) -> None:
         self.head.reset_parameters()
-        for to_hidden, to_output in self.tail:
-            to_hidden.reset_parameters()
-            to_output.reset_parameters()
+        for layer in self.tail.modules():  # each cluster's two Linears, in order
+            if isinstance(layer, Linear):
+                layer.reset_parameters()
 
-    def forward(self, input_, target_):
+    def forward(self, input_: Tensor, target_: Tensor) -> _ASMoutput:
         if target_.dim() == 1:
             if input_.size(0) != target_.size(0):
                 raise RuntimeError("Input and target should have the same size in the batch "
@@ -96,7 +104,7 @@ class AdaptiveLogSoftmaxWithLoss(Module):
         loss = (-output).mean()
         return _ASMoutput(output if batched else output.squeeze(0), loss)
 
-    def _full_log_prob(self, input, head_output):
+    def _full_log_prob(self, input: Tensor, head_output: Tensor) -> Tensor:
         out = input.new_empty((head_output.size(0), self.n_classes))
         head = F.log_softmax(head_output, dim=1)
         out[:, :self.shortlist_size] = head[:, :self.shortlist_size]
@@ -105,11 +113,11 @@ class AdaptiveLogSoftmaxWithLoss(Module):
             out[:, start:stop] = cluster + head[:, self.shortlist_size + i].unsqueeze(1)
         return out
 
-    def log_prob(self, input):
+    def log_prob(self, input: Tensor) -> Tensor:
         """log p(class | input) for every class."""
         return self._full_log_prob(input, self.head(input))
 
-    def predict(self, input):
+    def predict(self, input: Tensor) -> Tensor:
         """The most likely class of each row (the full distribution only where the head's
         best is a cluster)."""
         head_output = self.head(input)

@@ -1,8 +1,15 @@
 """MultiheadAttention, as torch.nn's (computed by nn.attention_functional)."""
+from __future__ import annotations
+
+from typing import Any
+
 import tapegrad
+from tapegrad._dtype import dtype as _dtype
+from tapegrad._tensor import Tensor
 
 from .. import init
 from ..attention_functional import canonical_mask, multi_head_attention_forward, none_or_dtype
+from ..common_types import DeviceLikeType
 from ..parameter import Parameter
 from .linear import Linear
 from .module import Module
@@ -30,9 +37,18 @@ class MultiheadAttention(Module):
     """Attention of num_heads heads over embed_dim features, with packed or separate q/k/v
     projections (separate when kdim or vdim differ from embed_dim)."""
 
-    def __init__(self, embed_dim, num_heads, dropout=0.0, bias=True, add_bias_kv=False,
-                 add_zero_attn=False, kdim=None, vdim=None, batch_first=False, device=None,
-                 dtype=None):
+    in_proj_weight: Parameter | None
+    q_proj_weight: Parameter | None
+    k_proj_weight: Parameter | None
+    v_proj_weight: Parameter | None
+    in_proj_bias: Parameter | None
+    bias_k: Parameter | None
+    bias_v: Parameter | None
+
+    def __init__(self, embed_dim: int, num_heads: int, dropout: float = 0.0, bias: bool = True,
+                 add_bias_kv: bool = False, add_zero_attn: bool = False,
+                 kdim: int | None = None, vdim: int | None = None, batch_first: bool = False,
+                 device: DeviceLikeType | None = None, dtype: _dtype | None = None) -> None:
         if embed_dim <= 0 or num_heads <= 0:
             raise ValueError("embed_dim and num_heads must be greater than 0, got "
                              f"embed_dim={embed_dim} and num_heads={num_heads} instead")
@@ -47,7 +63,7 @@ class MultiheadAttention(Module):
         self.head_dim = embed_dim // num_heads
         if self.head_dim * num_heads != self.embed_dim:
             raise AssertionError("embed_dim must be divisible by num_heads")
-        factory = {"device": device, "dtype": dtype}
+        factory: dict[str, Any] = {"device": device, "dtype": dtype}
         self._register_projections(factory)
         self.register_parameter("in_proj_bias", Parameter(
             tapegrad.empty(3 * embed_dim, **factory)) if bias else None)
@@ -90,8 +106,10 @@ class MultiheadAttention(Module):
         if self.bias_v is not None:
             init.xavier_normal_(self.bias_v)
 
-    def forward(self, query, key, value, key_padding_mask=None, need_weights=True,
-                attn_mask=None, average_attn_weights=True, is_causal=False):
+    def forward(self, query: Tensor, key: Tensor, value: Tensor,
+                key_padding_mask: Tensor | None = None, need_weights: bool = True,
+                attn_mask: Tensor | None = None, average_attn_weights: bool = True,
+                is_causal: bool = False) -> tuple[Tensor, Tensor | None]:
         """(attention output, attention weights or None); weights averaged over heads unless
         average_attn_weights=False."""
         is_batched = query.dim() == 3
@@ -101,7 +119,7 @@ class MultiheadAttention(Module):
                                    check_other=False)
         if self.batch_first and is_batched:
             query, key, value = _time_major(query, key, value)
-        separate = {}
+        separate: dict[str, Any] = {}
         if not self._qkv_same_embed_dim:
             separate = dict(use_separate_proj_weight=True, q_proj_weight=self.q_proj_weight,
                             k_proj_weight=self.k_proj_weight, v_proj_weight=self.v_proj_weight)
@@ -115,7 +133,8 @@ class MultiheadAttention(Module):
             output = output.transpose(1, 0)
         return output, weights
 
-    def merge_masks(self, attn_mask, key_padding_mask, query):
+    def merge_masks(self, attn_mask: Tensor | None, key_padding_mask: Tensor | None,
+                    query: Tensor) -> tuple[Tensor | None, int | None]:
         """One (batch, heads, seq, seq) mask from both masks, and its type (0, 1 or 2)."""
         if key_padding_mask is not None and attn_mask is None:
             return key_padding_mask, 1

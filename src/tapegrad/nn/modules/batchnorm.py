@@ -1,15 +1,24 @@
 """Batch normalisation layers with running statistics: BatchNorm1d, 2d and 3d, as torch.nn."""
+from __future__ import annotations
+
+from typing import Any
+
 import tapegrad
+from tapegrad._dtype import dtype as _dtype
+from tapegrad._tensor import Tensor
 
 from .. import functional as F
 from .. import init
+from ..common_types import DeviceLikeType
 from ..parameter import Parameter
 from .module import Module
 
 __all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d"]
 
 
-def register_affine(module, shape, has_weight, has_bias, device, dtype):
+def register_affine(module: Module, shape: int | tuple[int, ...], has_weight: bool,
+                    has_bias: bool, device: DeviceLikeType | None,
+                    dtype: _dtype | None) -> None:
     """Register `weight` and `bias` Parameters of `shape`, or None for those left out."""
     for name, present in (("weight", has_weight), ("bias", has_weight and has_bias)):
         parameter = None
@@ -22,9 +31,16 @@ class _NormBase(Module):
     """Per-channel affine parameters and running-statistics buffers, with torch's names."""
 
     _version = 2  # version 2 added num_batches_tracked
+    weight: Parameter | None
+    bias: Parameter | None
+    running_mean: Tensor | None
+    running_var: Tensor | None
+    num_batches_tracked: Tensor | None
 
-    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
-                 track_running_stats=True, device=None, dtype=None, *, bias=True):
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
+                 affine: bool = True, track_running_stats: bool = True,
+                 device: DeviceLikeType | None = None, dtype: _dtype | None = None, *,
+                 bias: bool = True) -> None:
         super().__init__()
         self.num_features = num_features
         self.eps = eps
@@ -44,21 +60,23 @@ class _NormBase(Module):
                              if tracked else None)
         self.reset_parameters()
 
-    def reset_running_stats(self):
-        if self.track_running_stats:
-            self.running_mean.zero_()
-            self.running_var.fill_(1)
-            self.num_batches_tracked.zero_()
+    def reset_running_stats(self) -> None:
+        if self.track_running_stats:  # then the buffers exist
+            self.running_mean.zero_()  # type: ignore[union-attr]
+            self.running_var.fill_(1)  # type: ignore[union-attr]
+            self.num_batches_tracked.zero_()  # type: ignore[union-attr]
 
-    def reset_parameters(self):
+    def reset_parameters(self) -> None:
         self.reset_running_stats()
         if self.affine:
-            init.ones_(self.weight)
+            init.ones_(self.weight)  # type: ignore[arg-type]  # affine: the weight exists
             if self.bias is not None:
                 init.zeros_(self.bias)
 
-    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
-                              unexpected_keys, error_msgs):
+    def _load_from_state_dict(self, state_dict: dict[str, Any], prefix: str,
+                              local_metadata: dict[str, Any], strict: bool,
+                              missing_keys: list[str], unexpected_keys: list[str],
+                              error_msgs: list[str]) -> None:
         # a state dict from before version 2 (or without metadata) may lack the batch count:
         # keep the current one rather than report it missing, as torch does
         key = prefix + "num_batches_tracked"
@@ -69,7 +87,7 @@ class _NormBase(Module):
         super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys,
                                       unexpected_keys, error_msgs)
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
                 f"affine={self.affine}, bias={self.bias is not None}, "
                 f"track_running_stats={self.track_running_stats}")
@@ -78,10 +96,10 @@ class _NormBase(Module):
 class _BatchNorm(_NormBase):
     """Normalise with batch statistics in training, running statistics in eval (if tracked)."""
 
-    def _check_input_dim(self, input):
+    def _check_input_dim(self, input: Tensor) -> None:
         raise NotImplementedError
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         self._check_input_dim(input)
         # momentum=None means a cumulative average: factor 1/n for the n-th batch
         average_factor = 0.0 if self.momentum is None else self.momentum
@@ -101,7 +119,7 @@ class _BatchNorm(_NormBase):
 class BatchNorm1d(_BatchNorm):
     """Batch normalisation over (N, C) or (N, C, L) input."""
 
-    def _check_input_dim(self, input):
+    def _check_input_dim(self, input: Tensor) -> None:
         if input.dim() not in (2, 3):
             raise ValueError(f"expected 2D or 3D input (got {input.dim()}D input)")
 
@@ -109,7 +127,7 @@ class BatchNorm1d(_BatchNorm):
 class BatchNorm2d(_BatchNorm):
     """Batch normalisation over (N, C, H, W) input."""
 
-    def _check_input_dim(self, input):
+    def _check_input_dim(self, input: Tensor) -> None:
         if input.dim() != 4:
             raise ValueError(f"expected 4D input (got {input.dim()}D input)")
 
@@ -117,6 +135,6 @@ class BatchNorm2d(_BatchNorm):
 class BatchNorm3d(_BatchNorm):
     """Batch normalisation over (N, C, D, H, W) input."""
 
-    def _check_input_dim(self, input):
+    def _check_input_dim(self, input: Tensor) -> None:
         if input.dim() != 5:
             raise ValueError(f"expected 5D input (got {input.dim()}D input)")

@@ -8,13 +8,11 @@ import tapegrad
 from tapegrad._dtype import dtype as _dtype
 from tapegrad._tensor import Tensor
 
-from .. import functional
+from .. import functional as F
 from ..common_types import DeviceLikeType, _size_1_t, _size_2_t, _size_3_t
 from ..parameter import Parameter
 from .linear import optional_bias, reset_weight_and_bias
 from .module import Module
-
-F: Any = functional  # its names come from the op table at import, unseen by type checkers
 
 __all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"]
 

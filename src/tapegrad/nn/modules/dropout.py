@@ -1,4 +1,8 @@
 """Dropout layers, as torch.nn: elementwise, channel-wise and alpha dropout."""
+from __future__ import annotations
+
+from tapegrad._tensor import Tensor
+
 from .. import functional as F
 from .module import Module
 
@@ -9,42 +13,42 @@ __all__ = ["AlphaDropout", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d",
 class _DropoutNd(Module):
     """Drop probability `p` checked to lie in [0, 1], as torch does."""
 
-    def __init__(self, p=0.5, inplace=False):
+    def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
         super().__init__()
         if p < 0 or p > 1:
             raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
         self.p = p
         self.inplace = inplace
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         return f"p={self.p}, inplace={self.inplace}"
 
 
 class Dropout(_DropoutNd):
     """Zero each element with probability p in training and scale the rest by 1/(1-p)."""
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.dropout(input, self.p, self.training, self.inplace)
 
 
 class Dropout1d(_DropoutNd):
     """Zero whole channels of (N, C, L) or (C, L) input in training."""
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.dropout1d(input, self.p, self.training, self.inplace)
 
 
 class Dropout2d(_DropoutNd):
     """Zero whole channels of (N, C, H, W) input in training."""
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.dropout2d(input, self.p, self.training, self.inplace)
 
 
 class Dropout3d(_DropoutNd):
     """Zero whole channels of (N, C, D, H, W) or (C, D, H, W) input in training."""
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.dropout3d(input, self.p, self.training, self.inplace)
 
 
@@ -52,12 +56,12 @@ class AlphaDropout(_DropoutNd):
     """Dropout that keeps SELU activations' mean and variance; `inplace` is ignored, as in
     torch."""
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.alpha_dropout(input, self.p, self.training)
 
 
 class FeatureAlphaDropout(_DropoutNd):
     """Alpha dropout of whole channels; `inplace` is ignored, as in torch."""
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.feature_alpha_dropout(input, self.p, self.training)

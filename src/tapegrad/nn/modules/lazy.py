@@ -2,16 +2,23 @@
 forward, which infers the missing size (in_features, in_channels, num_features) from the input,
 creates the parameters, initialises them as the eager module would, and turns the module into
 that eager class (LazyLinear becomes Linear)."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, TypeGuard
+
 import numpy as np
 
 import tapegrad
+from tapegrad._dtype import dtype as _dtype
 from tapegrad._tensor import Tensor  # Tensor is bound after nn is imported
 
+from ..common_types import DeviceLikeType, _size_1_t, _size_2_t, _size_3_t
 from ..parameter import Parameter
 from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d
 from .conv import (Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d,
                    ConvTranspose3d)
 from .linear import Linear
+from .module import Module
 from .normalization import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
 
 __all__ = ["LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d", "LazyConv1d", "LazyConv2d",
@@ -19,24 +26,33 @@ __all__ = ["LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d", "LazyConv1d"
            "LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d", "LazyLinear",
            "LazyModuleMixin", "UninitializedBuffer", "UninitializedParameter"]
 
+# The mixins are used with a Tensor or a Module class after them; type checkers see them
+# derive from it, so that what they call on self is known.
+if TYPE_CHECKING:
+    _TensorMixinBase = Tensor
+    _ModuleMixinBase = Module
+else:
+    _TensorMixinBase = _ModuleMixinBase = object
 
-class _Uninitialized:
+
+class _Uninitialized(_TensorMixinBase):
     """A placeholder tensor with no elements until materialize(shape) gives it storage."""
 
-    cls_to_become = None
+    cls_to_become: type[Tensor]  # each subclass's: what materialize() turns it into
 
-    def materialize(self, shape, device=None, dtype=None):
+    def materialize(self, shape: tuple[int, ...], device: DeviceLikeType | None = None,
+                    dtype: _dtype | None = None) -> None:
         dtype = self.dtype if dtype is None else dtype
         with tapegrad.no_grad():
             self._data = np.empty(tuple(shape), dtype.numpy)
-        self.__class__ = self.cls_to_become
+        self.__class__ = self.cls_to_become  # type: ignore[assignment]  # now eager
 
-    def to(self, *args, **kwargs):
+    def to(self, *args: Any, **kwargs: Any) -> Any:
         """A placeholder moved or cast is a placeholder of the new dtype (Module.to)."""
         cast = Tensor.to(self, *args, **kwargs)
         return type(self)(requires_grad=self.requires_grad, dtype=cast.dtype)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<{type(self).__name__}>"
 
 
@@ -45,7 +61,8 @@ class UninitializedParameter(_Uninitialized, Parameter):
 
     cls_to_become = Parameter
 
-    def __new__(cls, requires_grad=True, device=None, dtype=None):
+    def __new__(cls, requires_grad: bool = True, device: DeviceLikeType | None = None,
+                dtype: _dtype | None = None) -> UninitializedParameter:
         return Parameter.__new__(cls, tapegrad.empty(0, device=device, dtype=dtype),
                                  requires_grad)
 
@@ -55,35 +72,37 @@ class UninitializedBuffer(_Uninitialized, Tensor):
 
     cls_to_become = Tensor
 
-    def __new__(cls, requires_grad=False, device=None, dtype=None):
+    def __new__(cls, requires_grad: bool = False, device: DeviceLikeType | None = None,
+                dtype: _dtype | None = None) -> UninitializedBuffer:
         data = tapegrad.empty(0, device=device, dtype=dtype)
         return Tensor._make_subclass(cls, data, requires_grad)
 
 
-def is_lazy(value):
+def is_lazy(value: Any) -> TypeGuard[_Uninitialized]:
     return isinstance(value, _Uninitialized)
 
 
-class LazyModuleMixin:
+class LazyModuleMixin(_ModuleMixinBase):
     """Infers the parameters at the first forward (a forward pre-hook), then becomes
     cls_to_become; loading a state_dict materialises the placeholders it has values for."""
 
-    cls_to_become = None
+    cls_to_become: type[Module] | None = None
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._initialize_hook = self.register_forward_pre_hook(self._infer_parameters,
                                                                with_kwargs=True)
 
-    def has_uninitialized_params(self):
+    def has_uninitialized_params(self) -> bool:
         return any(is_lazy(value) for value in (*self._parameters.values(),
                                                 *self._buffers.values()))
 
-    def initialize_parameters(self, *args, **kwargs):
+    def initialize_parameters(self, *args: Any, **kwargs: Any) -> None:
         raise NotImplementedError(
             f"initialize_parameters is not implemented for {self.__class__.__name__}")
 
-    def _infer_parameters(self, module, args, kwargs=None):
+    def _infer_parameters(self, module: Any, args: tuple[Any, ...],
+                          kwargs: dict[str, Any] | None = None) -> None:
         module.initialize_parameters(*args, **(kwargs or {}))
         if module.has_uninitialized_params():
             raise RuntimeError(f"module {self._get_name()} has not been fully initialized")
@@ -92,36 +111,40 @@ class LazyModuleMixin:
         if module.cls_to_become is not None:
             module.__class__ = module.cls_to_become
 
-    def _load_from_state_dict(self, state_dict, prefix, *args, **kwargs):
+    def _load_from_state_dict(self, state_dict: dict[str, Any], prefix: str, *args: Any,
+                              **kwargs: Any) -> None:
         for name, value in (*self._parameters.items(), *self._buffers.items()):
             given = state_dict.get(prefix + name)
             if is_lazy(value) and given is not None and not is_lazy(given):
                 value.materialize(given.shape)
         super()._load_from_state_dict(state_dict, prefix, *args, **kwargs)
 
-    def _lazy_reset_parameters(self, size):
+    def _lazy_reset_parameters(self, size: int) -> None:
         """The eager reset_parameters, once the inferred size is known (the constructor's
         call on zero-element placeholders initialises nothing)."""
         if not self.has_uninitialized_params() and size != 0:
-            super().reset_parameters()
+            super().reset_parameters()  # type: ignore[misc]  # the eager class's, next in the MRO
 
 
 class LazyLinear(LazyModuleMixin, Linear):
     """Linear whose in_features is the last dim of its first input."""
 
     cls_to_become = Linear
+    weight: Any  # UninitializedParameters until the first forward
+    bias: Any
 
-    def __init__(self, out_features, bias=True, device=None, dtype=None):
+    def __init__(self, out_features: int, bias: bool = True,
+                 device: DeviceLikeType | None = None, dtype: _dtype | None = None) -> None:
         super().__init__(0, 0, False)
         self.weight = UninitializedParameter(device=device, dtype=dtype)
         self.out_features = out_features
         if bias:
             self.bias = UninitializedParameter(device=device, dtype=dtype)
 
-    def reset_parameters(self):
+    def reset_parameters(self) -> None:
         self._lazy_reset_parameters(self.in_features)
 
-    def initialize_parameters(self, input):
+    def initialize_parameters(self, input: Tensor) -> None:  # type: ignore[override]
         if self.has_uninitialized_params():
             self.in_features = input.shape[-1]
             self.weight.materialize((self.out_features, self.in_features))
@@ -133,18 +156,27 @@ class LazyLinear(LazyModuleMixin, Linear):
 class _LazyConvMixin(LazyModuleMixin):
     """A convolution whose in_channels is its first input's channel count."""
 
-    spatial_dims = None
+    spatial_dims: int  # each class's
+    # the eager class's; weight and bias are UninitializedParameters until the first forward
+    weight: Any
+    bias: Any
+    in_channels: int
+    out_channels: int
+    groups: int
+    transposed: bool
+    kernel_size: tuple[int, ...]
 
-    def _lazy_init(self, out_channels, bias, device, dtype):
+    def _lazy_init(self, out_channels: int, bias: bool, device: DeviceLikeType | None,
+                   dtype: _dtype | None) -> None:
         self.weight = UninitializedParameter(device=device, dtype=dtype)
         self.out_channels = out_channels
         if bias:
             self.bias = UninitializedParameter(device=device, dtype=dtype)
 
-    def reset_parameters(self):
+    def reset_parameters(self) -> None:
         self._lazy_reset_parameters(self.in_channels)
 
-    def initialize_parameters(self, input, *args, **kwargs):
+    def initialize_parameters(self, input: Tensor, *args: Any, **kwargs: Any) -> None:
         if not self.has_uninitialized_params():
             return
         unbatched = self.spatial_dims + 1
@@ -163,45 +195,110 @@ class _LazyConvMixin(LazyModuleMixin):
         self.reset_parameters()
 
 
-def _lazy_conv(name, eager, spatial_dims):
-    def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
-                 bias=True, padding_mode="zeros", device=None, dtype=None):
-        LazyModuleMixin.__init__(self, 0, 0, kernel_size, stride, padding, dilation, groups,
-                                 False, padding_mode, device=device, dtype=dtype)
+class LazyConv1d(_LazyConvMixin, Conv1d):
+    """Conv1d with lazy in_channels."""
+
+    cls_to_become = Conv1d
+    spatial_dims = 1
+
+    def __init__(self, out_channels: int, kernel_size: _size_1_t, stride: _size_1_t = 1,
+                 padding: str | _size_1_t = 0, dilation: _size_1_t = 1, groups: int = 1,
+                 bias: bool = True, padding_mode: str = "zeros",
+                 device: DeviceLikeType | None = None, dtype: _dtype | None = None) -> None:
+        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False,
+                         padding_mode, device=device, dtype=dtype)
         self._lazy_init(out_channels, bias, device, dtype)
-    return type(name, (_LazyConvMixin, eager), {
-        "__init__": __init__, "cls_to_become": eager,
-        "spatial_dims": spatial_dims, "__doc__": f"{eager.__name__} with lazy in_channels."})
 
 
-def _lazy_conv_transpose(name, eager, spatial_dims):
-    def __init__(self, out_channels, kernel_size, stride=1, padding=0, output_padding=0,
-                 groups=1, bias=True, dilation=1, padding_mode="zeros", device=None,
-                 dtype=None):
-        LazyModuleMixin.__init__(self, 0, 0, kernel_size, stride, padding, output_padding,
-                                 groups, False, dilation, padding_mode, device=device,
-                                 dtype=dtype)
+class LazyConv2d(_LazyConvMixin, Conv2d):
+    """Conv2d with lazy in_channels."""
+
+    cls_to_become = Conv2d
+    spatial_dims = 2
+
+    def __init__(self, out_channels: int, kernel_size: _size_2_t, stride: _size_2_t = 1,
+                 padding: str | _size_2_t = 0, dilation: _size_2_t = 1, groups: int = 1,
+                 bias: bool = True, padding_mode: str = "zeros",
+                 device: DeviceLikeType | None = None, dtype: _dtype | None = None) -> None:
+        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False,
+                         padding_mode, device=device, dtype=dtype)
         self._lazy_init(out_channels, bias, device, dtype)
-    return type(name, (_LazyConvMixin, eager), {
-        "__init__": __init__, "cls_to_become": eager,
-        "spatial_dims": spatial_dims, "__doc__": f"{eager.__name__} with lazy in_channels."})
 
 
-LazyConv1d = _lazy_conv("LazyConv1d", Conv1d, 1)
-LazyConv2d = _lazy_conv("LazyConv2d", Conv2d, 2)
-LazyConv3d = _lazy_conv("LazyConv3d", Conv3d, 3)
-LazyConvTranspose1d = _lazy_conv_transpose("LazyConvTranspose1d", ConvTranspose1d, 1)
-LazyConvTranspose2d = _lazy_conv_transpose("LazyConvTranspose2d", ConvTranspose2d, 2)
-LazyConvTranspose3d = _lazy_conv_transpose("LazyConvTranspose3d", ConvTranspose3d, 3)
+class LazyConv3d(_LazyConvMixin, Conv3d):
+    """Conv3d with lazy in_channels."""
+
+    cls_to_become = Conv3d
+    spatial_dims = 3
+
+    def __init__(self, out_channels: int, kernel_size: _size_3_t, stride: _size_3_t = 1,
+                 padding: str | _size_3_t = 0, dilation: _size_3_t = 1, groups: int = 1,
+                 bias: bool = True, padding_mode: str = "zeros",
+                 device: DeviceLikeType | None = None, dtype: _dtype | None = None) -> None:
+        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False,
+                         padding_mode, device=device, dtype=dtype)
+        self._lazy_init(out_channels, bias, device, dtype)
+
+
+class LazyConvTranspose1d(_LazyConvMixin, ConvTranspose1d):
+    """ConvTranspose1d with lazy in_channels."""
+
+    cls_to_become = ConvTranspose1d
+    spatial_dims = 1
+
+    def __init__(self, out_channels: int, kernel_size: _size_1_t, stride: _size_1_t = 1,
+                 padding: _size_1_t = 0, output_padding: _size_1_t = 0, groups: int = 1,
+                 bias: bool = True, dilation: _size_1_t = 1, padding_mode: str = "zeros",
+                 device: DeviceLikeType | None = None, dtype: _dtype | None = None) -> None:
+        super().__init__(0, 0, kernel_size, stride, padding, output_padding, groups, False,
+                         dilation, padding_mode, device=device, dtype=dtype)
+        self._lazy_init(out_channels, bias, device, dtype)
+
+
+class LazyConvTranspose2d(_LazyConvMixin, ConvTranspose2d):
+    """ConvTranspose2d with lazy in_channels."""
+
+    cls_to_become = ConvTranspose2d
+    spatial_dims = 2
+
+    def __init__(self, out_channels: int, kernel_size: _size_2_t, stride: _size_2_t = 1,
+                 padding: _size_2_t = 0, output_padding: _size_2_t = 0, groups: int = 1,
+                 bias: bool = True, dilation: _size_2_t = 1, padding_mode: str = "zeros",
+                 device: DeviceLikeType | None = None, dtype: _dtype | None = None) -> None:
+        super().__init__(0, 0, kernel_size, stride, padding, output_padding, groups, False,
+                         dilation, padding_mode, device=device, dtype=dtype)
+        self._lazy_init(out_channels, bias, device, dtype)
+
+
+class LazyConvTranspose3d(_LazyConvMixin, ConvTranspose3d):
+    """ConvTranspose3d with lazy in_channels."""
+
+    cls_to_become = ConvTranspose3d
+    spatial_dims = 3
+
+    def __init__(self, out_channels: int, kernel_size: _size_3_t, stride: _size_3_t = 1,
+                 padding: _size_3_t = 0, output_padding: _size_3_t = 0, groups: int = 1,
+                 bias: bool = True, dilation: _size_3_t = 1, padding_mode: str = "zeros",
+                 device: DeviceLikeType | None = None, dtype: _dtype | None = None) -> None:
+        super().__init__(0, 0, kernel_size, stride, padding, output_padding, groups, False,
+                         dilation, padding_mode, device=device, dtype=dtype)
+        self._lazy_init(out_channels, bias, device, dtype)
 
 
 class _LazyNormMixin(LazyModuleMixin):
     """A norm layer whose num_features is its first input's channel count."""
 
-    def reset_parameters(self):
+    # the eager class's; Uninitialized placeholders until the first forward
+    weight: Any
+    bias: Any
+    running_mean: Any
+    running_var: Any
+    num_features: int
+
+    def reset_parameters(self) -> None:
         self._lazy_reset_parameters(self.num_features)
 
-    def initialize_parameters(self, input):
+    def initialize_parameters(self, input: Tensor) -> None:  # type: ignore[override]
         if self.has_uninitialized_params():
             self.num_features = input.shape[1]
             for name in ("weight", "bias", "running_mean", "running_var"):
@@ -210,12 +307,8 @@ class _LazyNormMixin(LazyModuleMixin):
                     value.materialize((self.num_features,))
             self.reset_parameters()
 
-
-def _lazy_norm(name, eager):
-    def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True,
-                 device=None, dtype=None):
-        LazyModuleMixin.__init__(self, 0, eps, momentum, False, False, device=device,
-                                 dtype=dtype)
+    def _lazy_init(self, affine: bool, track_running_stats: bool,
+                   device: DeviceLikeType | None, dtype: _dtype | None) -> None:
         self.affine, self.track_running_stats = affine, track_running_stats
         if affine:
             self.weight = UninitializedParameter(device=device, dtype=dtype)
@@ -224,14 +317,75 @@ def _lazy_norm(name, eager):
             self.running_mean = UninitializedBuffer(device=device, dtype=dtype)
             self.running_var = UninitializedBuffer(device=device, dtype=dtype)
             self.num_batches_tracked = tapegrad.tensor(0, dtype=tapegrad.long, device=device)
-    return type(name, (_LazyNormMixin, eager), {
-        "__init__": __init__, "cls_to_become": eager,
-        "__doc__": f"{eager.__name__} with lazy num_features."})
 
 
-LazyBatchNorm1d = _lazy_norm("LazyBatchNorm1d", BatchNorm1d)
-LazyBatchNorm2d = _lazy_norm("LazyBatchNorm2d", BatchNorm2d)
-LazyBatchNorm3d = _lazy_norm("LazyBatchNorm3d", BatchNorm3d)
-LazyInstanceNorm1d = _lazy_norm("LazyInstanceNorm1d", InstanceNorm1d)
-LazyInstanceNorm2d = _lazy_norm("LazyInstanceNorm2d", InstanceNorm2d)
-LazyInstanceNorm3d = _lazy_norm("LazyInstanceNorm3d", InstanceNorm3d)
+class LazyBatchNorm1d(_LazyNormMixin, BatchNorm1d):
+    """BatchNorm1d with lazy num_features."""
+
+    cls_to_become = BatchNorm1d
+
+    def __init__(self, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
+                 track_running_stats: bool = True, device: DeviceLikeType | None = None,
+                 dtype: _dtype | None = None) -> None:
+        super().__init__(0, eps, momentum, False, False, device=device, dtype=dtype)
+        self._lazy_init(affine, track_running_stats, device, dtype)
+
+
+class LazyBatchNorm2d(_LazyNormMixin, BatchNorm2d):
+    """BatchNorm2d with lazy num_features."""
+
+    cls_to_become = BatchNorm2d
+
+    def __init__(self, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
+                 track_running_stats: bool = True, device: DeviceLikeType | None = None,
+                 dtype: _dtype | None = None) -> None:
+        super().__init__(0, eps, momentum, False, False, device=device, dtype=dtype)
+        self._lazy_init(affine, track_running_stats, device, dtype)
+
+
+class LazyBatchNorm3d(_LazyNormMixin, BatchNorm3d):
+    """BatchNorm3d with lazy num_features."""
+
+    cls_to_become = BatchNorm3d
+
+    def __init__(self, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
+                 track_running_stats: bool = True, device: DeviceLikeType | None = None,
+                 dtype: _dtype | None = None) -> None:
+        super().__init__(0, eps, momentum, False, False, device=device, dtype=dtype)
+        self._lazy_init(affine, track_running_stats, device, dtype)
+
+
+class LazyInstanceNorm1d(_LazyNormMixin, InstanceNorm1d):
+    """InstanceNorm1d with lazy num_features."""
+
+    cls_to_become = InstanceNorm1d
+
+    def __init__(self, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
+                 track_running_stats: bool = True, device: DeviceLikeType | None = None,
+                 dtype: _dtype | None = None) -> None:
+        super().__init__(0, eps, momentum, False, False, device=device, dtype=dtype)
+        self._lazy_init(affine, track_running_stats, device, dtype)
+
+
+class LazyInstanceNorm2d(_LazyNormMixin, InstanceNorm2d):
+    """InstanceNorm2d with lazy num_features."""
+
+    cls_to_become = InstanceNorm2d
+
+    def __init__(self, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
+                 track_running_stats: bool = True, device: DeviceLikeType | None = None,
+                 dtype: _dtype | None = None) -> None:
+        super().__init__(0, eps, momentum, False, False, device=device, dtype=dtype)
+        self._lazy_init(affine, track_running_stats, device, dtype)
+
+
+class LazyInstanceNorm3d(_LazyNormMixin, InstanceNorm3d):
+    """InstanceNorm3d with lazy num_features."""
+
+    cls_to_become = InstanceNorm3d
+
+    def __init__(self, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
+                 track_running_stats: bool = True, device: DeviceLikeType | None = None,
+                 dtype: _dtype | None = None) -> None:
+        super().__init__(0, eps, momentum, False, False, device=device, dtype=dtype)
+        self._lazy_init(affine, track_running_stats, device, dtype)

@@ -8,13 +8,11 @@ import tapegrad
 from tapegrad._dtype import dtype as _dtype
 from tapegrad._tensor import Tensor
 
-from .. import functional
+from .. import functional as F
 from .. import init
 from ..common_types import DeviceLikeType
 from ..parameter import Parameter
 from .module import Module
-
-F: Any = functional  # its names come from the op table at import, unseen by type checkers
 
 __all__ = ["Bilinear", "Identity", "Linear"]
 

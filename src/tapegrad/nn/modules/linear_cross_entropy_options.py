@@ -1,6 +1,8 @@
 """LinearCrossEntropyOptions, as torch.nn: how F.linear_cross_entropy chunks the batch.
 tapegrad reads batch_chunk_size (None: one chunk) and allow_retain_graph; the other fields are
 checked as torch checks them and change nothing here (they pick torch kernels' precision)."""
+from __future__ import annotations
+
 import dataclasses
 
 from ... import _dtype
@@ -17,7 +19,7 @@ class LinearCrossEntropyOptions:
     acc_policy: str = "auto"
     acc_dtype: object = None
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.acc_policy not in {"auto", "accurate", "balanced", "compact"}:
             raise ValueError(f"invalid acc_policy: {self.acc_policy!r}")
         if self.chunking_method not in (None, "auto"):

@@ -501,7 +501,7 @@ class Module:
                 destination = replaced
         return destination
 
-    def _load_from_state_dict(self, state_dict: Mapping[str, Any], prefix: str,
+    def _load_from_state_dict(self, state_dict: dict[str, Any], prefix: str,
                               local_metadata: dict[str, Any], strict: bool,
                               missing_keys: list[str], unexpected_keys: list[str],
                               error_msgs: list[str]) -> None:

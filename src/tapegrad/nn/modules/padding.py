@@ -1,5 +1,10 @@
 """Padding layers: constant, zero, reflection, replication and circular padding, as torch.nn."""
+from __future__ import annotations
+
+from tapegrad._tensor import Tensor
+
 from .. import functional as F
+from ..common_types import _size_any_t
 from .conv import expand_size
 from .module import Module
 
@@ -15,28 +20,28 @@ class _PadNd(Module):
     mode = "constant"
     padding_dims = 1
 
-    def __init__(self, padding):
+    def __init__(self, padding: _size_any_t) -> None:
         super().__init__()
         self.padding = expand_size(padding, 2 * self.padding_dims)
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.pad(input, self.padding, self.mode)
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         return f"{self.padding}"
 
 
 class _ConstantPadNd(_PadNd):
     """Pads with a constant `value`."""
 
-    def __init__(self, padding, value):
+    def __init__(self, padding: _size_any_t, value: float) -> None:
         super().__init__(padding)
         self.value = value
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.pad(input, self.padding, "constant", self.value)
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         return f"padding={self.padding}, value={self.value}"
 
 
@@ -59,10 +64,12 @@ class ConstantPad3d(_ConstantPadNd):
 class _ZeroPad:
     """Constant padding with the value fixed at 0, shown without it in the repr."""
 
-    def __init__(self, padding):
-        super().__init__(padding, 0.0)
+    padding: tuple[int, ...]
 
-    def extra_repr(self):
+    def __init__(self, padding: _size_any_t) -> None:
+        super().__init__(padding, 0.0)  # type: ignore[call-arg]  # the next class's __init__
+
+    def extra_repr(self) -> str:
         return f"{self.padding}"
 
 
@@ -124,7 +131,7 @@ class _CircularPadNd(_PadNd):
 
     mode = "circular"
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         low = self.padding_dims + 1
         if input.dim() not in (low, low + 1):
             raise ValueError(f"expected {low}D or {low + 1}D input (got {input.dim()}D input)")

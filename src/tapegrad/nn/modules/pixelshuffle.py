@@ -1,4 +1,8 @@
 """PixelShuffle and PixelUnshuffle: channels into blocks of pixels and back, as torch.nn."""
+from __future__ import annotations
+
+from tapegrad._tensor import Tensor
+
 from .. import functional as F
 from .module import Module
 
@@ -8,26 +12,26 @@ __all__ = ["PixelShuffle", "PixelUnshuffle"]
 class PixelShuffle(Module):
     """(*, C r^2, H, W) to (*, C, H r, W r), r = upscale_factor."""
 
-    def __init__(self, upscale_factor):
+    def __init__(self, upscale_factor: int) -> None:
         super().__init__()
         self.upscale_factor = upscale_factor
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.pixel_shuffle(input, self.upscale_factor)
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         return f"upscale_factor={self.upscale_factor}"
 
 
 class PixelUnshuffle(Module):
     """(*, C, H r, W r) to (*, C r^2, H, W), r = downscale_factor."""
 
-    def __init__(self, downscale_factor):
+    def __init__(self, downscale_factor: int) -> None:
         super().__init__()
         self.downscale_factor = downscale_factor
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.pixel_unshuffle(input, self.downscale_factor)
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         return f"downscale_factor={self.downscale_factor}"

@@ -7,13 +7,19 @@ direction is one fused op instead (mkldnn_rnn_layer, one MkldnnRnnLayerBackward0
 A PackedSequence input runs each step on the sequences still running only; the others keep
 their state (their last one, or the initial one until a reversed direction reaches them).
 """
+from __future__ import annotations
+
 import math
 import numbers
+from typing import Any, overload
 
 import tapegrad
+from tapegrad._dtype import dtype as _dtype
+from tapegrad._tensor import Tensor
 
 from .. import functional as F
 from .. import init
+from ..common_types import DeviceLikeType
 from ..parameter import Parameter
 from .module import Module
 from ..._warnings import warn
@@ -139,9 +145,10 @@ def _check_init_args(input_size, hidden_size, num_layers, bias, batch_first, dro
 class RNNBase(Module):
     """What RNN, LSTM and GRU share: parameters per layer and direction, checks, the loop."""
 
-    def __init__(self, mode, input_size, hidden_size, num_layers=1, bias=True,
-                 batch_first=False, dropout=0.0, bidirectional=False, proj_size=0,
-                 device=None, dtype=None):
+    def __init__(self, mode: str, input_size: int, hidden_size: int, num_layers: int = 1,
+                 bias: bool = True, batch_first: bool = False, dropout: float = 0.0,
+                 bidirectional: bool = False, proj_size: int = 0,
+                 device: DeviceLikeType | None = None, dtype: _dtype | None = None) -> None:
         super().__init__()
         self.mode = mode
         self.input_size = input_size
@@ -156,8 +163,8 @@ class RNNBase(Module):
                          proj_size)
         if mode not in _GATES:
             raise ValueError("Unrecognized RNN mode: " + mode)
-        self._flat_weights_names = []
-        self._all_weights = []
+        self._flat_weights_names: list[str] = []
+        self._all_weights: list[list[str]] = []
         for layer in range(num_layers):
             for direction in range(2 if bidirectional else 1):
                 self._add_direction(layer, direction, device, dtype)
@@ -187,18 +194,18 @@ class RNNBase(Module):
         return [getattr(self, name) for name in self._flat_weights_names]
 
     @property
-    def all_weights(self):
+    def all_weights(self) -> list[list[Parameter]]:
         """The parameters of each layer and direction, as lists."""
         return [[getattr(self, name) for name in names] for names in self._all_weights]
 
-    def flatten_parameters(self):
+    def flatten_parameters(self) -> None:
         """Does nothing: there is no fused (cuDNN) weight buffer to compact."""
 
-    def reset_parameters(self):
+    def reset_parameters(self) -> None:
         """Draw every weight and bias from U(-1/sqrt(hidden_size), 1/sqrt(hidden_size))."""
         _reset_uniform(self)
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         shown = [("proj_size", self.proj_size != 0), ("num_layers", self.num_layers != 1),
                  ("bias", self.bias is not True), ("batch_first", self.batch_first is not False),
                  ("dropout", self.dropout != 0),
@@ -207,7 +214,7 @@ class RNNBase(Module):
                          + [f"{name}={getattr(self, name)}" for name, show in shown if show])
 
     # ---- argument checks, as torch's ------------------------------------------------------------
-    def check_input(self, input, batch_sizes=None):
+    def check_input(self, input: Tensor, batch_sizes: Tensor | None = None) -> None:
         """Raise torch's error for an input of the wrong dtype, rank or feature size."""
         weight_dtype = self._flat_weights[0].dtype
         if input.dtype != weight_dtype:
@@ -222,29 +229,31 @@ class RNNBase(Module):
             raise RuntimeError("input.size(-1) must be equal to input_size. Expected "
                                f"{self.input_size}, got {input.size(-1)}")
 
-    def _mini_batch(self, input, batch_sizes):
+    def _mini_batch(self, input: Tensor, batch_sizes: Tensor | None) -> int:
         if batch_sizes is not None:  # packed: the first step has every sequence
             return int(batch_sizes[0])
         return input.size(0) if self.batch_first else input.size(1)
 
-    def get_expected_hidden_size(self, input, batch_sizes=None):
+    def get_expected_hidden_size(self, input: Tensor,
+                                 batch_sizes: Tensor | None = None) -> tuple[int, int, int]:
         """(num_layers * num_directions, batch, proj_size or hidden_size)."""
         mini_batch = self._mini_batch(input, batch_sizes)
         return (self.num_layers * (2 if self.bidirectional else 1), mini_batch,
                 self.proj_size if self.proj_size > 0 else self.hidden_size)
 
-    def check_hidden_size(self, hx, expected_hidden_size,
-                          msg="Expected hidden size {}, got {}"):
+    def check_hidden_size(self, hx: Tensor, expected_hidden_size: tuple[int, int, int],
+                          msg: str = "Expected hidden size {}, got {}") -> None:
         """Raise torch's error when hx's shape is not the expected one."""
         if hx.size() != expected_hidden_size:
             raise RuntimeError(msg.format(expected_hidden_size, list(hx.size())))
 
-    def check_forward_args(self, input, hidden, batch_sizes=None):
+    def check_forward_args(self, input: Tensor, hidden: Tensor,
+                           batch_sizes: Tensor | None = None) -> None:
         """Check the input and the initial hidden state together."""
         self.check_input(input, batch_sizes)
         self.check_hidden_size(hidden, self.get_expected_hidden_size(input, batch_sizes))
 
-    def permute_hidden(self, hx, permutation):
+    def permute_hidden(self, hx: Tensor, permutation: Tensor | None) -> Tensor:
         """Reorder the batch of hx (identity without a permutation)."""
         if permutation is None:
             return hx
@@ -378,7 +387,16 @@ class RNNBase(Module):
 class RNN(RNNBase):
     """Elman RNN: h_t = tanh or relu(W_ih x_t + b_ih + W_hh h_(t-1) + b_hh)."""
 
-    def __init__(self, *args, **kwargs):
+    @overload
+    def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1,
+                 nonlinearity: str = "tanh", bias: bool = True, batch_first: bool = False,
+                 dropout: float = 0.0, bidirectional: bool = False,
+                 device: DeviceLikeType | None = None, dtype: _dtype | None = None) -> None: ...
+
+    @overload
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         if "proj_size" in kwargs:
             raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
         if len(args) > 3:
@@ -393,7 +411,14 @@ class RNN(RNNBase):
         super().__init__(modes[nonlinearity], *args, **kwargs)
         self.nonlinearity = nonlinearity
 
-    def forward(self, input, hx=None):
+    @overload
+    def forward(self, input: Tensor, hx: Tensor | None = None) -> tuple[Tensor, Tensor]: ...
+
+    @overload
+    def forward(self, input: PackedSequence,
+                hx: Tensor | None = None) -> tuple[PackedSequence, Tensor]: ...
+
+    def forward(self, input: Tensor | PackedSequence, hx: Tensor | None = None) -> Any:
         return self._forward_hidden(
             input, hx, "RNN: Expected input to be 2D or 3D, got {}D tensor instead")
 
@@ -401,12 +426,28 @@ class RNN(RNNBase):
 class GRU(RNNBase):
     """Gated recurrent unit layers, gates in torch's order (reset, update, new)."""
 
-    def __init__(self, *args, **kwargs):
+    @overload
+    def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1,
+                 bias: bool = True, batch_first: bool = False, dropout: float = 0.0,
+                 bidirectional: bool = False, device: DeviceLikeType | None = None,
+                 dtype: _dtype | None = None) -> None: ...
+
+    @overload
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         if "proj_size" in kwargs:
             raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
         super().__init__("GRU", *args, **kwargs)
 
-    def forward(self, input, hx=None):
+    @overload
+    def forward(self, input: Tensor, hx: Tensor | None = None) -> tuple[Tensor, Tensor]: ...
+
+    @overload
+    def forward(self, input: PackedSequence,
+                hx: Tensor | None = None) -> tuple[PackedSequence, Tensor]: ...
+
+    def forward(self, input: Tensor | PackedSequence, hx: Tensor | None = None) -> Any:
         return self._forward_hidden(input, hx,
                                     "GRU: Expected input to be 2D or 3D, got {}D instead")
 
@@ -414,16 +455,29 @@ class GRU(RNNBase):
 class LSTM(RNNBase):
     """Long short-term memory layers (gates i, f, g, o), with optional projection of h."""
 
-    def __init__(self, *args, **kwargs):
+    @overload
+    def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1,
+                 bias: bool = True, batch_first: bool = False, dropout: float = 0.0,
+                 bidirectional: bool = False, proj_size: int = 0,
+                 device: DeviceLikeType | None = None, dtype: _dtype | None = None) -> None: ...
+
+    @overload
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__("LSTM", *args, **kwargs)
 
-    def get_expected_cell_size(self, input, batch_sizes=None):
+    def get_expected_cell_size(self, input: Tensor,
+                               batch_sizes: Tensor | None = None) -> tuple[int, int, int]:
         """(num_layers * num_directions, batch, hidden_size)."""
         mini_batch = self._mini_batch(input, batch_sizes)
         return (self.num_layers * (2 if self.bidirectional else 1), mini_batch,
                 self.hidden_size)
 
-    def check_forward_args(self, input, hidden, batch_sizes=None):
+    # these two take LSTM's (h, c) pair where RNNBase's take one tensor, as torch's do
+    def check_forward_args(self, input: Tensor,  # type: ignore[override]
+                           hidden: tuple[Tensor, Tensor],
+                           batch_sizes: Tensor | None = None) -> None:
         """Check the input, h_0 and c_0."""
         self.check_input(input, batch_sizes)
         self.check_hidden_size(hidden[0], self.get_expected_hidden_size(input, batch_sizes),
@@ -431,13 +485,23 @@ class LSTM(RNNBase):
         self.check_hidden_size(hidden[1], self.get_expected_cell_size(input, batch_sizes),
                                "Expected hidden[1] size {}, got {}")
 
-    def permute_hidden(self, hx, permutation):
+    def permute_hidden(self, hx: tuple[Tensor, Tensor],  # type: ignore[override]
+                       permutation: Tensor | None) -> tuple[Tensor, Tensor]:
         """Reorder the batch of h and c (identity without a permutation)."""
         if permutation is None:
             return hx
         return hx[0].index_select(1, permutation), hx[1].index_select(1, permutation)
 
-    def forward(self, input, hx=None):
+    @overload
+    def forward(self, input: Tensor, hx: tuple[Tensor, Tensor] | None = None
+                ) -> tuple[Tensor, tuple[Tensor, Tensor]]: ...
+
+    @overload
+    def forward(self, input: PackedSequence, hx: tuple[Tensor, Tensor] | None = None
+                ) -> tuple[PackedSequence, tuple[Tensor, Tensor]]: ...
+
+    def forward(self, input: Tensor | PackedSequence,
+                hx: tuple[Tensor, Tensor] | None = None) -> Any:
         if isinstance(input, PackedSequence):
             return self._forward_packed(input, hx)
         if input.dim() not in (2, 3):
@@ -485,7 +549,13 @@ def _check_cell_shapes(input, states, input_size, hidden_size):
 class RNNCellBase(Module):
     """What RNNCell, LSTMCell and GRUCell share: weight_ih, weight_hh, bias_ih, bias_hh."""
 
-    def __init__(self, input_size, hidden_size, bias, num_chunks, device=None, dtype=None):
+    weight_ih: Parameter
+    weight_hh: Parameter
+    bias_ih: Parameter | None
+    bias_hh: Parameter | None
+
+    def __init__(self, input_size: int, hidden_size: int, bias: bool, num_chunks: int,
+                 device: DeviceLikeType | None = None, dtype: _dtype | None = None) -> None:
         super().__init__()
         self.input_size = input_size
         self.hidden_size = hidden_size
@@ -500,7 +570,7 @@ class RNNCellBase(Module):
                 gates, dtype=dtype, device=device)) if bias else None)
         self.reset_parameters()
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         text = f"{self.input_size}, {self.hidden_size}"
         if self.bias is not True:
             text += f", bias={self.bias}"
@@ -508,7 +578,7 @@ class RNNCellBase(Module):
             text += f", nonlinearity={self.nonlinearity}"
         return text
 
-    def reset_parameters(self):
+    def reset_parameters(self) -> None:
         """Draw every weight and bias from U(-1/sqrt(hidden_size), 1/sqrt(hidden_size))."""
         _reset_uniform(self)
 
@@ -530,13 +600,14 @@ class RNNCellBase(Module):
 class RNNCell(RNNCellBase):
     """One Elman RNN step: h' = tanh or relu(W_ih x + b_ih + W_hh h + b_hh)."""
 
-    def __init__(self, input_size, hidden_size, bias=True, nonlinearity="tanh", device=None,
-                 dtype=None):
+    def __init__(self, input_size: int, hidden_size: int, bias: bool = True,
+                 nonlinearity: str = "tanh", device: DeviceLikeType | None = None,
+                 dtype: _dtype | None = None) -> None:
         super().__init__(input_size, hidden_size, bias, num_chunks=1, device=device,
                          dtype=dtype)
         self.nonlinearity = nonlinearity
 
-    def forward(self, input, hx=None):
+    def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:
         states = None if hx is None else (hx,)
         _check_cell_ranks("RNNCell", input, states, ("hidden",))
         steps = {"tanh": _rnn_tanh_step, "relu": _rnn_relu_step}
@@ -548,11 +619,13 @@ class RNNCell(RNNCellBase):
 class LSTMCell(RNNCellBase):
     """One LSTM step; returns (h', c')."""
 
-    def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
+    def __init__(self, input_size: int, hidden_size: int, bias: bool = True,
+                 device: DeviceLikeType | None = None, dtype: _dtype | None = None) -> None:
         super().__init__(input_size, hidden_size, bias, num_chunks=4, device=device,
                          dtype=dtype)
 
-    def forward(self, input, hx=None):
+    def forward(self, input: Tensor,
+                hx: tuple[Tensor, Tensor] | None = None) -> tuple[Tensor, Tensor]:
         states = None if hx is None else tuple(hx)
         _check_cell_ranks("LSTMCell", input, states, ("hx[0]", "hx[1]"))
         return self._forward_step(_lstm_step, input, states, 2)
@@ -561,11 +634,12 @@ class LSTMCell(RNNCellBase):
 class GRUCell(RNNCellBase):
     """One GRU step: h' = (1 - z) * n + z * h."""
 
-    def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
+    def __init__(self, input_size: int, hidden_size: int, bias: bool = True,
+                 device: DeviceLikeType | None = None, dtype: _dtype | None = None) -> None:
         super().__init__(input_size, hidden_size, bias, num_chunks=3, device=device,
                          dtype=dtype)
 
-    def forward(self, input, hx=None):
+    def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:
         states = None if hx is None else (hx,)
         _check_cell_ranks("GRUCell", input, states, ("hidden",))
         return self._forward_step(_gru_step, input, states, 1)[0]

@@ -1,16 +1,21 @@
 """Embedding, a lookup table of learned vectors, and EmbeddingBag, the sums, means or maxes of
 bags of them, as torch.nn."""
+from __future__ import annotations
+
 import tapegrad
+from tapegrad._dtype import dtype as _dtype
+from tapegrad._tensor import Tensor
 
 from .. import functional as F
 from .. import init
+from ..common_types import DeviceLikeType
 from ..parameter import Parameter
 from .module import Module
 
 __all__ = ["Embedding", "EmbeddingBag"]
 
 
-def _resolve_padding_idx(padding_idx, num_embeddings):
+def _resolve_padding_idx(padding_idx: int | None, num_embeddings: int) -> int | None:
     """padding_idx checked against the table and made non-negative."""
     if padding_idx is None:
         return None
@@ -22,9 +27,13 @@ def _resolve_padding_idx(padding_idx, num_embeddings):
 class Embedding(Module):
     """Row `i` of a (num_embeddings, embedding_dim) weight for each index `i` of the input."""
 
-    def __init__(self, num_embeddings, embedding_dim, padding_idx=None, max_norm=None,
-                 norm_type=2.0, scale_grad_by_freq=False, sparse=False, _weight=None,
-                 _freeze=False, device=None, dtype=None):
+    weight: Parameter
+
+    def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None,
+                 max_norm: float | None = None, norm_type: float = 2.0,
+                 scale_grad_by_freq: bool = False, sparse: bool = False,
+                 _weight: Tensor | None = None, _freeze: bool = False,
+                 device: DeviceLikeType | None = None, dtype: _dtype | None = None) -> None:
         super().__init__()
         self.num_embeddings = num_embeddings
         self.embedding_dim = embedding_dim
@@ -44,20 +53,21 @@ class Embedding(Module):
             self.weight = Parameter(_weight, requires_grad=not _freeze)
         self.sparse = sparse
 
-    def reset_parameters(self):
+    # self may be an EmbeddingBag too, which shares these two methods
+    def reset_parameters(self: Embedding | EmbeddingBag) -> None:
         init.normal_(self.weight)
         self._fill_padding_idx_with_zero()
 
-    def _fill_padding_idx_with_zero(self):
+    def _fill_padding_idx_with_zero(self: Embedding | EmbeddingBag) -> None:
         if self.padding_idx is not None:
             with tapegrad.no_grad():
                 self.weight[self.padding_idx].fill_(0)
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.embedding(input, self.weight, self.padding_idx, self.max_norm, self.norm_type,
                            self.scale_grad_by_freq, self.sparse)
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         text = f"{self.num_embeddings}, {self.embedding_dim}"
         if self.padding_idx is not None:
             text += f", padding_idx={self.padding_idx}"
@@ -72,8 +82,10 @@ class Embedding(Module):
         return text
 
     @classmethod
-    def from_pretrained(cls, embeddings, freeze=True, padding_idx=None, max_norm=None,
-                        norm_type=2.0, scale_grad_by_freq=False, sparse=False):
+    def from_pretrained(cls, embeddings: Tensor, freeze: bool = True,
+                        padding_idx: int | None = None, max_norm: float | None = None,
+                        norm_type: float = 2.0, scale_grad_by_freq: bool = False,
+                        sparse: bool = False) -> Embedding:
         """An Embedding whose weight is `embeddings` (frozen unless freeze=False)."""
         if embeddings.dim() != 2:
             raise AssertionError("Embeddings parameter is expected to be 2-dimensional")
@@ -86,9 +98,13 @@ class Embedding(Module):
 class EmbeddingBag(Module):
     """The sum, mean or max of the weight rows each bag of indices picks (F.embedding_bag)."""
 
-    def __init__(self, num_embeddings, embedding_dim, max_norm=None, norm_type=2.0,
-                 scale_grad_by_freq=False, mode="mean", sparse=False, _weight=None,
-                 include_last_offset=False, padding_idx=None, device=None, dtype=None):
+    weight: Parameter
+
+    def __init__(self, num_embeddings: int, embedding_dim: int, max_norm: float | None = None,
+                 norm_type: float = 2.0, scale_grad_by_freq: bool = False, mode: str = "mean",
+                 sparse: bool = False, _weight: Tensor | None = None,
+                 include_last_offset: bool = False, padding_idx: int | None = None,
+                 device: DeviceLikeType | None = None, dtype: _dtype | None = None) -> None:
         super().__init__()
         self.num_embeddings = num_embeddings
         self.embedding_dim = embedding_dim
@@ -116,12 +132,13 @@ class EmbeddingBag(Module):
     reset_parameters = Embedding.reset_parameters
     _fill_padding_idx_with_zero = Embedding._fill_padding_idx_with_zero
 
-    def forward(self, input, offsets=None, per_sample_weights=None):
+    def forward(self, input: Tensor, offsets: Tensor | None = None,
+                per_sample_weights: Tensor | None = None) -> Tensor:
         return F.embedding_bag(input, self.weight, offsets, self.max_norm, self.norm_type,
                                self.scale_grad_by_freq, self.mode, self.sparse,
                                per_sample_weights, self.include_last_offset, self.padding_idx)
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         text = f"{self.num_embeddings}, {self.embedding_dim}"
         if self.max_norm is not None:
             text += f", max_norm={self.max_norm!r}"
@@ -135,9 +152,11 @@ class EmbeddingBag(Module):
         return text
 
     @classmethod
-    def from_pretrained(cls, embeddings, freeze=True, max_norm=None, norm_type=2.0,
-                        scale_grad_by_freq=False, mode="mean", sparse=False,
-                        include_last_offset=False, padding_idx=None):
+    def from_pretrained(cls, embeddings: Tensor, freeze: bool = True,
+                        max_norm: float | None = None, norm_type: float = 2.0,
+                        scale_grad_by_freq: bool = False, mode: str = "mean",
+                        sparse: bool = False, include_last_offset: bool = False,
+                        padding_idx: int | None = None) -> EmbeddingBag:
         """An EmbeddingBag whose weight is `embeddings` (frozen unless freeze=False)."""
         if embeddings.dim() != 2:
             raise AssertionError("Embeddings parameter is expected to be 2-dimensional")

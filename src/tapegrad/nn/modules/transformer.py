@@ -1,10 +1,17 @@
 """Transformer, its encoder and decoder stacks and their layers, as torch.nn's."""
+from __future__ import annotations
+
 import copy
+from collections.abc import Callable
+from typing import Any
 
 import tapegrad
+from tapegrad._dtype import dtype as _dtype
+from tapegrad._tensor import Tensor
 
 from .. import functional as F
 from ..attention_functional import canonical_mask, none_or_dtype
+from ..common_types import DeviceLikeType
 from ..init import xavier_uniform_
 from .activation import GELU, ReLU
 from .attention import MultiheadAttention
@@ -54,11 +61,14 @@ class TransformerEncoderLayer(Module):
     """Self-attention then a feed-forward block, each with dropout, a residual connection and
     LayerNorm (after the block, or before it when norm_first)."""
 
-    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=F.relu,
-                 layer_norm_eps=1e-5, batch_first=False, norm_first=False, bias=True,
-                 device=None, dtype=None):
+    def __init__(self, d_model: int, nhead: int, dim_feedforward: int = 2048,
+                 dropout: float = 0.1,
+                 activation: str | Callable[[Tensor], Tensor] = F.relu,
+                 layer_norm_eps: float = 1e-5, batch_first: bool = False,
+                 norm_first: bool = False, bias: bool = True,
+                 device: DeviceLikeType | None = None, dtype: _dtype | None = None) -> None:
         super().__init__()
-        factory = {"device": device, "dtype": dtype}
+        factory: dict[str, Any] = {"device": device, "dtype": dtype}
         self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
                                             batch_first=batch_first, **factory)
         self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **factory)
@@ -80,7 +90,8 @@ class TransformerEncoderLayer(Module):
             self.activation_relu_or_gelu = 0
         self.activation = activation
 
-    def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False):
+    def forward(self, src: Tensor, src_mask: Tensor | None = None,
+                src_key_padding_mask: Tensor | None = None, is_causal: bool = False) -> Tensor:
         """src: (seq, batch, d_model), (batch, seq, d_model) when batch_first, or (seq, d_model)."""
         src_mask, src_key_padding_mask = _canonical_src_masks(
             src, src_mask, src_key_padding_mask, "src_mask", "src_key_padding_mask")
@@ -129,8 +140,9 @@ def _is_left_aligned(padding):
 class TransformerEncoder(Module):
     """num_layers deep copies of encoder_layer applied in turn, then the optional norm."""
 
-    def __init__(self, encoder_layer, num_layers, norm=None, enable_nested_tensor=True,
-                 mask_check=True):
+    def __init__(self, encoder_layer: TransformerEncoderLayer, num_layers: int,
+                 norm: Module | None = None, enable_nested_tensor: bool = True,
+                 mask_check: bool = True) -> None:
         super().__init__()
         self.layers = ModuleList([copy.deepcopy(encoder_layer) for _ in range(num_layers)])
         self.num_layers = num_layers
@@ -154,11 +166,14 @@ class TransformerEncoder(Module):
             return False
         return not self.mask_check or _is_left_aligned(padding_mask != 0)
 
-    def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):
+    def forward(self, src: Tensor, mask: Tensor | None = None,
+                src_key_padding_mask: Tensor | None = None,
+                is_causal: bool | None = None) -> Tensor:
         """Run every layer with the same masks; is_causal=None detects a causal mask."""
         mask, src_key_padding_mask = _canonical_src_masks(
             src, mask, src_key_padding_mask, "mask", "src_key_padding_mask")
-        seq_len = _seq_len(src, self.layers[0].self_attn.batch_first)
+        # an encoder layer, which type checkers see as a Module
+        seq_len = _seq_len(src, self.layers[0].self_attn.batch_first)  # type: ignore[union-attr]
         is_causal = _detect_is_causal_mask(mask, is_causal, seq_len)
         output = src
         for layer in self.layers:
@@ -177,12 +192,16 @@ class TransformerDecoderLayer(Module):
     block; each with dropout, a residual connection and LayerNorm (before it when
     norm_first)."""
 
-    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=F.relu,
-                 layer_norm_eps=1e-5, batch_first=False, norm_first=False, bias=True,
-                 device=None, dtype=None):
+    def __init__(self, d_model: int, nhead: int, dim_feedforward: int = 2048,
+                 dropout: float = 0.1,
+                 activation: str | Callable[[Tensor], Tensor] = F.relu,
+                 layer_norm_eps: float = 1e-5, batch_first: bool = False,
+                 norm_first: bool = False, bias: bool = True,
+                 device: DeviceLikeType | None = None, dtype: _dtype | None = None) -> None:
         super().__init__()
-        factory = {"device": device, "dtype": dtype}
-        attention = {"dropout": dropout, "batch_first": batch_first, "bias": bias, **factory}
+        factory: dict[str, Any] = {"device": device, "dtype": dtype}
+        attention: dict[str, Any] = {"dropout": dropout, "batch_first": batch_first,
+                                     "bias": bias, **factory}
         self.self_attn = MultiheadAttention(d_model, nhead, **attention)
         self.multihead_attn = MultiheadAttention(d_model, nhead, **attention)
         self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **factory)
@@ -198,8 +217,11 @@ class TransformerDecoderLayer(Module):
         self.activation = (_activation_function(activation) if isinstance(activation, str)
                            else activation)
 
-    def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
-                memory_key_padding_mask=None, tgt_is_causal=False, memory_is_causal=False):
+    def forward(self, tgt: Tensor, memory: Tensor, tgt_mask: Tensor | None = None,
+                memory_mask: Tensor | None = None,
+                tgt_key_padding_mask: Tensor | None = None,
+                memory_key_padding_mask: Tensor | None = None, tgt_is_causal: bool = False,
+                memory_is_causal: bool = False) -> Tensor:
         x = tgt
         if self.norm_first:
             x = x + self._sa_block(self.norm1(x), tgt_mask, tgt_key_padding_mask,
@@ -230,16 +252,21 @@ class TransformerDecoderLayer(Module):
 class TransformerDecoder(Module):
     """num_layers deep copies of decoder_layer applied in turn, then the optional norm."""
 
-    def __init__(self, decoder_layer, num_layers, norm=None):
+    def __init__(self, decoder_layer: TransformerDecoderLayer, num_layers: int,
+                 norm: Module | None = None) -> None:
         super().__init__()
         self.layers = ModuleList([copy.deepcopy(decoder_layer) for _ in range(num_layers)])
         self.num_layers = num_layers
         self.norm = norm
 
-    def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
-                memory_key_padding_mask=None, tgt_is_causal=None, memory_is_causal=False):
+    def forward(self, tgt: Tensor, memory: Tensor, tgt_mask: Tensor | None = None,
+                memory_mask: Tensor | None = None,
+                tgt_key_padding_mask: Tensor | None = None,
+                memory_key_padding_mask: Tensor | None = None,
+                tgt_is_causal: bool | None = None, memory_is_causal: bool = False) -> Tensor:
         """Run every layer with the same masks; tgt_is_causal=None detects a causal mask."""
-        seq_len = _seq_len(tgt, self.layers[0].self_attn.batch_first)
+        # a decoder layer, which type checkers see as a Module
+        seq_len = _seq_len(tgt, self.layers[0].self_attn.batch_first)  # type: ignore[union-attr]
         tgt_is_causal = _detect_is_causal_mask(tgt_mask, tgt_is_causal, seq_len)
         output = tgt
         for layer in self.layers:
@@ -254,12 +281,16 @@ class Transformer(Module):
     """An encoder stack over src and a decoder stack over tgt that attends to its output;
     every weight matrix starts from xavier_uniform_."""
 
-    def __init__(self, d_model=512, nhead=8, num_encoder_layers=6, num_decoder_layers=6,
-                 dim_feedforward=2048, dropout=0.1, activation=F.relu, custom_encoder=None,
-                 custom_decoder=None, layer_norm_eps=1e-5, batch_first=False, norm_first=False,
-                 bias=True, device=None, dtype=None):
+    def __init__(self, d_model: int = 512, nhead: int = 8, num_encoder_layers: int = 6,
+                 num_decoder_layers: int = 6, dim_feedforward: int = 2048,
+                 dropout: float = 0.1,
+                 activation: str | Callable[[Tensor], Tensor] = F.relu,
+                 custom_encoder: Any | None = None, custom_decoder: Any | None = None,
+                 layer_norm_eps: float = 1e-5, batch_first: bool = False,
+                 norm_first: bool = False, bias: bool = True,
+                 device: DeviceLikeType | None = None, dtype: _dtype | None = None) -> None:
         super().__init__()
-        factory = {"device": device, "dtype": dtype}
+        factory: dict[str, Any] = {"device": device, "dtype": dtype}
         layer = (d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
                  batch_first, norm_first, bias)
         if custom_encoder is not None:
@@ -281,10 +312,13 @@ class Transformer(Module):
         self.nhead = nhead
         self.batch_first = batch_first
 
-    def forward(self, src, tgt, src_mask=None, tgt_mask=None, memory_mask=None,
-                src_key_padding_mask=None, tgt_key_padding_mask=None,
-                memory_key_padding_mask=None, src_is_causal=None, tgt_is_causal=None,
-                memory_is_causal=False):
+    def forward(self, src: Tensor, tgt: Tensor, src_mask: Tensor | None = None,
+                tgt_mask: Tensor | None = None, memory_mask: Tensor | None = None,
+                src_key_padding_mask: Tensor | None = None,
+                tgt_key_padding_mask: Tensor | None = None,
+                memory_key_padding_mask: Tensor | None = None,
+                src_is_causal: bool | None = None, tgt_is_causal: bool | None = None,
+                memory_is_causal: bool = False) -> Tensor:
         if src.dim() == 3 and src.size(0 if self.batch_first else 1) != tgt.size(
                 0 if self.batch_first else 1):
             raise RuntimeError("the batch number of src and tgt must be equal")
@@ -298,6 +332,7 @@ class Transformer(Module):
                             tgt_is_causal=tgt_is_causal, memory_is_causal=memory_is_causal)
 
     @staticmethod
-    def generate_square_subsequent_mask(sz, device=None, dtype=None):
+    def generate_square_subsequent_mask(sz: int, device: DeviceLikeType | None = None,
+                                        dtype: _dtype | None = None) -> Tensor:
         """The causal mask: -inf above the diagonal, 0 on and below it."""
         return _causal_mask(sz, dtype, device)
