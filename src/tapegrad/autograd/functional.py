@@ -2,13 +2,29 @@
 as torch.autograd.functional. Only the reverse-mode strategy exists; `vectorize` computes all
 Jacobian rows with one batched grad call, and jvp/hvp use the double-backward trick, as torch
 does."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from .engine import grad as autograd_grad
 from .grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
+
+if TYPE_CHECKING:
+    from typing import Callable, TypeAlias
+
+    from .._tensor import Tensor
+
+    # a function's inputs, outputs and vectors: a Tensor or a tuple of them, as given
+    _Tensors: TypeAlias = "Tensor | tuple[Tensor, ...]"
+    _Function: TypeAlias = "Callable[..., _Tensors]"
+    # jacobian and hessian: a block per (output, input) pair, nested as the tuples were given
+    _Blocks: TypeAlias = "Tensor | tuple[Tensor, ...] | tuple[tuple[Tensor, ...], ...]"
 
 __all__ = ["hessian", "hvp", "jacobian", "jvp", "vhp", "vjp"]
 
 
-def vjp(func, inputs, v=None, create_graph=False, strict=False):
+def vjp(func: _Function, inputs: _Tensors, v: _Tensors | None = None, create_graph: bool = False,
+        strict: bool = False) -> tuple[_Tensors, _Tensors]:
     """func's outputs and the product of v with func's Jacobian at inputs."""
     with enable_grad():
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "vjp")
@@ -23,7 +39,8 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
     return _finish(outputs, is_outputs_tuple, result, is_inputs_tuple, create_graph)
 
 
-def jvp(func, inputs, v=None, create_graph=False, strict=False):
+def jvp(func: _Function, inputs: _Tensors, v: _Tensors | None = None, create_graph: bool = False,
+        strict: bool = False) -> tuple[_Tensors, _Tensors]:
     """func's outputs and the product of func's Jacobian at inputs with v."""
     with enable_grad():
         is_inputs_tuple, inputs, v = _prepare_inputs_and_v(inputs, v, "jvp", create_graph)
@@ -37,8 +54,8 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
     return _finish(outputs, is_outputs_tuple, result, is_outputs_tuple, create_graph)
 
 
-def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
-             strategy="reverse-mode"):
+def jacobian(func: _Function, inputs: _Tensors, create_graph: bool = False, strict: bool = False,
+             vectorize: bool = False, strategy: str = "reverse-mode") -> _Blocks:
     """The Jacobian of func at inputs, one row of vector-Jacobian products per output element;
     entry [i][j] has shape outputs[i].shape + inputs[j].shape. strategy="forward-mode" is not
     supported."""
@@ -129,8 +146,8 @@ def _jacobian_of_output(i, output, inputs, create_graph, strict):
                  for row, input in zip(rows, inputs))
 
 
-def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
-            outer_jacobian_strategy="reverse-mode"):
+def hessian(func: _Function, inputs: _Tensors, create_graph: bool = False, strict: bool = False,
+            vectorize: bool = False, outer_jacobian_strategy: str = "reverse-mode") -> _Blocks:
     """The Hessian of a scalar func at inputs: the Jacobian of its Jacobian; entry [i][j] has
     shape inputs[i].shape + inputs[j].shape. `vectorize` applies to the outer Jacobian."""
     is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "hessian")
@@ -152,7 +169,8 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
     return _tuple_postprocess(result, (is_inputs_tuple, is_inputs_tuple))
 
 
-def vhp(func, inputs, v=None, create_graph=False, strict=False):
+def vhp(func: _Function, inputs: _Tensors, v: _Tensors | None = None, create_graph: bool = False,
+        strict: bool = False) -> tuple[Tensor, _Tensors]:
     """A scalar func's output and the product of v with its Hessian at inputs."""
     with enable_grad():
         is_inputs_tuple, inputs, v = _prepare_inputs_and_v(inputs, v, "vhp", create_graph)
@@ -161,7 +179,8 @@ def vhp(func, inputs, v=None, create_graph=False, strict=False):
     return _finish(outputs, is_outputs_tuple, result, is_inputs_tuple, create_graph)
 
 
-def hvp(func, inputs, v=None, create_graph=False, strict=False):
+def hvp(func: _Function, inputs: _Tensors, v: _Tensors | None = None, create_graph: bool = False,
+        strict: bool = False) -> tuple[Tensor, _Tensors]:
     """A scalar func's output and the product of its Hessian at inputs with v (the
     double-backward trick, so it costs about twice vhp)."""
     with enable_grad():
