@@ -4,9 +4,13 @@ Every function fills its tensor in place under no_grad and returns it. Random dr
 torch's (tapegrad.manual_seed or `generator=`): after the same seed, the numbers torch's init
 gives; orthogonal_ only to rounding (its QR runs in NumPy's LAPACK, torch's in MKL).
 """
+from __future__ import annotations
+
 import math
 
 import tapegrad
+from .._random import Generator
+from .._tensor import Tensor
 from .._warnings import warn
 
 __all__ = ["calculate_gain", "constant_", "dirac_", "eye_", "kaiming_normal_",
@@ -44,7 +48,7 @@ def _fill_normal(tensor, mean, std, generator=None):
 
 # ---- gains and fans ------------------------------------------------------------------------
 
-def calculate_gain(nonlinearity, param=None):
+def calculate_gain(nonlinearity: str, param: int | float | None = None) -> float:
     """The recommended scale for weights feeding the given nonlinearity (torch's table)."""
     if nonlinearity in _LINEAR_FUNCTIONS or nonlinearity == "sigmoid":
         return 1
@@ -85,34 +89,36 @@ def _calculate_correct_fan(tensor, mode):
 
 # ---- fills ---------------------------------------------------------------------------------
 
-def uniform_(tensor, a=0.0, b=1.0, generator=None):
+def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0,
+             generator: Generator | None = None) -> Tensor:
     """Fill with U(a, b)."""
     return _fill_uniform(tensor, a, b, generator)
 
 
-def normal_(tensor, mean=0.0, std=1.0, generator=None):
+def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0,
+            generator: Generator | None = None) -> Tensor:
     """Fill with N(mean, std**2)."""
     return _fill_normal(tensor, mean, std, generator)
 
 
-def constant_(tensor, val):
+def constant_(tensor: Tensor, val: float) -> Tensor:
     """Fill with val."""
     with tapegrad.no_grad():
         return tensor.fill_(val)
 
 
-def ones_(tensor):
+def ones_(tensor: Tensor) -> Tensor:
     """Fill with 1."""
     return constant_(tensor, 1.0)
 
 
-def zeros_(tensor):
+def zeros_(tensor: Tensor) -> Tensor:
     """Fill with 0."""
     with tapegrad.no_grad():
         return tensor.zero_()
 
 
-def eye_(tensor):
+def eye_(tensor: Tensor) -> Tensor:
     """Fill a 2-D tensor with the identity matrix."""
     if tensor.dim() != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
@@ -120,7 +126,7 @@ def eye_(tensor):
         return tensor.copy_(tapegrad.eye(*tensor.shape, dtype=tensor.dtype))
 
 
-def dirac_(tensor, groups=1):
+def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
     """Fill a 3-, 4- or 5-d convolution weight so that the convolution is the identity: a 1 at
     the kernel's centre for each (output, input) channel pair on the diagonal of each group."""
     if tensor.dim() not in (3, 4, 5):
@@ -137,7 +143,8 @@ def dirac_(tensor, groups=1):
     return tensor
 
 
-def sparse_(tensor, sparsity, std=0.01, generator=None):
+def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01,
+            generator: Generator | None = None) -> Tensor:
     """Fill a 2-d tensor with N(0, std**2) and zero ceil(sparsity * rows) random rows of each
     column."""
     if tensor.dim() != 2:
@@ -152,14 +159,16 @@ def sparse_(tensor, sparsity, std=0.01, generator=None):
     return tensor
 
 
-def xavier_uniform_(tensor, gain=1.0, generator=None):
+def xavier_uniform_(tensor: Tensor, gain: float = 1.0,
+                    generator: Generator | None = None) -> Tensor:
     """Glorot uniform: U(-a, a) with a = gain * sqrt(6 / (fan_in + fan_out))."""
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     bound = math.sqrt(3.0) * gain * math.sqrt(2.0 / float(fan_in + fan_out))
     return _fill_uniform(tensor, -bound, bound, generator)
 
 
-def xavier_normal_(tensor, gain=1.0, generator=None):
+def xavier_normal_(tensor: Tensor, gain: float = 1.0,
+                   generator: Generator | None = None) -> Tensor:
     """Glorot normal: N(0, std**2) with std = gain * sqrt(2 / (fan_in + fan_out))."""
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     return _fill_normal(tensor, 0.0, gain * math.sqrt(2.0 / float(fan_in + fan_out)), generator)
@@ -173,7 +182,9 @@ def _kaiming_std(tensor, a, mode, nonlinearity):
     return calculate_gain(nonlinearity, a) / math.sqrt(_calculate_correct_fan(tensor, mode))
 
 
-def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
+def kaiming_uniform_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
+                     nonlinearity: str = "leaky_relu",
+                     generator: Generator | None = None) -> Tensor:
     """He uniform: U(-bound, bound) with bound = gain * sqrt(3 / fan)."""
     std = _kaiming_std(tensor, a, mode, nonlinearity)
     if std is None:
@@ -181,13 +192,16 @@ def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gene
     return _fill_uniform(tensor, -math.sqrt(3.0) * std, math.sqrt(3.0) * std, generator)
 
 
-def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
+def kaiming_normal_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
+                    nonlinearity: str = "leaky_relu",
+                    generator: Generator | None = None) -> Tensor:
     """He normal: N(0, std**2) with std = gain / sqrt(fan)."""
     std = _kaiming_std(tensor, a, mode, nonlinearity)
     return tensor if std is None else _fill_normal(tensor, 0.0, std, generator)
 
 
-def orthogonal_(tensor, gain=1, generator=None):
+def orthogonal_(tensor: Tensor, gain: float = 1,
+                generator: Generator | None = None) -> Tensor:
     """Fill with a (semi-)orthogonal matrix from the QR of a normal draw, times gain."""
     if tensor.dim() < 2:
         raise ValueError("Only tensors with 2 or more dimensions are supported")
@@ -206,7 +220,8 @@ def orthogonal_(tensor, gain=1, generator=None):
         return tensor.copy_(q.reshape(tensor.shape) * gain)
 
 
-def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
+def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0,
+                  b: float = 2.0, generator: Generator | None = None) -> Tensor:
     """Fill with N(mean, std**2) restricted to [a, b], by rejection sampling as torch 2.13."""
     if mean < a - 2 * std or mean > b + 2 * std:
         warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The "

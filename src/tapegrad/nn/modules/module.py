@@ -41,11 +41,12 @@ class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpec
 class _ModuleHookHandle(RemovableHandle):
     """A hook handle that also forgets the hook's flags (with_kwargs) on remove()."""
 
-    def __init__(self, hooks, hook, flag_dicts=()):
+    def __init__(self, hooks: dict[int, Callable[..., Any]], hook: Callable[..., Any],
+                 flag_dicts: tuple[dict[int, bool], ...] = ()) -> None:
         super().__init__(hooks, hook)
         self._flag_dicts = flag_dicts
 
-    def remove(self):
+    def remove(self) -> None:
         super().remove()
         for flags in self._flag_dicts:
             flags.pop(self.id, None)
@@ -57,19 +58,19 @@ class _WrappedHook:
     The wrapper is visible: torch's remove_spectral_norm looks for its hook by type among the
     stored ones and so never finds this one; the hook stays, as in torch."""
 
-    def __init__(self, hook, module=None):
+    def __init__(self, hook: Callable[..., Any], module: Module | None = None) -> None:
         self.hook = hook
         self.module = None if module is None else weakref.ref(module)
 
-    def __call__(self, *args):
+    def __call__(self, *args: Any) -> Any:
         if self.module is None:
             return self.hook(*args)
         return self.hook(self.module(), *args)
 
-    def __getstate__(self):  # a weakref does not deepcopy: keep the module itself
+    def __getstate__(self) -> dict[str, Any]:  # a weakref does not deepcopy: keep the module
         return {"hook": self.hook, "module": None if self.module is None else self.module()}
 
-    def __setstate__(self, state):
+    def __setstate__(self, state: dict[str, Any]) -> None:
         self.hook = state["hook"]
         self.module = None if state["module"] is None else weakref.ref(state["module"])
 

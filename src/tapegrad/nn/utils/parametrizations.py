@@ -1,8 +1,12 @@
 """tapegrad.nn.utils.parametrizations: weight_norm, spectral_norm and orthogonal written as
 parametrizations (nn.utils.parametrize), as torch's."""
+from __future__ import annotations
+
 from enum import Enum, auto
+from typing import Any, TypeVar
 
 import tapegrad
+from tapegrad._tensor import Tensor
 
 from .. import functional as F
 from ..modules.module import Module
@@ -12,28 +16,31 @@ from .weight_norm import _norm_except_dim, _weight_norm
 
 __all__ = ["orthogonal", "spectral_norm", "weight_norm"]
 
+_ModuleT = TypeVar("_ModuleT", bound=Module)
+
 
 # ---- weight_norm -----------------------------------------------------------------------------
 
 class _WeightNorm(Module):
-    def __init__(self, dim=0):
+    def __init__(self, dim: int | None = 0) -> None:
         super().__init__()
         self.dim = -1 if dim is None else dim
 
-    def forward(self, weight_g, weight_v):
+    def forward(self, weight_g: Tensor, weight_v: Tensor) -> Tensor:
         return _weight_norm(weight_v, weight_g, self.dim)
 
-    def right_inverse(self, weight):
+    def right_inverse(self, weight: Tensor) -> tuple[Tensor, Tensor]:
         return _norm_except_dim(weight, 2, self.dim), weight
 
 
-def weight_norm(module, name="weight", dim=0):
+def weight_norm(module: _ModuleT, name: str = "weight", dim: int | None = 0) -> _ModuleT:
     """module.<name> = g * v / |v|, with the magnitude g in parametrizations.<name>.original0
     and the direction v in original1; loads the hook form's <name>_g/<name>_v state_dicts."""
     parametrize.register_parametrization(module, name, _WeightNorm(dim), unsafe=True)
 
-    def load_hook_form(state_dict, prefix, local_metadata, strict, missing_keys,
-                       unexpected_keys, error_msgs):
+    def load_hook_form(state_dict: dict[str, Any], prefix: str, local_metadata: dict[str, Any],
+                       strict: bool, missing_keys: list[str], unexpected_keys: list[str],
+                       error_msgs: list[str]) -> None:
         g_key, v_key = f"{prefix}{name}_g", f"{prefix}{name}_v"
         if g_key in state_dict and v_key in state_dict:
             state_dict[f"{prefix}parametrizations.{name}.original0"] = state_dict.pop(g_key)
@@ -46,7 +53,11 @@ def weight_norm(module, name="weight", dim=0):
 # ---- spectral_norm ---------------------------------------------------------------------------
 
 class _SpectralNorm(Module):
-    def __init__(self, weight, n_power_iterations=1, dim=0, eps=1e-12):
+    _u: Tensor
+    _v: Tensor
+
+    def __init__(self, weight: Tensor, n_power_iterations: int = 1, dim: int = 0,
+                 eps: float = 1e-12) -> None:
         super().__init__()
         ndim = weight.ndim
         if dim >= ndim or dim < -ndim:
@@ -85,7 +96,7 @@ class _SpectralNorm(Module):
                 self._v.copy_(F.normalize(tapegrad.mv(weight_mat.H, self._u), dim=0,
                                           eps=self.eps))
 
-    def forward(self, weight):
+    def forward(self, weight: Tensor) -> Tensor:
         if weight.ndim == 1:
             return F.normalize(weight, dim=0, eps=self.eps)
         weight_mat = self._reshape_weight_to_matrix(weight)
@@ -96,11 +107,12 @@ class _SpectralNorm(Module):
         sigma = tapegrad.vdot(u, tapegrad.mv(weight_mat, v))
         return weight / sigma
 
-    def right_inverse(self, value):
+    def right_inverse(self, value: Tensor) -> Tensor:
         return value
 
 
-def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=None):
+def spectral_norm(module: _ModuleT, name: str = "weight", n_power_iterations: int = 1,
+                  eps: float = 1e-12, dim: int | None = None) -> _ModuleT:
     """module.<name> divided by its largest singular value, estimated by power iteration
     (one step per access in training mode); the vectors are buffers _u and _v."""
     weight = getattr(module, name, None)
@@ -134,7 +146,10 @@ class _OrthMaps(Enum):
 
 
 class _Orthogonal(Module):
-    def __init__(self, weight, orthogonal_map, *, use_trivialization=True):
+    base: Tensor  # with use_trivialization: None until right_inverse sets it
+
+    def __init__(self, weight: Tensor, orthogonal_map: _OrthMaps, *,
+                 use_trivialization: bool = True) -> None:
         super().__init__()
         if weight.is_complex() and orthogonal_map == _OrthMaps.householder:
             raise ValueError(
@@ -145,7 +160,7 @@ class _Orthogonal(Module):
             # the orthogonal matrix the parametrization moves from, set by right_inverse
             self.register_buffer("base", None)
 
-    def forward(self, X):
+    def forward(self, X: Tensor) -> Tensor:
         n, k = X.size(-2), X.size(-1)
         transposed = n < k
         if transposed:
@@ -177,7 +192,7 @@ class _Orthogonal(Module):
                                       tapegrad.add(identity, A, alpha=0.5))
         return Q[..., :k] if n != k else Q
 
-    def right_inverse(self, Q):
+    def right_inverse(self, Q: Tensor) -> Tensor:
         with tapegrad.no_grad():
             return self._right_inverse(Q)
 
@@ -214,7 +229,8 @@ class _Orthogonal(Module):
         return neg_identity
 
 
-def orthogonal(module, name="weight", orthogonal_map=None, *, use_trivialization=True):
+def orthogonal(module: _ModuleT, name: str = "weight", orthogonal_map: str | None = None, *,
+               use_trivialization: bool = True) -> _ModuleT:
     """Keep module.<name> (a matrix or a batch of them) orthogonal or unitary, through
     matrix_exp, cayley or householder from an unconstrained original."""
     weight = getattr(module, name, None)

@@ -3,15 +3,20 @@
 As torch's: the module's class becomes a `Parametrized<Name>` subclass holding one property per
 parametrized tensor, and the unconstrained tensors live in module.parametrizations[name]
 (`original`, or `original0`, `original1`, ... when right_inverse returns a sequence)."""
+from __future__ import annotations
+
 import collections.abc
 import copy
 import copyreg
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from typing import Any, TypeVar
 
 import tapegrad
 from tapegrad._tensor import Tensor
 
 from ..modules.container import ModuleDict, ModuleList
+from ..modules.module import Module
 from ..parameter import Parameter
 
 __all__ = ["cached", "ParametrizationList", "register_parametrization", "is_parametrized",
@@ -19,11 +24,13 @@ __all__ = ["cached", "ParametrizationList", "register_parametrization", "is_para
            "transfer_parametrizations_and_params"]
 
 _cache_depth = 0  # nesting of cached() blocks
-_cache = {}  # (id(module), tensor name) -> the value computed inside the outermost block
+# (id(module), tensor name) -> the value computed inside the outermost block
+_cache: dict[tuple[int, str], Tensor] = {}
+_ModuleT = TypeVar("_ModuleT", bound=Module)
 
 
 @contextmanager
-def cached():
+def cached() -> Iterator[None]:
     """Compute each parametrized tensor once inside the block and reuse it."""
     global _cache, _cache_depth
     _cache_depth += 1
@@ -33,6 +40,12 @@ def cached():
         _cache_depth -= 1
         if not _cache_depth:
             _cache = {}
+
+
+def _parametrizations_of(module: Module) -> Any:
+    """A parametrized module's ModuleDict of ParametrizationLists (set at run time, so Any
+    to type checkers)."""
+    return module.parametrizations
 
 
 def _register_parameter_or_buffer(module, name, tensor):
@@ -51,7 +64,13 @@ def _set_keeping_identity(dest, src):
 class ParametrizationList(ModuleList):
     """The parametrizations of one tensor, and the original tensor(s) they start from."""
 
-    def __init__(self, modules, original, unsafe=False):
+    original: Tensor  # or original0, original1... when right_inverse gives a sequence
+    unsafe: bool
+    is_tensor: bool
+    ntensors: int
+
+    def __init__(self, modules: Sequence[Module], original: Tensor,
+                 unsafe: bool = False) -> None:
         if len(modules) == 0:
             raise ValueError("ParametrizationList requires one or more modules.")
         super().__init__(modules)
@@ -59,6 +78,7 @@ class ParametrizationList(ModuleList):
         original_shape, original_dtype = original.shape, original.dtype
         with tapegrad.no_grad():
             new = original
+            module: Any  # a parametrization, which may define right_inverse
             for module in reversed(self):
                 # no right_inverse (or one that raises NotImplementedError) is the identity
                 if hasattr(module, "right_inverse"):
@@ -113,9 +133,10 @@ class ParametrizationList(ModuleList):
                 f"unparametrized shape: {original_shape}\n"
                 f"parametrized shape: {result.shape}")
 
-    def right_inverse(self, value):
+    def right_inverse(self, value: Tensor) -> None:
         """Store right_inverse(value) of every parametrization, last first, in the originals."""
         with tapegrad.no_grad():
+            module: Any  # a parametrization, which must define right_inverse here
             for module in reversed(self):
                 if not hasattr(module, "right_inverse"):
                     raise RuntimeError(f"parametrization {type(module).__name__} does not "
@@ -149,7 +170,7 @@ class ParametrizationList(ModuleList):
                                      f"{original_i.dtype}")
                 _set_keeping_identity(original_i, tensor)
 
-    def forward(self):
+    def forward(self) -> Tensor:
         if self.is_tensor:
             result = self[0](self.original)
         else:
@@ -208,15 +229,17 @@ def _inject_property(module, tensor_name):
     setattr(type(module), tensor_name, property(get_parametrized, set_original))
 
 
-def register_parametrization(module, tensor_name, parametrization, *, unsafe=False):
+def register_parametrization(module: _ModuleT, tensor_name: str, parametrization: Module, *,
+                             unsafe: bool = False) -> _ModuleT:
     """Make module.<tensor_name> the output of parametrization on the original tensor(s);
     a second registration on the same tensor chains after the first."""
     parametrization.train(module.training)
     if is_parametrized(module, tensor_name):
         if not unsafe:
             _check_chained(module, tensor_name, parametrization)
-        module.parametrizations[tensor_name].append(parametrization)
-        module.parametrizations[tensor_name].unsafe |= unsafe  # unsafe once, unsafe for good
+        chain = _parametrizations_of(module)[tensor_name]
+        chain.append(parametrization)
+        chain.unsafe |= unsafe  # unsafe once, unsafe for good
     elif tensor_name in module._buffers or tensor_name in module._parameters:
         original = getattr(module, tensor_name)
         # built before anything changes, so that its checks leave module untouched
@@ -226,7 +249,7 @@ def register_parametrization(module, tensor_name, parametrization, *, unsafe=Fal
             _inject_new_class(module)
             module.parametrizations = ModuleDict()
         _inject_property(module, tensor_name)
-        module.parametrizations[tensor_name] = parametrizations
+        _parametrizations_of(module)[tensor_name] = parametrizations
     else:
         raise ValueError(f"Module '{module}' does not have a parameter, a buffer, or a "
                          f"parametrized element with name '{tensor_name}'")
@@ -264,7 +287,7 @@ def _check_like(current, other, tensor_name, message, other_label):
                              + f"{other_label.format(what)}: {getattr(other, what)}")
 
 
-def is_parametrized(module, tensor_name=None):
+def is_parametrized(module: Module, tensor_name: str | None = None) -> bool:
     """Whether module has a parametrization (on tensor_name, or on anything when None)."""
     parametrizations = getattr(module, "parametrizations", None)
     if not isinstance(parametrizations, ModuleDict):
@@ -274,12 +297,13 @@ def is_parametrized(module, tensor_name=None):
     return tensor_name in parametrizations
 
 
-def remove_parametrizations(module, tensor_name, leave_parametrized=True):
+def remove_parametrizations(module: _ModuleT, tensor_name: str,
+                            leave_parametrized: bool = True) -> _ModuleT:
     """Undo the parametrizations of tensor_name, keeping its current value
     (leave_parametrized) or its single original tensor."""
     if not is_parametrized(module, tensor_name):
         raise ValueError(f"Module {module} does not have a parametrization on {tensor_name}")
-    parametrizations = module.parametrizations[tensor_name]
+    parametrizations = _parametrizations_of(module)[tensor_name]
     if parametrizations.is_tensor:
         original = parametrizations.original
         if leave_parametrized:
@@ -293,7 +317,7 @@ def remove_parametrizations(module, tensor_name, leave_parametrized=True):
         raise ValueError("Cannot leave unparametrized (`leave_parametrized=False`) a tensor "
                          "that is parametrized in terms of a sequence of tensors.")
     delattr(type(module), tensor_name)
-    del module.parametrizations[tensor_name]
+    del _parametrizations_of(module)[tensor_name]
     _register_parameter_or_buffer(module, tensor_name, original)
     if not is_parametrized(module):
         delattr(module, "parametrizations")
@@ -301,26 +325,27 @@ def remove_parametrizations(module, tensor_name, leave_parametrized=True):
     return module
 
 
-def type_before_parametrizations(module):
+def type_before_parametrizations(module: Module) -> type[Module]:
     """The module's class as it was before any parametrization was registered."""
     if is_parametrized(module):
         return type(module).__bases__[0]
     return type(module)
 
 
-def transfer_parametrizations_and_params(from_module, to_module, tensor_name=None):
+def transfer_parametrizations_and_params(from_module: Module, to_module: _ModuleT,
+                                         tensor_name: str | None = None) -> _ModuleT:
     """Register from_module's parametrizations (of tensor_name, or all) on to_module and give
     to_module the same original tensors; missing tensors are created first."""
     if not is_parametrized(from_module):
         return to_module
-    names = list(from_module.parametrizations) if tensor_name is None else [tensor_name]
+    names = list(_parametrizations_of(from_module)) if tensor_name is None else [tensor_name]
     for name in names:
         if not hasattr(to_module, name):
             setattr(to_module, name, Parameter(getattr(from_module, name)))
-        source = from_module.parametrizations[name]
+        source = _parametrizations_of(from_module)[name]
         for parametrization in source:
             register_parametrization(to_module, name, parametrization)
-        target = to_module.parametrizations[name]
+        target = _parametrizations_of(to_module)[name]
         if hasattr(source, "original"):
             target.original = source.original
         else:

@@ -4,11 +4,17 @@ Pruning <name> moves the parameter to <name>_orig, adds a buffer <name>_mask and
 module.<name> = mask * <name>_orig, recomputed by a forward pre-hook (the pruning method
 itself). Pruning twice combines the masks in a PruningContainer. The random methods draw from
 tapegrad's generator with torch's calls, so a shared seed gives torch's masks."""
+from __future__ import annotations
+
 import numbers
 from abc import ABC, abstractmethod
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from typing import Any, TypeVar
 
 import tapegrad
+from tapegrad._tensor import Tensor
+
+from ..modules.module import Module
 
 from .convert_parameters import parameters_to_vector
 
@@ -17,20 +23,23 @@ __all__ = ["BasePruningMethod", "PruningContainer", "Identity", "RandomUnstructu
            "random_unstructured", "l1_unstructured", "random_structured", "ln_structured",
            "global_unstructured", "custom_from_mask", "remove", "is_pruned"]
 
+_ModuleT = TypeVar("_ModuleT", bound=Module)
+
 
 class BasePruningMethod(ABC):
     """A pruning method: compute_mask decides the mask; the instance is the forward pre-hook."""
 
     _tensor_name: str  # set by apply()
+    PRUNING_TYPE: str  # each method's: "unstructured", "structured" or "global"
 
-    def __call__(self, module, inputs):
+    def __call__(self, module: Module, inputs: Any) -> None:
         setattr(module, self._tensor_name, self.apply_mask(module))
 
     @abstractmethod
-    def compute_mask(self, t, default_mask):
+    def compute_mask(self, t: Tensor, default_mask: Tensor) -> Tensor:
         """The new mask of t, given the mask it already has."""
 
-    def apply_mask(self, module):
+    def apply_mask(self, module: Module) -> Tensor:
         """The pruned tensor: <name>_mask * <name>_orig."""
         if self._tensor_name is None:
             raise AssertionError(f"Module {module} has to be pruned")
@@ -39,7 +48,8 @@ class BasePruningMethod(ABC):
         return mask.to(dtype=orig.dtype) * orig
 
     @classmethod
-    def apply(cls, module, name, *args, importance_scores=None, **kwargs):
+    def apply(cls, module: Module, name: str, *args: Any, importance_scores: Tensor | None = None,
+              **kwargs: Any) -> BasePruningMethod:
         """Prune module.<name> with cls(*args, **kwargs), combined with earlier pruning."""
         method = _add_to_earlier_pruning(cls, module, name, *args, **kwargs)
         orig = getattr(module, name)
@@ -69,7 +79,8 @@ class BasePruningMethod(ABC):
             raise
         return method
 
-    def prune(self, t, default_mask=None, importance_scores=None):
+    def prune(self, t: Tensor, default_mask: Tensor | None = None,
+              importance_scores: Tensor | None = None) -> Tensor:
         """t times the mask this method computes for it (nothing is registered)."""
         if importance_scores is None:
             importance_scores = t
@@ -80,7 +91,7 @@ class BasePruningMethod(ABC):
             default_mask = tapegrad.ones_like(t)
         return t * self.compute_mask(importance_scores, default_mask=default_mask)
 
-    def remove(self, module):
+    def remove(self, module: Module) -> None:
         """Make the pruning permanent: <name> becomes a parameter again, holding the
         pruned values; <name>_orig and <name>_mask go."""
         if self._tensor_name is None:
@@ -90,7 +101,7 @@ class BasePruningMethod(ABC):
         if hasattr(module, self._tensor_name):
             delattr(module, self._tensor_name)
         orig = module._parameters[self._tensor_name + "_orig"]
-        orig.data = weight.data
+        orig.data = weight.data  # type: ignore[union-attr]  # the _orig that apply() registered
         del module._parameters[self._tensor_name + "_orig"]
         del module._buffers[self._tensor_name + "_mask"]
         setattr(module, self._tensor_name, orig)
@@ -120,8 +131,8 @@ def _add_to_earlier_pruning(cls, module, name, *args, **kwargs):
 class PruningContainer(BasePruningMethod):
     """A sequence of pruning methods on one tensor, each pruning what the earlier kept."""
 
-    def __init__(self, *args):
-        self._pruning_methods = ()
+    def __init__(self, *args: BasePruningMethod) -> None:
+        self._pruning_methods: tuple[BasePruningMethod, ...] = ()
         if len(args) == 1:
             self._tensor_name = args[0]._tensor_name
             self.add_pruning_method(args[0])
@@ -130,7 +141,7 @@ class PruningContainer(BasePruningMethod):
             for method in args:
                 self.add_pruning_method(method)
 
-    def add_pruning_method(self, method):
+    def add_pruning_method(self, method: BasePruningMethod) -> None:
         """Append method (a BasePruningMethod on the same tensor name)."""
         if not isinstance(method, BasePruningMethod) and method is not None:
             raise TypeError(f"{type(method)} is not a BasePruningMethod subclass")
@@ -140,20 +151,21 @@ class PruningContainer(BasePruningMethod):
                              f"'{method._tensor_name}'")
         self._pruning_methods += (method,)
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self._pruning_methods)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[BasePruningMethod]:
         return iter(self._pruning_methods)
 
-    def __getitem__(self, idx):
+    def __getitem__(self, idx: int) -> BasePruningMethod:
         return self._pruning_methods[idx]
 
-    def compute_mask(self, t, default_mask):
+    def compute_mask(self, t: Tensor, default_mask: Tensor) -> Tensor:
         """default_mask with the newest method's mask computed on the entries (unstructured),
         the channels (structured) or the whole tensor (global) that are still kept."""
         method = self._pruning_methods[-1]
         new_mask = default_mask.to(dtype=t.dtype)
+        kept: Tensor | tuple[slice, ...]  # a boolean mask or an index
         if method.PRUNING_TYPE == "unstructured":
             kept = default_mask == 1
         elif method.PRUNING_TYPE == "structured":
@@ -187,11 +199,12 @@ class Identity(BasePruningMethod):
 
     PRUNING_TYPE = "unstructured"
 
-    def compute_mask(self, t, default_mask):
+    def compute_mask(self, t: Tensor, default_mask: Tensor) -> Tensor:
         return default_mask
 
+    # the subclasses' apply take torch's own arguments, narrower than BasePruningMethod.apply's
     @classmethod
-    def apply(cls, module, name):
+    def apply(cls, module: Module, name: str) -> BasePruningMethod:  # type: ignore[override]
         return super().apply(module, name)
 
 
@@ -200,11 +213,11 @@ class RandomUnstructured(BasePruningMethod):
 
     PRUNING_TYPE = "unstructured"
 
-    def __init__(self, amount):
+    def __init__(self, amount: int | float) -> None:
         _validate_pruning_amount_init(amount)
         self.amount = amount
 
-    def compute_mask(self, t, default_mask):
+    def compute_mask(self, t: Tensor, default_mask: Tensor) -> Tensor:
         nparams_toprune = _checked_nparams_toprune(self.amount, t.nelement())
         mask = default_mask.clone(memory_format=tapegrad.contiguous_format)
         if nparams_toprune != 0:
@@ -213,7 +226,8 @@ class RandomUnstructured(BasePruningMethod):
         return mask
 
     @classmethod
-    def apply(cls, module, name, amount):
+    def apply(cls, module: Module, name: str,  # type: ignore[override]
+              amount: int | float) -> BasePruningMethod:
         return super().apply(module, name, amount=amount)
 
 
@@ -222,11 +236,11 @@ class L1Unstructured(BasePruningMethod):
 
     PRUNING_TYPE = "unstructured"
 
-    def __init__(self, amount):
+    def __init__(self, amount: int | float) -> None:
         _validate_pruning_amount_init(amount)
         self.amount = amount
 
-    def compute_mask(self, t, default_mask):
+    def compute_mask(self, t: Tensor, default_mask: Tensor) -> Tensor:
         nparams_toprune = _checked_nparams_toprune(self.amount, t.nelement())
         mask = default_mask.clone(memory_format=tapegrad.contiguous_format)
         if nparams_toprune != 0:
@@ -235,7 +249,8 @@ class L1Unstructured(BasePruningMethod):
         return mask
 
     @classmethod
-    def apply(cls, module, name, amount, importance_scores=None):
+    def apply(cls, module: Module, name: str, amount: int | float,  # type: ignore[override]
+              importance_scores: Tensor | None = None) -> BasePruningMethod:
         return super().apply(module, name, amount=amount, importance_scores=importance_scores)
 
 
@@ -244,12 +259,12 @@ class RandomStructured(BasePruningMethod):
 
     PRUNING_TYPE = "structured"
 
-    def __init__(self, amount, dim=-1):
+    def __init__(self, amount: int | float, dim: int = -1) -> None:
         _validate_pruning_amount_init(amount)
         self.amount = amount
         self.dim = dim
 
-    def compute_mask(self, t, default_mask):
+    def compute_mask(self, t: Tensor, default_mask: Tensor) -> Tensor:
         _validate_structured_pruning(t)
         _validate_pruning_dim(t, self.dim)
         nchannels = t.shape[self.dim]
@@ -264,7 +279,8 @@ class RandomStructured(BasePruningMethod):
         return mask
 
     @classmethod
-    def apply(cls, module, name, amount, dim=-1):
+    def apply(cls, module: Module, name: str, amount: int | float,  # type: ignore[override]
+              dim: int = -1) -> BasePruningMethod:
         return super().apply(module, name, amount=amount, dim=dim)
 
 
@@ -273,13 +289,13 @@ class LnStructured(BasePruningMethod):
 
     PRUNING_TYPE = "structured"
 
-    def __init__(self, amount, n, dim=-1):
+    def __init__(self, amount: int | float, n: int | float | str, dim: int = -1) -> None:
         _validate_pruning_amount_init(amount)
         self.amount = amount
         self.n = n
         self.dim = dim
 
-    def compute_mask(self, t, default_mask):
+    def compute_mask(self, t: Tensor, default_mask: Tensor) -> Tensor:
         _validate_structured_pruning(t)
         _validate_pruning_dim(t, self.dim)
         nchannels = t.shape[self.dim]
@@ -293,7 +309,9 @@ class LnStructured(BasePruningMethod):
         return mask
 
     @classmethod
-    def apply(cls, module, name, amount, n, dim, importance_scores=None):
+    def apply(cls, module: Module, name: str, amount: int | float,  # type: ignore[override]
+              n: int | float | str, dim: int,
+              importance_scores: Tensor | None = None) -> BasePruningMethod:
         return super().apply(module, name, amount=amount, n=n, dim=dim,
                              importance_scores=importance_scores)
 
@@ -312,52 +330,58 @@ class CustomFromMask(BasePruningMethod):
 
     PRUNING_TYPE = "global"
 
-    def __init__(self, mask):
+    def __init__(self, mask: Tensor) -> None:
         self.mask = mask
 
-    def compute_mask(self, t, default_mask):
+    def compute_mask(self, t: Tensor, default_mask: Tensor) -> Tensor:
         if default_mask.shape != self.mask.shape:
             raise AssertionError(f"default_mask shape {default_mask.shape} must match "
                                  f"self.mask shape {self.mask.shape}")
         return default_mask * self.mask.to(dtype=default_mask.dtype)
 
     @classmethod
-    def apply(cls, module, name, mask):
+    def apply(cls, module: Module, name: str,  # type: ignore[override]
+              mask: Tensor) -> BasePruningMethod:
         return super().apply(module, name, mask=mask)
 
 
-def identity(module, name):
+def identity(module: _ModuleT, name: str) -> _ModuleT:
     """Reparametrize module.<name> with an all-ones mask."""
     Identity.apply(module, name)
     return module
 
 
-def random_unstructured(module, name, amount):
+def random_unstructured(module: _ModuleT, name: str, amount: int | float) -> _ModuleT:
     """Prune amount random entries of module.<name>."""
     RandomUnstructured.apply(module, name, amount)
     return module
 
 
-def l1_unstructured(module, name, amount, importance_scores=None):
+def l1_unstructured(module: _ModuleT, name: str, amount: int | float,
+                    importance_scores: Tensor | None = None) -> _ModuleT:
     """Prune the amount entries of module.<name> (or of importance_scores) of smallest
     absolute value."""
     L1Unstructured.apply(module, name, amount=amount, importance_scores=importance_scores)
     return module
 
 
-def random_structured(module, name, amount, dim):
+def random_structured(module: _ModuleT, name: str, amount: int | float, dim: int) -> _ModuleT:
     """Prune amount random channels of module.<name> along dim."""
     RandomStructured.apply(module, name, amount, dim)
     return module
 
 
-def ln_structured(module, name, amount, n, dim, importance_scores=None):
+def ln_structured(module: _ModuleT, name: str, amount: int | float, n: int | float | str,
+                  dim: int, importance_scores: Tensor | None = None) -> _ModuleT:
     """Prune the amount channels of module.<name> along dim of smallest n-norm."""
     LnStructured.apply(module, name, amount, n, dim, importance_scores=importance_scores)
     return module
 
 
-def global_unstructured(parameters, pruning_method, importance_scores=None, **kwargs):
+def global_unstructured(parameters: Iterable[tuple[Module, str]],
+                        pruning_method: type[BasePruningMethod],
+                        importance_scores: dict[tuple[Module, str], Tensor] | None = None,
+                        **kwargs: Any) -> None:
     """Prune the (module, name) pairs as if they were one tensor, with an unstructured
     pruning_method(**kwargs)."""
     if not isinstance(parameters, Iterable):
@@ -388,13 +412,13 @@ def global_unstructured(parameters, pruning_method, importance_scores=None, **kw
         pointer += num_param
 
 
-def custom_from_mask(module, name, mask):
+def custom_from_mask(module: _ModuleT, name: str, mask: Tensor) -> _ModuleT:
     """Prune module.<name> where mask is zero."""
     CustomFromMask.apply(module, name, mask)
     return module
 
 
-def remove(module, name):
+def remove(module: _ModuleT, name: str) -> _ModuleT:
     """Make the pruning of module.<name> permanent and drop its reparametrization."""
     for key, hook in module._forward_pre_hooks.items():
         if isinstance(hook, BasePruningMethod) and hook._tensor_name == name:
@@ -405,7 +429,7 @@ def remove(module, name):
                      "can be removed")
 
 
-def is_pruned(module):
+def is_pruned(module: Module) -> bool:
     """Whether module or any of its submodules carries a pruning hook."""
     return any(isinstance(hook, BasePruningMethod)
                for _, submodule in module.named_modules()

@@ -1,9 +1,13 @@
 """Variable-length sequences, as torch.nn.utils.rnn: a PackedSequence holds the time steps of
 a batch of sequences sorted by length, each step only the sequences still running (the
 recurrent layers take it as input and give it as output); padding and packing convert."""
-import collections
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, NamedTuple
 
 import tapegrad
+from ..._tensor import Tensor
 
 from ...ops.packing import batch_sizes_of, pack_padded_sequence as _pack
 
@@ -11,20 +15,29 @@ __all__ = ["PackedSequence", "invert_permutation", "pack_padded_sequence", "pack
            "pad_packed_sequence", "pad_sequence", "unpack_sequence", "unpad_sequence"]
 
 
-class PackedSequence(collections.namedtuple(
-        "PackedSequence", ["data", "batch_sizes", "sorted_indices", "unsorted_indices"])):
+class _PackedSequenceFields(NamedTuple):
+    data: Tensor
+    batch_sizes: Tensor
+    sorted_indices: Tensor | None
+    unsorted_indices: Tensor | None
+
+
+class PackedSequence(_PackedSequenceFields):
     """(data, batch_sizes, sorted_indices, unsorted_indices): data holds the steps one after
     another, batch_sizes how many sequences each step has; the indices put the batch back in
     its original order (None when it was sorted already)."""
 
-    def __new__(cls, data, batch_sizes=None, sorted_indices=None, unsorted_indices=None):
+    def __new__(cls, data: Tensor | tuple[Tensor, Tensor], batch_sizes: Tensor | None = None,
+                sorted_indices: Tensor | None = None,
+                unsorted_indices: Tensor | None = None) -> PackedSequence:
         if unsorted_indices is None and sorted_indices is not None:
             unsorted_indices = invert_permutation(sorted_indices)
         if batch_sizes is None:  # torch's (data, batch_sizes) tuple as one argument
             data, batch_sizes = data
-        return super().__new__(cls, data, batch_sizes, sorted_indices, unsorted_indices)
+        return super().__new__(cls, data, batch_sizes,  # type: ignore[arg-type]  # a Tensor now
+                               sorted_indices, unsorted_indices)
 
-    def to(self, *args, **kwargs):
+    def to(self, *args: Any, **kwargs: Any) -> PackedSequence:
         """data moved or cast; the indices moved, never cast."""
         data = self.data.to(*args, **kwargs)
         if data is self.data:
@@ -34,27 +47,27 @@ class PackedSequence(collections.namedtuple(
                    (self.sorted_indices, self.unsorted_indices)]
         return type(self)(data, self.batch_sizes, *indices)
 
-    def double(self):
+    def double(self) -> PackedSequence:
         return self.to(dtype=tapegrad.float64)
 
-    def float(self):
+    def float(self) -> PackedSequence:
         return self.to(dtype=tapegrad.float32)
 
-    def half(self):
+    def half(self) -> PackedSequence:
         return self.to(dtype=tapegrad.float16)
 
-    def cpu(self):
+    def cpu(self) -> PackedSequence:
         return self.to("cpu")
 
     @property
-    def is_cuda(self):
+    def is_cuda(self) -> bool:
         return self.data.is_cuda
 
-    def is_pinned(self):
+    def is_pinned(self) -> bool:
         return False
 
 
-def invert_permutation(permutation):
+def invert_permutation(permutation: Tensor | None) -> Tensor | None:
     """The permutation that undoes this one (None for None)."""
     if permutation is None:
         return None
@@ -63,7 +76,8 @@ def invert_permutation(permutation):
     return inverse
 
 
-def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True):
+def pack_padded_sequence(input: Tensor, lengths: Tensor | list[int], batch_first: bool = False,
+                         enforce_sorted: bool = True) -> PackedSequence:
     """Pack a padded batch (time-major unless batch_first) of sequences of these lengths."""
     lengths = (lengths.to(tapegrad.int64) if isinstance(lengths, tapegrad.Tensor)
                else tapegrad.tensor(lengths, dtype=tapegrad.int64))
@@ -94,7 +108,9 @@ def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True)
                           None)
 
 
-def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_length=None):
+def pad_packed_sequence(sequence: PackedSequence, batch_first: bool = False,
+                        padding_value: float = 0.0,
+                        total_length: int | None = None) -> tuple[Tensor, Tensor]:
     """(padded batch, lengths): the inverse of pack_padded_sequence, the batch in its original
     order, padded with padding_value to the longest length or total_length."""
     sizes = sequence.batch_sizes.tolist()
@@ -122,7 +138,8 @@ def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_le
     return padded, lengths
 
 
-def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="right"):
+def pad_sequence(sequences: Tensor | Sequence[Tensor], batch_first: bool = False,
+                 padding_value: float = 0.0, padding_side: str = "right") -> Tensor:
     """Stack sequences of different lengths (dim 0) into one padded batch."""
     if padding_side not in ("left", "right"):
         raise RuntimeError(f"Expected padding_side to be one of left or right, but got "
@@ -140,21 +157,22 @@ def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="
     return padded
 
 
-def unpad_sequence(padded_sequences, lengths, batch_first=False):
+def unpad_sequence(padded_sequences: Tensor, lengths: Tensor,
+                   batch_first: bool = False) -> list[Tensor]:
     """The sequences of a padded batch, each cut to its length."""
     if not batch_first:
         padded_sequences = padded_sequences.transpose(0, 1)
     return [sequence[:length] for sequence, length in zip(padded_sequences, lengths.tolist())]
 
 
-def pack_sequence(sequences, enforce_sorted=True):
+def pack_sequence(sequences: Sequence[Tensor], enforce_sorted: bool = True) -> PackedSequence:
     """Pack a list of sequences of different lengths."""
     lengths = tapegrad.tensor([sequence.size(0) for sequence in sequences])
     return pack_padded_sequence(pad_sequence(sequences), lengths,
                                 enforce_sorted=enforce_sorted)
 
 
-def unpack_sequence(packed_sequences):
+def unpack_sequence(packed_sequences: PackedSequence) -> list[Tensor]:
     """The list of sequences of a PackedSequence, in their original order."""
     padded, lengths = pad_packed_sequence(packed_sequences, batch_first=True)
     return unpad_sequence(padded, lengths, batch_first=True)

@@ -1,17 +1,25 @@
 """tapegrad.nn.utils.spectral_norm: torch's hook form of spectral normalization (weight_orig,
 the power-iteration vectors weight_u and weight_v, weight recomputed by a forward pre-hook)."""
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
 import tapegrad
+from tapegrad._tensor import Tensor
 
 from .. import functional as F
 from ..modules.conv import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from ..modules.lazy import UninitializedParameter
+from ..modules.module import Module
 from ..parameter import Parameter
 
 __all__ = ["SpectralNorm", "SpectralNormLoadStateDictPreHook", "SpectralNormStateDictHook",
            "spectral_norm", "remove_spectral_norm"]
 
+_ModuleT = TypeVar("_ModuleT", bound=Module)
 
-def _output_dim(module, dim):
+
+def _output_dim(module: Module, dim: int | None) -> int:
     """The default dim of spectral_norm: the output channels (dim 1 of a transposed conv)."""
     if dim is not None:
         return dim
@@ -23,7 +31,8 @@ class SpectralNorm:
 
     _version = 1  # state_dicts before version 1 stored the weight instead of weight_v
 
-    def __init__(self, name="weight", n_power_iterations=1, dim=0, eps=1e-12):
+    def __init__(self, name: str = "weight", n_power_iterations: int = 1, dim: int = 0,
+                 eps: float = 1e-12) -> None:
         self.name = name
         self.dim = dim
         if n_power_iterations <= 0:
@@ -32,12 +41,12 @@ class SpectralNorm:
         self.n_power_iterations = n_power_iterations
         self.eps = eps
 
-    def reshape_weight_to_matrix(self, weight):
+    def reshape_weight_to_matrix(self, weight: Tensor) -> Tensor:
         if self.dim != 0:
             weight = weight.permute(self.dim, *[d for d in range(weight.dim()) if d != self.dim])
         return weight.reshape(weight.size(0), -1)
 
-    def compute_weight(self, module, do_power_iteration):
+    def compute_weight(self, module: Module, do_power_iteration: bool) -> Tensor:
         weight = getattr(module, self.name + "_orig")
         u = getattr(module, self.name + "_u")
         v = getattr(module, self.name + "_v")
@@ -54,24 +63,26 @@ class SpectralNorm:
         sigma = tapegrad.dot(u, tapegrad.mv(weight_mat, v))
         return weight / sigma
 
-    def remove(self, module):
+    def remove(self, module: Module) -> None:
         with tapegrad.no_grad():
             weight = self.compute_weight(module, do_power_iteration=False)
         for suffix in ("", "_u", "_v", "_orig"):
             delattr(module, self.name + suffix)
         module.register_parameter(self.name, Parameter(weight.detach()))
 
-    def __call__(self, module, inputs):
+    def __call__(self, module: Module, inputs: Any) -> None:
         setattr(module, self.name, self.compute_weight(module, module.training))
 
-    def _solve_v_and_rescale(self, weight_mat, u, target_sigma):
+    def _solve_v_and_rescale(self, weight_mat: Tensor, u: Tensor,
+                             target_sigma: Tensor) -> Tensor:
         # v with u = W v / |W v| as closely as possible, scaled to u^T W v = target_sigma
         v = tapegrad.linalg.multi_dot([weight_mat.t().mm(weight_mat).pinverse(),
                                        weight_mat.t(), u.unsqueeze(1)]).squeeze(1)
         return v.mul_(target_sigma / tapegrad.dot(u, tapegrad.mv(weight_mat, v)))
 
     @staticmethod
-    def apply(module, name, n_power_iterations, dim, eps):
+    def apply(module: Module, name: str, n_power_iterations: int, dim: int,
+              eps: float) -> SpectralNorm:
         for hook in module._forward_pre_hooks.values():
             if isinstance(hook, SpectralNorm) and hook.name == name:
                 raise RuntimeError(
@@ -104,11 +115,12 @@ class SpectralNorm:
 class SpectralNormLoadStateDictPreHook:
     """Reads the state_dicts of version 0 (weight and weight_u, no weight_v)."""
 
-    def __init__(self, fn):
+    def __init__(self, fn: SpectralNorm) -> None:
         self.fn = fn
 
-    def __call__(self, state_dict, prefix, local_metadata, strict, missing_keys,
-                 unexpected_keys, error_msgs):
+    def __call__(self, state_dict: dict[str, Any], prefix: str, local_metadata: dict[str, Any],
+                 strict: bool, missing_keys: list[str], unexpected_keys: list[str],
+                 error_msgs: list[str]) -> None:
         fn = self.fn
         version = local_metadata.get("spectral_norm", {}).get(fn.name + ".version", None)
         if version is not None and version >= 1:
@@ -137,10 +149,11 @@ class SpectralNormLoadStateDictPreHook:
 class SpectralNormStateDictHook:
     """Records the format version in the state_dict's metadata."""
 
-    def __init__(self, fn):
+    def __init__(self, fn: SpectralNorm) -> None:
         self.fn = fn
 
-    def __call__(self, module, state_dict, prefix, local_metadata):
+    def __call__(self, module: Module, state_dict: dict[str, Any], prefix: str,
+                 local_metadata: dict[str, Any]) -> None:
         versions = local_metadata.setdefault("spectral_norm", {})
         key = self.fn.name + ".version"
         if key in versions:
@@ -148,14 +161,15 @@ class SpectralNormStateDictHook:
         versions[key] = self.fn._version
 
 
-def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=None):
+def spectral_norm(module: _ModuleT, name: str = "weight", n_power_iterations: int = 1,
+                  eps: float = 1e-12, dim: int | None = None) -> _ModuleT:
     """Divide module.<name> by its largest singular value, estimated by power iteration
     before every forward (one more step each call in training mode)."""
     SpectralNorm.apply(module, name, n_power_iterations, _output_dim(module, dim), eps)
     return module
 
 
-def remove_spectral_norm(module, name="weight"):
+def remove_spectral_norm(module: _ModuleT, name: str = "weight") -> _ModuleT:
     """Make module.<name> a plain parameter again, with its current value."""
     for key, hook in module._forward_pre_hooks.items():
         if isinstance(hook, SpectralNorm) and hook.name == name:

@@ -1,11 +1,19 @@
 """tapegrad.nn.utils.weight_norm: torch's deprecated hook form of weight normalization
 (weight_g and weight_v parameters, weight recomputed by a forward pre-hook)."""
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
 from tapegrad import _warnings
+from tapegrad._tensor import Tensor
 
 from ..modules.lazy import UninitializedParameter
+from ..modules.module import Module
 from ..parameter import Parameter
 
 __all__ = ["WeightNorm", "weight_norm", "remove_weight_norm"]
+
+_ModuleT = TypeVar("_ModuleT", bound=Module)
 
 
 def _norm_except_dim(v, p, dim):
@@ -34,16 +42,16 @@ def _weight_norm(v, g, dim):
 class WeightNorm:
     """The forward pre-hook that recomputes module.<name> from <name>_g and <name>_v."""
 
-    def __init__(self, name, dim):
+    def __init__(self, name: str, dim: int | None) -> None:
         self.name = name
         self.dim = -1 if dim is None else dim
 
-    def compute_weight(self, module):
+    def compute_weight(self, module: Module) -> Tensor:
         return _weight_norm(getattr(module, self.name + "_v"), getattr(module, self.name + "_g"),
                             self.dim)
 
     @staticmethod
-    def apply(module, name, dim):
+    def apply(module: Module, name: str, dim: int | None) -> WeightNorm:
         _warnings.warn("`torch.nn.utils.weight_norm` is deprecated in favor of "
                        "`torch.nn.utils.parametrizations.weight_norm`.", FutureWarning)
         for hook in module._forward_pre_hooks.values():
@@ -64,25 +72,25 @@ class WeightNorm:
         module.register_forward_pre_hook(fn)
         return fn
 
-    def remove(self, module):
+    def remove(self, module: Module) -> None:
         weight = self.compute_weight(module)
         delattr(module, self.name)
         del module._parameters[self.name + "_g"]
         del module._parameters[self.name + "_v"]
         setattr(module, self.name, Parameter(weight.data))
 
-    def __call__(self, module, inputs):
+    def __call__(self, module: Module, inputs: Any) -> None:
         setattr(module, self.name, self.compute_weight(module))
 
 
-def weight_norm(module, name="weight", dim=0):
+def weight_norm(module: _ModuleT, name: str = "weight", dim: int | None = 0) -> _ModuleT:
     """Split module.<name> into a magnitude <name>_g and a direction <name>_v (deprecated in
     torch for nn.utils.parametrizations.weight_norm, with its FutureWarning)."""
     WeightNorm.apply(module, name, dim)
     return module
 
 
-def remove_weight_norm(module, name="weight"):
+def remove_weight_norm(module: _ModuleT, name: str = "weight") -> _ModuleT:
     """Make module.<name> a plain parameter again, with its current value."""
     for key, hook in module._forward_pre_hooks.items():
         if isinstance(hook, WeightNorm) and hook.name == name:
