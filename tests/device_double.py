@@ -40,6 +40,10 @@ class DeviceArray:
         return self.array.copy()
 
     @property
+    def __cuda_array_interface__(self):  # where the data lies, as CuPy's says: no access to it
+        return self.array.__array_interface__
+
+    @property
     def shape(self):
         return self.array.shape
 

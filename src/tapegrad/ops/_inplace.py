@@ -140,14 +140,16 @@ def _write_in_turn(target, first, op, args, kwargs):
     element in TensorIterator's order, each reading its memory as the earlier writes left it.
     So the k-th element visited on a memory location is written in round k, from op rerun on
     the values then."""
+    xp = _backend.array_module(target._data)
     positions = strided.element_positions(target._data).reshape(-1)
     operands = [target._data.strides] * 2 + [  # the output, self, and the tensor inputs
-        np.broadcast_to(value._data, target.shape).strides for value in (*args, *kwargs.values())
+        xp.broadcast_to(value._data, target.shape).strides for value in (*args, *kwargs.values())
         if isinstance(value, Tensor)
         and broadcast_shapes(value.shape, target.shape) == target.shape]
     visits = strided.iteration_order(target.shape, operands)
     ranks = np.empty_like(visits)
     ranks[visits] = _occurrences(positions[visits])
+    positions, ranks = (_backend.beside(target._data, host) for host in (positions, ranks))
     storage = strided.storage_of(target)
     result = first
     with grad_mode.no_grad():
@@ -317,8 +319,8 @@ def _check_creation(view, indirect):
 # flat indices into the base's elements), read from their memory when needed, as torch reads
 # the view's sizes, strides and offset: so a base that changed shape in place keeps its views.
 
-def _positions(view):
-    return strided.positions_in(view._data, view._base._data)
+def _positions(view):  # computed on the host from geometry alone, used on the view's device
+    return _backend.beside(view._data, strided.positions_in(view._data, view._base._data))
 
 
 @defop("AsStridedBackward0", save=("positions",))
@@ -369,8 +371,8 @@ class CopySlices(Node):
         # torch copies the gradient back into the view's geometry: refused for an expanded one
         self.expanded = _has_expanded_dim(view._data)
         self.visits = None if strided.shared_positions(view._data) is None else (
-            strided.iteration_order(view.shape, (view._data.strides,
-                                                 strided.contiguous_strides(view.shape))))
+            _backend.beside(view._data, strided.iteration_order(
+                view.shape, (view._data.strides, strided.contiguous_strides(view.shape)))))
 
     def name(self):
         return "torch::autograd::CopySlices"

@@ -18,23 +18,23 @@ from .shape import constant_beside, in_place_twin, reshape, reshape_in_place, ze
 # ---- storage: the memory an array's owner spans ---------------------------------------------
 
 def _owner(array):
-    """The ndarray owning array's memory (numpy's stride tricks put a holder in between)."""
+    """The array owning array's memory (numpy's stride tricks put a holder in between; a
+    device array's views keep their base as NumPy's do)."""
+    kind = np.ndarray if isinstance(array, np.ndarray) else type(array)
     while True:
         base = array.base
-        if isinstance(base, np.ndarray):
+        if isinstance(base, kind):
             array = base
-        elif isinstance(getattr(base, "base", None), np.ndarray):
+        elif isinstance(getattr(base, "base", None), kind):
             array = base.base
         else:
             return array
 
 
 def _address(array):
-    if _backend.on_device(array):  # a device's memory is not NumPy's buffer: not yet
-        raise NotImplementedError(f"tapegrad's storage views (as_strided, unfold, view(dtype), "
-                                  f"storage_offset) do not run on {_backend.device_of(array)} "
-                                  "yet")
-    return array.__array_interface__["data"][0]
+    if type(array) is np.ndarray:
+        return array.__array_interface__["data"][0]
+    return array.__cuda_array_interface__["data"][0]  # a device's pointer, metadata only
 
 
 def _lowest_address(array):
@@ -55,8 +55,8 @@ def storage_of(input):
     """input's whole storage as a 1-D array of its dtype (sharing the memory)."""
     itemsize = input._data.itemsize
     count = _storage_nbytes(_owner(input._data)) // itemsize
-    return _strided_array(np, input._data, (count,), (itemsize,),
-                          -offset_in_storage(input) * itemsize)
+    return _strided_array(_backend.array_module(input._data), input._data, (count,),
+                          (itemsize,), -offset_in_storage(input) * itemsize)
 
 
 def _strided_array(xp, array, size, byte_strides, byte_offset, dtype=None):
@@ -67,7 +67,12 @@ def _strided_array(xp, array, size, byte_strides, byte_offset, dtype=None):
         return xp.empty(size, dtype)  # torch allows any offset for an empty view
     owner = _owner(array)
     start = _address(array) - _lowest_address(owner) + byte_offset
-    result = xp.ndarray(size, dtype, buffer=owner, offset=start, strides=byte_strides)
+    if xp is not np:
+        # CuPy's as_strided forgets the array it views (no .base), and with it where the
+        # storage begins: storage_offset() and views of the result would be silently wrong
+        raise NotImplementedError(f"tapegrad's storage views (as_strided, unfold, view(dtype)) "
+                                  f"do not run on {_backend.device_of(array)} yet")
+    result = np.ndarray(size, dtype, buffer=owner, offset=start, strides=byte_strides)
     if any(n > 1 and s == 0 for n, s in zip(size, byte_strides)):
         result.flags.writeable = False  # elements that share memory: torch refuses writes
     return result
