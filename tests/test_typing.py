@@ -24,9 +24,17 @@ def test_the_generated_stubs_are_current():
 PROGRAM = """
 import tapegrad as torch
 import tapegrad.nn.functional as F
+from tapegrad import nn
 
+@torch.no_grad()
 def f(x: torch.Tensor) -> None:
     reveal_type(x.add(1).sum(0).exp_())
+    reveal_type(2 * x.T @ x)
+    reveal_type(x.grad)
+    reveal_type(x.size(0))
+    reveal_type(torch.randn(2, 3, requires_grad=True))
+    reveal_type(nn.Linear(3, 2).weight)
+    reveal_type(torch.optim.SGD(nn.Linear(3, 2).parameters(), lr=0.1).step())
     reveal_type(torch.add(x, 2.0))
     reveal_type(F.relu(x))
     reveal_type(torch.linalg.inv(x))
@@ -34,12 +42,18 @@ def f(x: torch.Tensor) -> None:
     reveal_type(torch.split(x, 2))
     reveal_type(torch.pi)
     x.no_such_method()
+    f(1)
     torch.no_such_function(x)
     torch.exp(x, 1, 2)
+
+reveal_type(f)
 """
-EXPECTED_TYPES = ["Tensor", "Tensor", "Tensor", "Tensor", "Tensor", "tuple[Tensor, ...]",
-                  "float"]
+EXPECTED_TYPES = ["Tensor", "Tensor", "Tensor | None", "int", "Tensor",
+                  "tapegrad.nn.parameter.Parameter", "None",
+                  "Tensor", "Tensor", "Tensor", "Tensor", "tuple[Tensor, ...]", "float",
+                  "def (x: Tensor)"]
 EXPECTED_ERRORS = ['"Tensor" has no attribute "no_such_method"',
+                   'Argument 1 to "f" has incompatible type "int"',
                    'Module has no attribute "no_such_function"',
                    'Too many arguments for "exp"']
 
@@ -58,7 +72,7 @@ def test_mypy_types_a_users_program(tmp_path, monkeypatch):
     lines = [line for line in out.splitlines() if line.startswith(str(program))]
     revealed = [line.split('Revealed type is "')[1].rstrip('"') for line in lines
                 if "Revealed type" in line]
-    revealed = [kind.replace("tapegrad._tensor.", "").replace("builtins.", "")
+    revealed = [kind.replace("tapegrad._tensor.", "").replace("builtins.", "").split(" ->")[0]
                 for kind in revealed]
     assert revealed == EXPECTED_TYPES, out + err
     errors = [line for line in lines if ": error:" in line]

@@ -52,8 +52,8 @@ RETURNS = {**dict.fromkeys(_BOOL, "bool"), **dict.fromkeys(_INT, "int"),
            **dict.fromkeys(_DEPENDS, "Any"), **dict.fromkeys(_NONE, "None"),
            "item": "_Number", "numpy": "numpy.ndarray", "typename": "str",
            "broadcast_shapes": "Size", "dim_order": "tuple[int, ...]"}
-_PROPERTIES = {"real": "Tensor", "imag": "Tensor", "itemsize": "int", "nbytes": "int",
-               "layout": "_layout"}
+_PROPERTIES = {**dict.fromkeys(("real", "imag", "T", "mT", "H", "mH"), "Tensor"),
+               "itemsize": "int", "nbytes": "int", "layout": "_layout"}
 
 # parameters typed alike wherever they appear
 BY_NAME = {"keepdim": "bool", "dtype": "_dtype | None", "device": "_DeviceLike",
