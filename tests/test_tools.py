@@ -61,3 +61,13 @@ def test_api_coverage_counts_the_anchors_of_the_built_reference(tmp_path, capsys
     assert api_coverage.main([str(site), "--min", str(share - 0.1)]) == 0
     assert api_coverage.main([str(site), "--min", str(share + 0.1)]) == 1
     assert f"nn classes: {len(names)}/{len(names)} named" in capsys.readouterr().out
+
+
+def test_the_api_tables_show_signatures_readably():
+    import api_reference
+    optim = api_reference.table("optim")
+    assert "collections.abc" not in optim and "lr: float | Tensor = 0.001" in optim.replace(
+        "\\|", "|")
+    transformer = api_reference.signature(api_reference.resolve("tapegrad.nn.Transformer"))
+    assert "activation: str | Callable[[Tensor], Tensor] = relu" in transformer
+    assert not transformer.endswith("-> None") and "'" not in transformer

@@ -8,6 +8,7 @@ import, which static docstring tools cannot see, so the tables are built by insp
 """
 import importlib
 import inspect
+import re
 
 # page -> (object path, the torch name it mirrors)
 NAMESPACES = {
@@ -60,12 +61,23 @@ def kind(value):
     return "attribute"
 
 
+# how a signature reads in the table: annotations unquoted (modules written with
+# `from __future__ import annotations` keep them as strings), without module paths, a
+# function default by its name, and no `-> None` on a class
+_READABLE = ((re.compile(r"(: |-> )'([^']*)'"), r"\1\2"),
+             (re.compile(r"\b(?:collections\.abc|typing|tapegrad\._tensor)\."), ""),
+             (re.compile(r"<function (\w+) at 0x[0-9a-f]+>"), r"\1"))
+
+
 def signature(value):
     try:
-        return str(inspect.signature(value))
+        text = str(inspect.signature(value))
     except (TypeError, ValueError):
         op_signature = getattr(value, "signature", None)  # an Op keeps torch's signature
-        return str(op_signature).replace("tapegrad._tensor.", "") if op_signature else ""
+        text = str(op_signature) if op_signature else ""
+    for pattern, replacement in _READABLE:
+        text = pattern.sub(replacement, text)
+    return text.removesuffix(" -> None") if inspect.isclass(value) else text
 
 
 def summary(value):
