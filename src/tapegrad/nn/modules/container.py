@@ -457,7 +457,7 @@ class ParameterDict(Module):
     def extra_repr(self) -> str:
         return "\n".join(_tensor_line(k, p, typename) for k, p in self.items())
 
-    def __call__(self, input: Any) -> Any:  # type: ignore[override]  # torch's one argument
+    def __call__(self, input: Any) -> Any:
         raise RuntimeError("ParameterDict should not be called.")
 
     def __or__(self, other: ParameterDict) -> ParameterDict:

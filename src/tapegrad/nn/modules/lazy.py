@@ -144,7 +144,7 @@ class LazyLinear(LazyModuleMixin, Linear):
     def reset_parameters(self) -> None:
         self._lazy_reset_parameters(self.in_features)
 
-    def initialize_parameters(self, input: Tensor) -> None:  # type: ignore[override]
+    def initialize_parameters(self, input: Tensor) -> None:
         if self.has_uninitialized_params():
             self.in_features = input.shape[-1]
             self.weight.materialize((self.out_features, self.in_features))
@@ -298,7 +298,7 @@ class _LazyNormMixin(LazyModuleMixin):
     def reset_parameters(self) -> None:
         self._lazy_reset_parameters(self.num_features)
 
-    def initialize_parameters(self, input: Tensor) -> None:  # type: ignore[override]
+    def initialize_parameters(self, input: Tensor) -> None:
         if self.has_uninitialized_params():
             self.num_features = input.shape[1]
             for name in ("weight", "bias", "running_mean", "running_var"):
