@@ -307,8 +307,10 @@ class _LazyNormMixin(LazyModuleMixin):
                     value.materialize((self.num_features,))
             self.reset_parameters()
 
-    def _lazy_init(self, affine: bool, track_running_stats: bool,
-                   device: DeviceLikeType | None, dtype: _dtype | None) -> None:
+    def __init__(self, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
+                 track_running_stats: bool = True, device: DeviceLikeType | None = None,
+                 dtype: _dtype | None = None) -> None:
+        super().__init__(0, eps, momentum, False, False, device=device, dtype=dtype)
         self.affine, self.track_running_stats = affine, track_running_stats
         if affine:
             self.weight = UninitializedParameter(device=device, dtype=dtype)
@@ -324,23 +326,11 @@ class LazyBatchNorm1d(_LazyNormMixin, BatchNorm1d):
 
     cls_to_become = BatchNorm1d
 
-    def __init__(self, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
-                 track_running_stats: bool = True, device: DeviceLikeType | None = None,
-                 dtype: _dtype | None = None) -> None:
-        super().__init__(0, eps, momentum, False, False, device=device, dtype=dtype)
-        self._lazy_init(affine, track_running_stats, device, dtype)
-
 
 class LazyBatchNorm2d(_LazyNormMixin, BatchNorm2d):
     """BatchNorm2d with lazy num_features."""
 
     cls_to_become = BatchNorm2d
-
-    def __init__(self, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
-                 track_running_stats: bool = True, device: DeviceLikeType | None = None,
-                 dtype: _dtype | None = None) -> None:
-        super().__init__(0, eps, momentum, False, False, device=device, dtype=dtype)
-        self._lazy_init(affine, track_running_stats, device, dtype)
 
 
 class LazyBatchNorm3d(_LazyNormMixin, BatchNorm3d):
@@ -348,23 +338,11 @@ class LazyBatchNorm3d(_LazyNormMixin, BatchNorm3d):
 
     cls_to_become = BatchNorm3d
 
-    def __init__(self, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
-                 track_running_stats: bool = True, device: DeviceLikeType | None = None,
-                 dtype: _dtype | None = None) -> None:
-        super().__init__(0, eps, momentum, False, False, device=device, dtype=dtype)
-        self._lazy_init(affine, track_running_stats, device, dtype)
-
 
 class LazyInstanceNorm1d(_LazyNormMixin, InstanceNorm1d):
     """InstanceNorm1d with lazy num_features."""
 
     cls_to_become = InstanceNorm1d
-
-    def __init__(self, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
-                 track_running_stats: bool = True, device: DeviceLikeType | None = None,
-                 dtype: _dtype | None = None) -> None:
-        super().__init__(0, eps, momentum, False, False, device=device, dtype=dtype)
-        self._lazy_init(affine, track_running_stats, device, dtype)
 
 
 class LazyInstanceNorm2d(_LazyNormMixin, InstanceNorm2d):
@@ -372,20 +350,8 @@ class LazyInstanceNorm2d(_LazyNormMixin, InstanceNorm2d):
 
     cls_to_become = InstanceNorm2d
 
-    def __init__(self, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
-                 track_running_stats: bool = True, device: DeviceLikeType | None = None,
-                 dtype: _dtype | None = None) -> None:
-        super().__init__(0, eps, momentum, False, False, device=device, dtype=dtype)
-        self._lazy_init(affine, track_running_stats, device, dtype)
-
 
 class LazyInstanceNorm3d(_LazyNormMixin, InstanceNorm3d):
     """InstanceNorm3d with lazy num_features."""
 
     cls_to_become = InstanceNorm3d
-
-    def __init__(self, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
-                 track_running_stats: bool = True, device: DeviceLikeType | None = None,
-                 dtype: _dtype | None = None) -> None:
-        super().__init__(0, eps, momentum, False, False, device=device, dtype=dtype)
-        self._lazy_init(affine, track_running_stats, device, dtype)
