@@ -261,6 +261,211 @@ def test_torch_loads_what_tapegrad_saved_from_the_device(gpu, tmp_path):
     assert torch.load(tmp_path / "w.pt", map_location="cpu")["w"].tolist() == [1.0, 1.0]
 
 
+# ---- random numbers on the device ---------------------------------------------------------
+
+N = 200_000
+
+
+def _inputs_on(device):
+    return {"ones": tapegrad.ones(N, dtype=tapegrad.float64, device=device),
+            "weight": tapegrad.empty(400, 500, device=device),
+            "rows": tapegrad.ones(N // 100, 10, device=device),
+            "pair": tapegrad.tensor([1.0, 3.0], device=device)}
+
+
+def _draws_on(device, ones, weight, rows, pair):
+    """Every kind of random draw on device, as host arrays (factories, the samplers with
+    tensor parameters, the in-place samplers, dropout's mask, nn.init)."""
+    on = {"device": device}
+    return {
+        "rand": tapegrad.rand(N, **on), "randn": tapegrad.randn(N, **on),
+        "rand_like": tapegrad.rand_like(ones), "randn_like": tapegrad.randn_like(ones),
+        "randint": tapegrad.randint(-3, 5, (N,), **on),
+        "randint_like": tapegrad.randint_like(ones, 7),
+        "randperm": tapegrad.randperm(1000, **on),
+        "normal_size": tapegrad.normal(1.5, 2.0, (N,), **on),
+        "normal_tensors": tapegrad.normal(ones * 1.5, ones * 2.0),
+        "bernoulli": tapegrad.bernoulli(ones * 0.3), "bernoulli_p": ones.bernoulli(0.3),
+        "poisson": tapegrad.poisson(ones * 4.0), "poisson_large": tapegrad.poisson(ones * 40.0),
+        "multinomial": tapegrad.multinomial(rows, 10),
+        "multinomial_replacement": tapegrad.multinomial(pair, N, True),
+        "uniform_": ones.clone().uniform_(-2, 3), "normal_": ones.clone().normal_(1.5, 2.0),
+        "exponential_": ones.clone().exponential_(2.0),
+        "geometric_": ones.clone().geometric_(0.25), "cauchy_": ones.clone().cauchy_(),
+        "log_normal_": ones.clone().log_normal_(0.0, 0.5), "random_": ones.clone().random_(10),
+        "bernoulli_": ones.clone().bernoulli_(ones * 0.3),
+        "dropout": tapegrad.nn.functional.dropout(ones, 0.25),
+        "kaiming_uniform_": tapegrad.nn.init.kaiming_uniform_(weight),
+    }
+
+
+def _within(values, mean, variance):
+    """Whether the sample mean is within 5 standard errors of the law's mean."""
+    return abs(values.mean() - mean) < 5 * np.sqrt(variance / values.size)
+
+
+# law checks, on host copies: (mean, variance) within sampling error, and the support
+LAWS = {
+    "rand": lambda v: (_within(v, 0.5, 1 / 12), v.min() >= 0 and v.max() < 1),
+    "rand_like": lambda v: (_within(v, 0.5, 1 / 12), v.min() >= 0 and v.max() < 1),
+    "randn": lambda v: (_within(v, 0, 1), _within(v * v, 1, 2)),
+    "randn_like": lambda v: (_within(v, 0, 1), _within(v * v, 1, 2)),
+    "randint": lambda v: set(np.unique(v)) == set(range(-3, 5)),
+    "randint_like": lambda v: set(np.unique(v)) == set(range(7)),
+    "randperm": lambda v: sorted(v) == list(range(1000)) and list(v) != list(range(1000)),
+    "normal_size": lambda v: (_within(v, 1.5, 4), _within((v - 1.5) ** 2, 4, 32)),
+    "normal_tensors": lambda v: (_within(v, 1.5, 4), _within((v - 1.5) ** 2, 4, 32)),
+    "normal_": lambda v: (_within(v, 1.5, 4), _within((v - 1.5) ** 2, 4, 32)),
+    "bernoulli": lambda v: (_within(v, 0.3, 0.21), set(np.unique(v)) == {0, 1}),
+    "bernoulli_p": lambda v: (_within(v, 0.3, 0.21), set(np.unique(v)) == {0, 1}),
+    "bernoulli_": lambda v: (_within(v, 0.3, 0.21), set(np.unique(v)) == {0, 1}),
+    "poisson": lambda v: (_within(v, 4, 4), _within((v - 4) ** 2, 4, 4 + 2 * 16),
+                          np.all(v == np.round(v)) and v.min() >= 0),
+    "poisson_large": lambda v: (_within(v, 40, 40), _within((v - 40) ** 2, 40, 40 + 2 * 1600),
+                                np.all(v == np.round(v)) and v.min() >= 0),
+    "multinomial": lambda v: all(sorted(row) == list(range(10)) for row in v),
+    "multinomial_replacement": lambda v: _within(v, 0.75, 0.1875),
+    "uniform_": lambda v: (_within(v, 0.5, 25 / 12), v.min() >= -2 and v.max() < 3),
+    "exponential_": lambda v: (_within(v, 0.5, 0.25), v.min() > 0),
+    "geometric_": lambda v: (_within(v, 4, 12), v.min() == 1 and np.all(v == np.round(v))),
+    "cauchy_": lambda v: abs(np.median(v)) < 0.02 and abs(np.mean(np.abs(v) < 1) - 0.5) < 0.01,
+    "log_normal_": lambda v: _within(np.log(v), 0, 0.25),
+    "random_": lambda v: set(np.unique(v)) == set(range(10)),
+    "dropout": lambda v: (_within(v == 0, 0.25, 0.1875), set(np.unique(v)) == {0, 4 / 3}),
+    "kaiming_uniform_": lambda v: (np.abs(v).max() <= np.sqrt(6 / 500),  # a = 0: gain sqrt(2)
+                                   _within(v, 0, 2 / 500)),
+}
+
+
+def test_random_draws_are_made_on_the_device_with_the_laws_of_the_cpu(gpu, monkeypatch):
+    tapegrad.manual_seed(0)
+    on_cpu = _draws_on("cpu", **_inputs_on("cpu"))
+    inputs = _inputs_on("cuda:1")
+    if not ON_CUPY:  # no host round trip: nothing drawn is copied onto the device
+        monkeypatch.setattr(gpu, "to_device", lambda *args: pytest.fail("copied to the device"))
+    on_gpu = _draws_on("cuda:1", **inputs)
+    assert set(on_gpu) == set(LAWS)
+    for name, tensor in on_gpu.items():
+        assert tensor.device == CUDA1 and type(tensor._data) is gpu.array_type, name
+        assert (tensor.dtype, tensor.shape) == (on_cpu[name].dtype, on_cpu[name].shape), name
+        values = tensor.cpu().numpy()
+        assert all(np.all(check) for check in np.atleast_1d(LAWS[name](values))), name
+        assert not np.array_equal(values, on_cpu[name].numpy()), name  # the device's own
+
+
+def test_complex_and_half_samples_on_the_device(gpu):
+    for dtype in (tapegrad.complex64, tapegrad.complex128):
+        values = tapegrad.randn(N, dtype=dtype, device="cuda")
+        assert values.dtype is dtype
+        parts = values.cpu().numpy()
+        for part in (parts.real, parts.imag):  # each part N(0, 1/2)
+            assert _within(part.astype(np.float64), 0, 0.5)
+    half = tapegrad.rand(N, dtype=tapegrad.float16, device="cuda")
+    assert half.dtype is tapegrad.float16 and 0 <= half.min().item() < half.max().item() < 1
+
+
+def _a_draw():
+    return tapegrad.randn(5, device="cuda").tolist() + tapegrad.rand(3, device="cuda:1").tolist()
+
+
+def test_the_same_cuda_seed_gives_the_same_numbers(two_gpus):
+    cuda = tapegrad.cuda
+    cuda.manual_seed_all(3)
+    first = _a_draw()
+    cuda.manual_seed_all(3)
+    assert _a_draw() == first
+    cuda.manual_seed_all(4)
+    assert _a_draw() != first
+    tapegrad.manual_seed(3)  # torch.manual_seed seeds every device too
+    assert _a_draw() == first
+    cuda.manual_seed(3)  # the current device only
+    cuda.set_device(1)
+    cuda.manual_seed(5)
+    cuda.set_device(0)
+    assert _a_draw()[:5] == first[:5] and _a_draw()[5:] != first[5:]
+    assert cuda.initial_seed() == 3
+    cuda.set_device(1)
+    assert cuda.initial_seed() == 5
+    cuda.set_device(0)
+    cuda.seed_all()
+    states = cuda.get_rng_state_all()
+    assert states[0].tolist() == states[1].tolist() and cuda.initial_seed() != 3
+
+
+def test_the_cpu_stream_is_unaffected_by_cuda_draws(gpu):
+    tapegrad.manual_seed(0)
+    alone = tapegrad.randn(6).tolist()
+    tapegrad.manual_seed(0)
+    tapegrad.randn(100, device="cuda").normal_()
+    tapegrad.nn.functional.dropout(tapegrad.ones(50, device="cuda"))
+    assert tapegrad.randn(6).tolist() == alone
+    torch = pytest.importorskip("torch")
+    torch.manual_seed(0)
+    assert torch.randn(6).tolist() == alone  # still torch's numbers
+
+
+def test_cuda_rng_state_saves_and_restores_the_stream(gpu):
+    cuda = tapegrad.cuda
+    cuda.manual_seed(11)
+    state = cuda.get_rng_state()
+    assert (state.dtype, state.device, state.shape) == (tapegrad.uint8, CPU, (16,))
+    first = tapegrad.randn(4, device="cuda").tolist()
+    assert cuda.get_rng_state().tolist() != state.tolist()  # the offset moved on
+    cuda.set_rng_state(state)
+    assert tapegrad.randn(4, device="cuda").tolist() == first
+    cuda.set_rng_state(state[:8])  # a seed alone, as torch takes it: the stream's start
+    assert tapegrad.randn(4, device="cuda").tolist() == first
+    before, cpu_before = cuda.get_rng_state_all(), tapegrad.get_rng_state()
+    with tapegrad.random.fork_rng():  # every device's state, and the cpu's, put back
+        tapegrad.rand(7, device="cuda"), tapegrad.rand(7, device="cuda:1"), tapegrad.rand(3)
+    assert [s.tolist() for s in cuda.get_rng_state_all()] == [s.tolist() for s in before]
+    assert tapegrad.get_rng_state().tolist() == cpu_before.tolist()
+    cuda.set_rng_state(state)
+    with tapegrad.random.fork_rng():
+        inside = tapegrad.randn(4, device="cuda").tolist()
+    assert inside == first == tapegrad.randn(4, device="cuda").tolist()
+    with pytest.raises(RuntimeError, match="RNG state is wrong size"):
+        cuda.set_rng_state(state[:5])
+    with pytest.raises(TypeError, match="RNG state must be a torch.ByteTensor"):
+        cuda.set_rng_state(state.float())
+
+
+def test_generators_of_the_other_device_type_are_refused(gpu):
+    on_cpu, on_gpu = tapegrad.Generator(), tapegrad.Generator("cuda")
+    assert on_gpu.device == CUDA0 and isinstance(on_gpu, tapegrad.Generator)
+    ones = tapegrad.ones(3, device="cuda")
+    message = "Expected a 'cuda' device type for generator but found 'cpu'"
+    for draw in (lambda g: tapegrad.randn(3, device="cuda", generator=g),
+                 lambda g: tapegrad.randperm(3, device="cuda", generator=g),
+                 lambda g: ones.clone().uniform_(generator=g),
+                 lambda g: tapegrad.normal(ones, 1.0, generator=g),
+                 lambda g: tapegrad.bernoulli(ones * 0.5, generator=g),
+                 lambda g: tapegrad.multinomial(ones, 2, generator=g)):
+        with pytest.raises(RuntimeError, match=message):
+            draw(on_cpu)
+        assert draw(on_gpu.manual_seed(2)).tolist() == draw(on_gpu.manual_seed(2)).tolist()
+    with pytest.raises(RuntimeError, match="Expected a 'cpu' device type for generator but "
+                                           "found 'cuda'"):
+        tapegrad.randn(3, generator=on_gpu)
+
+
+def test_reparameterised_samples_have_the_formulas_gradients(gpu):
+    loc = tapegrad.tensor([0.5, -1.0, 2.0], dtype=tapegrad.float64, device="cuda",
+                          requires_grad=True)
+    scale = tapegrad.tensor([1.0, 0.5, 3.0], dtype=tapegrad.float64, device="cuda",
+                            requires_grad=True)
+    sample = tapegrad.distributions.Normal(loc, scale).rsample((4,))
+    assert sample.device == CUDA0
+    sample.sum().backward()
+    noise = ((sample - loc) / scale).detach()  # d sample / d scale = the standard noise
+    np.testing.assert_allclose(loc.grad.cpu().numpy(), [4.0] * 3)
+    np.testing.assert_allclose(scale.grad.cpu().numpy(), noise.sum(0).cpu().numpy())
+    # torch.normal itself is not reparameterised: zero gradients, on the device too
+    mean = loc.detach().requires_grad_()
+    tapegrad.normal(mean, 2.0).sum().backward()
+    assert mean.grad.device == CUDA0 and mean.grad.tolist() == [0.0] * 3
+
+
 # ---- every op-database sample on the device ----------------------------------------------
 
 def _dense(tensor):
