@@ -466,7 +466,7 @@ class Module:
         """Parameters and buffers replaced by uninitialised tensors on device."""
         return self._apply(lambda t: tapegrad.empty_like(t, device=device), recurse=recurse)
 
-    def cuda(self: T, device: int | DeviceLikeType | None = None) -> T:
+    def cuda(self: T, device: DeviceLikeType | None = None) -> T:
         return self._apply(lambda t: t.cuda(device))
 
     # ---- state dict ------------------------------------------------------------------------
