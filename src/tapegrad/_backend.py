@@ -11,24 +11,27 @@ and for torch.cuda `synchronize(index)`, `device_name(index)`, `memory_allocated
 `empty_cache()`. Random numbers need nothing more: each device's generator (_random.py) draws
 with xp on that device. tests/device_double.py implements the protocol on NumPy for the tests.
 """
+from typing import Any, Sequence
+
 import numpy as np
 
 from ._device import CPU, device
 
 active = False  # True once a device backend is registered: the cpu-only path skips the rest
-ARRAY_TYPES = {}  # array type -> backend
-_BY_DEVICE_TYPE = {}  # "cuda" -> backend
-_DEVICES = {}  # (type, index) -> device, so a tensor's device is looked up, not built
+ARRAY_TYPES: dict[type, Any] = {}  # array type -> backend
+_BY_DEVICE_TYPE: dict[str, Any] = {}  # "cuda" -> backend
+# (type, index) -> device, so a tensor's device is looked up, not built
+_DEVICES: dict[tuple[str, int], device] = {}
 
 
-def register(backend):
+def register(backend: Any) -> None:
     """Put backend's arrays behind its device type (CuPy's behind "cuda")."""
     global active
     ARRAY_TYPES[backend.array_type] = _BY_DEVICE_TYPE[backend.type] = backend
     active = True
 
 
-def unregister(device_type):
+def unregister(device_type: str) -> None:
     """Take a backend away again (the test double's fixture does)."""
     global active
     backend = _BY_DEVICE_TYPE.pop(device_type, None)
@@ -37,7 +40,7 @@ def unregister(device_type):
     active = bool(_BY_DEVICE_TYPE)
 
 
-def backend_for(device_type):
+def backend_for(device_type: str) -> Any:
     """The backend of a device type, loading CuPy for "cuda" on first use; None without one."""
     backend = _BY_DEVICE_TYPE.get(device_type)
     if backend is None and device_type == "cuda" and not _tried_cupy:
@@ -60,12 +63,12 @@ def _load_cupy():
     register(backend)
 
 
-def on_device(array):
+def on_device(array: Any) -> bool:
     """Whether array lives on a device (not NumPy's: an ndarray or a NumPy scalar)."""
     return active and type(array) in ARRAY_TYPES
 
 
-def device_of(array):
+def device_of(array: Any) -> device:
     """The device of an array: the cpu for NumPy's."""
     if type(array) is np.ndarray or not active:
         return CPU
@@ -79,7 +82,7 @@ def device_of(array):
     return found
 
 
-def module_of(arrays):
+def module_of(arrays: Sequence[Any]) -> tuple[Any, Sequence[Any]]:
     """The array module of an op's arrays (numbers and None pass), and the arrays, with 0-d
     cpu arrays moved to the others' device as torch lets a cpu scalar tensor join a device op.
     Raises torch's error when arrays of two devices meet."""
@@ -108,7 +111,7 @@ def module_of(arrays):
     return backend.xp, arrays
 
 
-def in_module(xp, function):
+def in_module(xp: Any, function: Any) -> Any:
     """NumPy's function (or ufunc) as xp has it: ops that close over a NumPy function use it."""
     return function if xp is np else getattr(xp, function.__name__)
 
@@ -118,22 +121,22 @@ def in_module(xp, function):
 _REFUSALS = ("Implicit conversion to a NumPy array is not allowed", "Unsupported type")
 
 
-def refused(error):
+def refused(error: BaseException) -> bool:
     """Whether error is a device backend refusing NumPy's arrays or functions."""
     return any(text in str(error) for text in _REFUSALS)
 
 
-def first_device_array(arrays):
+def first_device_array(arrays: Sequence[Any]) -> Any:
     return next((a for a in arrays if type(a) in ARRAY_TYPES), None)
 
 
-def array_module(array):
+def array_module(array: Any) -> Any:
     """The array module of one array."""
     backend = ARRAY_TYPES.get(type(array)) if active else None
     return np if backend is None else backend.xp
 
 
-def to_device(array, target):
+def to_device(array: Any, target: device) -> Any:
     """array copied onto target (a device), or array itself when it is there already."""
     here = device_of(array)
     if here == target:
@@ -144,14 +147,14 @@ def to_device(array, target):
     return _BY_DEVICE_TYPE[target.type].to_device(array, target.index)
 
 
-def beside(array, host):
+def beside(array: Any, host: np.ndarray) -> Any:
     """host (a NumPy array: indices or positions the host computed) copied onto array's
     device."""
     return host if type(array) is np.ndarray or not active else to_device(host,
                                                                            device_of(array))
 
 
-def empty(shape, dtype, target):
+def empty(shape: tuple[int, ...], dtype: Any, target: device) -> Any:
     """An uninitialised array of shape and dtype on target (a device, the cpu included)."""
     if target.type == "cpu":
         return np.empty(shape, dtype)
@@ -160,6 +163,6 @@ def empty(shape, dtype, target):
         return backend.xp.empty(shape, dtype)
 
 
-def to_host(array):
+def to_host(array: Any) -> np.ndarray:
     """array as a NumPy array (a copy when it lives on a device)."""
     return array if type(array) is np.ndarray else to_device(array, CPU)

@@ -254,12 +254,13 @@ def _copy_of(data, dtype, device, requires_grad, pin_memory, warn_as):
     return _new(array, dtype, requires_grad)
 
 
-def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
+def tensor(data: Any, *, dtype: Optional[_dtype.dtype] = None, device: Any = None,
+           requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
     """A new leaf tensor holding a copy of data."""
     return _copy_of(data, dtype, device, requires_grad, pin_memory, "torch.tensor")
 
 
-def as_tensor(data, dtype=None, device=None):
+def as_tensor(data: Any, dtype: Optional[_dtype.dtype] = None, device: Any = None) -> Tensor:
     """Share memory with an ndarray or tensor when no conversion is needed."""
     if isinstance(data, Tensor):
         return data.to(device, dtype)
@@ -269,7 +270,7 @@ def as_tensor(data, dtype=None, device=None):
     return tensor(data, dtype=dtype, device=device)
 
 
-def from_numpy(ndarray):
+def from_numpy(ndarray: np.ndarray) -> Tensor:
     """A tensor sharing memory with ndarray."""
     if not isinstance(ndarray, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
@@ -325,7 +326,7 @@ _FLOAT_MAX = {"float16": 65504.0, "bfloat16": 3.3895313892515355e38,
               "complex64": 3.4028234663852886e38, "complex128": np.inf}
 
 
-def assigned_value(tensor, value):
+def assigned_value(tensor: Tensor, value: Any) -> Any:
     """value of tensor[key] = value, as torch takes it: a tensor, or a number the dtype can
     hold; torch's errors for anything else (lists, arrays, None, NumPy complex numbers)."""
     if isinstance(value, Tensor):
@@ -362,7 +363,7 @@ def _fill_value(value, dtype, name):
     return value.astype(dtype.numpy)[()]  # wrapping as torch does (-1 in uint8 is 255)
 
 
-def check_fill_number(value, dtype):
+def check_fill_number(value: Any, dtype: _dtype.dtype) -> Any:
     """value for the fills that take a number (fill_, masked_fill, index_fill): cast to dtype
     as torch casts it (-1 in uint8 is 255), or torch's refusal of one that dtype cannot hold;
     NumPy would refuse, or cast to inf. Anything else is returned as it is."""
@@ -371,20 +372,24 @@ def check_fill_number(value, dtype):
     return value
 
 
-def zeros(*sizes, size=None, out=None, dtype=None, layout=None, device=None, pin_memory=False,
-          requires_grad=False):
+def zeros(*sizes: Any, size: Any = None, out: Optional[Tensor] = None,
+          dtype: Optional[_dtype.dtype] = None, layout: Any = None, device: Any = None,
+          pin_memory: bool = False, requires_grad: bool = False) -> Tensor:
     tensor_device(device, pin_memory=pin_memory)
     return _filled(_size(sizes, "zeros", keyword=size), 0, dtype, requires_grad, out)
 
 
-def ones(*sizes, size=None, out=None, dtype=None, layout=None, device=None, pin_memory=False,
-         requires_grad=False):
+def ones(*sizes: Any, size: Any = None, out: Optional[Tensor] = None,
+         dtype: Optional[_dtype.dtype] = None, layout: Any = None, device: Any = None,
+         pin_memory: bool = False, requires_grad: bool = False) -> Tensor:
     tensor_device(device, pin_memory=pin_memory)
     return _filled(_size(sizes, "ones", keyword=size), 1, dtype, requires_grad, out)
 
 
-def empty(*sizes, size=None, out=None, dtype=None, layout=None, device=None, pin_memory=False,
-          requires_grad=False, memory_format=None):
+def empty(*sizes: Any, size: Any = None, out: Optional[Tensor] = None,
+          dtype: Optional[_dtype.dtype] = None, layout: Any = None, device: Any = None,
+          pin_memory: bool = False, requires_grad: bool = False,
+          memory_format: Any = None) -> Tensor:
     tensor_device(device, pin_memory=pin_memory)
     dtype = dtype or _dtype.get_default_dtype()
     size = _size(sizes, "empty", keyword=size)
@@ -406,8 +411,9 @@ def _strided_array(size, stride, dtype):
     return np.lib.stride_tricks.as_strided(buffer, size, byte_strides)
 
 
-def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_memory=False,
-                  requires_grad=False):
+def empty_strided(size: Any, stride: Any, *, dtype: Optional[_dtype.dtype] = None,
+                  layout: Any = None, device: Any = None, pin_memory: bool = False,
+                  requires_grad: bool = False) -> Tensor:
     tensor_device(device, "empty_strided", pin_memory)
     dtype = dtype or _dtype.get_default_dtype()
     stride = tuple(int(s) for s in stride)
@@ -415,8 +421,9 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_mem
                 requires_grad)
 
 
-def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None,
-                   pin_memory=False, requires_grad=False):
+def empty_permuted(size: Any, physical_layout: Any, *, dtype: Optional[_dtype.dtype] = None,
+                   layout: Any = None, device: Any = None, pin_memory: bool = False,
+                   requires_grad: bool = False) -> Tensor:
     """An uninitialised tensor of size whose dims lie in memory in physical_layout's order."""
     tensor_device(device, pin_memory=pin_memory)
     size, order = _size(size, "empty_permuted", varargs=False), tuple(physical_layout)
@@ -436,8 +443,9 @@ def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=Non
     return _new(physical.transpose(np.argsort(order)), None, requires_grad)
 
 
-def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, pin_memory=False,
-         requires_grad=False):
+def full(size: Any, fill_value: Any, *, out: Optional[Tensor] = None,
+         dtype: Optional[_dtype.dtype] = None, layout: Any = None, device: Any = None,
+         pin_memory: bool = False, requires_grad: bool = False) -> Tensor:
     tensor_device(device, pin_memory=pin_memory)
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
@@ -447,8 +455,9 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, pi
     return _filled(_size(size, "full", varargs=False), fill_value, dtype, requires_grad, out)
 
 
-def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, pin_memory=False,
-        requires_grad=False):
+def eye(n: int, m: Optional[int] = None, *, out: Optional[Tensor] = None,
+        dtype: Optional[_dtype.dtype] = None, layout: Any = None, device: Any = None,
+        pin_memory: bool = False, requires_grad: bool = False) -> Tensor:
     tensor_device(device, pin_memory=pin_memory)
     m = n if m is None else m
     for name, value in (("n", n), ("m", m)):
@@ -464,8 +473,9 @@ _ARANGE_OVERLOADS = (f"Number end, *, {_FACTORY_KEYWORDS}",  # (its second takes
                      f"Number start, Number end, Number step = 1, *, {_FACTORY_KEYWORDS}")
 
 
-def arange(start, end=_NO_END, step=1, *, out=None, dtype=None, layout=None, device=None,
-           pin_memory=False, requires_grad=False):
+def arange(start: Any, end: Any = _NO_END, step: Any = 1, *, out: Optional[Tensor] = None,
+           dtype: Optional[_dtype.dtype] = None, layout: Any = None, device: Any = None,
+           pin_memory: bool = False, requires_grad: bool = False) -> Tensor:
     tensor_device(device, pin_memory=pin_memory)
     if end is _NO_END:
         start, end = 0, start
@@ -475,7 +485,7 @@ def arange(start, end=_NO_END, step=1, *, out=None, dtype=None, layout=None, dev
     elif not all(isinstance(v, Tensor) or is_number(v) for v in (start, end, step)):
         given = (start, end) if step == 1 else (start, end, step)
         raise overload_error("arange", _ARANGE_OVERLOADS, given)
-    values = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    values: list[Any] = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
     if any(isinstance(v, complex) for v in values):
         raise RuntimeError("value cannot be converted to type double without overflow")
     if dtype is not None and dtype.is_complex:
@@ -559,8 +569,9 @@ def _check_endpoints_fit(start, end, dtype):
         check_fill_number(value, dtype)
 
 
-def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None,
-             pin_memory=False, requires_grad=False):
+def linspace(start: Any, end: Any, steps: int, *, out: Optional[Tensor] = None,
+             dtype: Optional[_dtype.dtype] = None, layout: Any = None, device: Any = None,
+             pin_memory: bool = False, requires_grad: bool = False) -> Tensor:
     tensor_device(device, pin_memory=pin_memory)
     start, end, steps = _endpoints("linspace", start, end, steps)
     dtype = _spaced_dtype(dtype, "linspace", start, end)
@@ -569,8 +580,9 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
     return _new(values.astype(dtype.numpy), None, requires_grad, out)
 
 
-def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None,
-             pin_memory=False, requires_grad=False):
+def logspace(start: Any, end: Any, steps: int, base: Any = 10.0, *, out: Optional[Tensor] = None,
+             dtype: Optional[_dtype.dtype] = None, layout: Any = None, device: Any = None,
+             pin_memory: bool = False, requires_grad: bool = False) -> Tensor:
     tensor_device(device, pin_memory=pin_memory)
     start, end, steps = _endpoints("logspace", start, end, steps)
     base = base.item() if isinstance(base, Tensor) else base
@@ -645,8 +657,9 @@ def randperm(n: int, *, generator: Optional[_random.Generator] = None,
                 requires_grad, out)
 
 
-def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=False,
-                  requires_grad=False):
+def scalar_tensor(s: Any, *, dtype: Optional[_dtype.dtype] = None, layout: Any = None,
+                  device: Any = None, pin_memory: bool = False,
+                  requires_grad: bool = False) -> Tensor:
     tensor_device(device, pin_memory=pin_memory)
     dtype = dtype or _dtype.get_default_dtype()
     if isinstance(s, complex):  # torch's refusal of a complex number for a real dtype
@@ -671,8 +684,9 @@ def _like_array(input, dtype, device, memory_format, pin_memory, name):
 
 
 def _like(fill):
-    def like(input, *, dtype=None, layout=None, device=None, pin_memory=False,
-             requires_grad=False, memory_format=None):
+    def like(input: Tensor, *, dtype: Optional[_dtype.dtype] = None, layout: Any = None,
+             device: Any = None, pin_memory: bool = False, requires_grad: bool = False,
+             memory_format: Any = None) -> Tensor:
         array, dtype = _like_array(input, dtype, device, memory_format, pin_memory,
                                    like.__name__)
         fill(array, dtype)
@@ -700,8 +714,9 @@ for _name, _factory in (("empty", empty_like), ("zeros", zeros_like), ("ones", o
     _factory.__doc__ = f"{_name} with input's shape and, by default, its dtype and layout."
 
 
-def full_like(input, fill_value, *, dtype=None, layout=None, device=None, pin_memory=False,
-              requires_grad=False, memory_format=None):
+def full_like(input: Tensor, fill_value: Any, *, dtype: Optional[_dtype.dtype] = None,
+              layout: Any = None, device: Any = None, pin_memory: bool = False,
+              requires_grad: bool = False, memory_format: Any = None) -> Tensor:
     array, dtype = _like_array(input, dtype, device, memory_format, pin_memory, "full_like")
     array.fill(_fill_value(fill_value, dtype, "full_like"))
     return _new(array, None, requires_grad)
@@ -717,7 +732,7 @@ _RANDINT_LIKE_OPTIONS = ("generator", "dtype", "layout", "device", "pin_memory",
                          "requires_grad", "memory_format")
 
 
-def randint_like(*args, **kwargs):
+def randint_like(*args: Any, **kwargs: Any) -> Tensor:
     """Integers uniform on [low, high) with input's shape, layout and (by default) dtype:
     random_(low, high) on an empty_like, so its bound checks are random_'s."""
     options = {key: kwargs[key] for key in _RANDINT_LIKE_OPTIONS if key in kwargs}
@@ -754,39 +769,45 @@ def _new_options(self, dtype, device, pin_memory):
     return dtype or self.dtype
 
 
-def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
+def new_tensor(self, data: Any, *, dtype: Optional[_dtype.dtype] = None, device: Any = None,
+               requires_grad: bool = False) -> Tensor:
     return _copy_of(data, dtype or self.dtype, self.device if device is None else device,
                     requires_grad, False, "tensor.new_tensor")
 
 
-def new_empty(self, *sizes, size=None, dtype=None, device=None, requires_grad=False, layout=None,
-              pin_memory=False):
+def new_empty(self, *sizes: Any, size: Any = None, dtype: Optional[_dtype.dtype] = None,
+              device: Any = None, requires_grad: bool = False, layout: Any = None,
+              pin_memory: bool = False) -> Tensor:
     dtype = _new_options(self, dtype, device, pin_memory)
     size = _size(sizes, "new_empty", keyword=size)
     return _new(_allocated(size, dtype.numpy), None, requires_grad)
 
 
-def new_empty_strided(self, size, stride, *, dtype=None, device=None, requires_grad=False,
-                      layout=None, pin_memory=False):
+def new_empty_strided(self, size: Any, stride: Any, *, dtype: Optional[_dtype.dtype] = None,
+                      device: Any = None, requires_grad: bool = False, layout: Any = None,
+                      pin_memory: bool = False) -> Tensor:
     return empty_strided(size, stride, dtype=dtype or self.dtype, requires_grad=requires_grad,
                          device=self.device if device is None else device,
                          pin_memory=pin_memory)
 
 
-def new_zeros(self, *sizes, size=None, dtype=None, device=None, requires_grad=False, layout=None,
-              pin_memory=False):
+def new_zeros(self, *sizes: Any, size: Any = None, dtype: Optional[_dtype.dtype] = None,
+              device: Any = None, requires_grad: bool = False, layout: Any = None,
+              pin_memory: bool = False) -> Tensor:
     dtype = _new_options(self, dtype, device, pin_memory)
     return _filled(_size(sizes, "new_zeros", keyword=size), 0, dtype, requires_grad)
 
 
-def new_ones(self, *sizes, size=None, dtype=None, device=None, requires_grad=False, layout=None,
-             pin_memory=False):
+def new_ones(self, *sizes: Any, size: Any = None, dtype: Optional[_dtype.dtype] = None,
+             device: Any = None, requires_grad: bool = False, layout: Any = None,
+             pin_memory: bool = False) -> Tensor:
     dtype = _new_options(self, dtype, device, pin_memory)
     return _filled(_size(sizes, "new_ones", keyword=size), 1, dtype, requires_grad)
 
 
-def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False,
-             layout=None, pin_memory=False):
+def new_full(self, size: Any, fill_value: Any, *, dtype: Optional[_dtype.dtype] = None,
+             device: Any = None, requires_grad: bool = False, layout: Any = None,
+             pin_memory: bool = False) -> Tensor:
     dtype = _new_options(self, dtype, device, pin_memory)
     return _filled(_size(size, "new_full", varargs=False),
                    _fill_value(fill_value, dtype, "new_full"), dtype, requires_grad)
@@ -803,7 +824,7 @@ def _placed(factory):
     of_input = factory.__name__.endswith("_like") or factory.__name__.startswith("new_")
 
     @functools.wraps(factory)
-    def make(*args, **kwargs):
+    def make(*args: Any, **kwargs: Any) -> Tensor:
         result = factory(*args, **kwargs)
         if not _backend.active:  # the cpu-only build: nothing to place
             return result

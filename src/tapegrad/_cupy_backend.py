@@ -3,6 +3,8 @@
 Imported only when something asks for cuda; raises ImportError when CuPy or a CUDA device is
 missing, and tapegrad then answers as torch's CPU-only build does.
 """
+from typing import Any
+
 try:
     import cupy
 except Exception as error:  # CuPy raises more than ImportError when CUDA libraries are missing
@@ -21,39 +23,39 @@ class CupyBackend:
             raise ImportError("CuPy finds no CUDA device")
         self.array_type, self.xp, self._count = cupy.ndarray, cupy, count
 
-    def device_count(self):
+    def device_count(self) -> int:
         return self._count
 
-    def current_index(self):
+    def current_index(self) -> int:
         return cupy.cuda.runtime.getDevice()
 
-    def set_current(self, index):
+    def set_current(self, index: int) -> None:
         cupy.cuda.runtime.setDevice(index)
 
-    def selected(self, index):
+    def selected(self, index: int) -> Any:
         return cupy.cuda.Device(index)
 
-    def index_of(self, array):
+    def index_of(self, array: Any) -> int:
         return array.device.id
 
-    def to_device(self, array, index):
+    def to_device(self, array: Any, index: int) -> Any:
         """A copy of array (a NumPy array, or a CuPy one on any device) on device index."""
         with cupy.cuda.Device(index):
             return cupy.array(array, copy=True)
 
-    def to_host(self, array):
+    def to_host(self, array: Any) -> Any:
         return cupy.asnumpy(array)
 
-    def synchronize(self, index):
+    def synchronize(self, index: int) -> None:
         with cupy.cuda.Device(index):
             cupy.cuda.runtime.deviceSynchronize()
 
-    def device_name(self, index):
+    def device_name(self, index: int) -> str:
         return cupy.cuda.runtime.getDeviceProperties(index)["name"].decode()
 
-    def memory_allocated(self, index):
+    def memory_allocated(self, index: int) -> int:
         with cupy.cuda.Device(index):
             return cupy.get_default_memory_pool().used_bytes()
 
-    def empty_cache(self):
+    def empty_cache(self) -> None:
         cupy.get_default_memory_pool().free_all_blocks()

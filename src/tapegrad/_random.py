@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any, Optional, Sequence, cast
 
 import numpy as np
 
@@ -66,7 +66,8 @@ class Generator:
         return self._seed
 
     def seed(self) -> int:
-        return self.manual_seed(np.random.SeedSequence().entropy % 2**63).initial_seed()
+        entropy = cast(int, np.random.SeedSequence().entropy)
+        return self.manual_seed(entropy % 2**63).initial_seed()
 
     def get_state(self) -> "Tensor":
         from ._tensor import Tensor
@@ -163,7 +164,7 @@ class _NumpyStream:
 
     def __init__(self, generator: Generator) -> None:
         self._generator = generator
-        self._numpy = None
+        self._numpy: Any = None
 
     def __getattr__(self, name: str) -> Any:
         if self._numpy is None:
@@ -297,7 +298,7 @@ class _DeviceDraws:
     the device's array module, of the generator's uniform bits (Note [Two sources])."""
 
     def __init__(self, generator: Generator, index: int) -> None:
-        self.generator, self.index = generator, index
+        self.generator, self.index = cast(_CudaGenerator, generator), index
         self.xp = _backend.backend_for("cuda").xp
 
     def unit(self, count: int, dtype: np.dtype) -> Any:
@@ -670,17 +671,17 @@ def _fill(tensor, sampler, generator, sample, *tensors):
 
 # ---- checks and draws shared with ops/sampling.py (torch.bernoulli, torch.normal, ...) ---------
 
-def check_normal_std(std):
+def check_normal_std(std: float) -> None:
     if not std >= 0.0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
 
 
-def check_normal_dtype(dtype):
+def check_normal_dtype(dtype: Any) -> None:
     if not (dtype.is_floating_point or dtype.is_complex):
         raise not_implemented("normal_kernel_cpu", dtype)
 
 
-def check_bernoulli_tensor(dtype, p):
+def check_bernoulli_tensor(dtype: Any, p: Any) -> None:
     """torch's checks of bernoulli's probabilities tensor p for a result of dtype."""
     if dtype.is_complex:
         raise not_implemented("bernoulli_tensor_cpu_self_", dtype)
@@ -700,7 +701,7 @@ def check_probabilities(probabilities: Any) -> None:
                            "enhancement request to PyTorch.)")
 
 
-def check_bernoulli_scalar(dtype, p, name):
+def check_bernoulli_scalar(dtype: Any, p: Any, name: str) -> None:
     if not 0.0 <= p <= 1.0:
         raise RuntimeError(f"{name} expects p to be in [0, 1], but got p={p:g}")
     if dtype.is_complex:
@@ -713,7 +714,7 @@ def _check_continuous(name, tensor, type_name):
                            f"dtype must be a floating point but you specified {type_name}")
 
 
-def not_implemented(kernel, dtype):
+def not_implemented(kernel: str, dtype: Any) -> NotImplementedError:
     return NotImplementedError(f'"{kernel}" not implemented for \'{dtype.legacy_name}\'')
 
 
@@ -837,7 +838,8 @@ _OVERLOADS = {
 }
 
 
-def float_arguments(name, args, kwargs, defaults):
+def float_arguments(name: str, args: Sequence[Any], kwargs: dict[str, Any],
+                    defaults: dict[str, Any]) -> tuple[list[float], Optional[Generator]]:
     """Bind float parameters (name -> default or REQUIRED) and the keyword generator as torch's
     parser does; returns the floats and the generator."""
     params = list(defaults)
@@ -873,7 +875,8 @@ def _check_positional_count(name, args, defaults):
     raise TypeError(f"{name}() takes {takes} but {len(args)} were given")
 
 
-def bind_arguments(name, params, args, kwargs):
+def bind_arguments(name: str, params: Sequence[tuple[str, Any, Any]], args: Sequence[Any],
+                   kwargs: dict[str, Any]) -> tuple[list[Any], Optional[Generator]]:
     """Bind (name, type, default or REQUIRED) parameters and the keyword generator with
     torch's messages; returns the values and the generator (a torch.Generator or None)."""
     from ._tensor import Tensor
@@ -901,7 +904,8 @@ def bind_arguments(name, params, args, kwargs):
     return values, generator
 
 
-def checked_generator(name, generator, position=None):
+def checked_generator(name: str, generator: Any,
+                      position: Optional[int] = None) -> Optional[Generator]:
     """A generator= argument (a Generator, or None for the tensor's device's default), after
     torch's type check."""
     if not is_generator(generator):
@@ -948,15 +952,15 @@ def _random_arguments(args, kwargs):
     return low, high, generator
 
 
-def is_generator(value):
+def is_generator(value: Any) -> bool:
     return value is None or isinstance(value, Generator)
 
 
-def is_int(value):
+def is_int(value: Any) -> bool:
     return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
 
 
-def as_number(value):
+def as_number(value: Any) -> Any:
     """A real number from a Python/NumPy number or a one-element Tensor; None otherwise."""
     from ._tensor import Tensor
     if isinstance(value, Tensor) and value.numel() == 1:
@@ -964,7 +968,7 @@ def as_number(value):
     return value if isinstance(value, numbers.Real) else None
 
 
-def type_name(value):
+def type_name(value: Any) -> str:
     """A value's type as torch's argument parser names it (Tensor, torch.dtype, float, ...)."""
     from ._tensor import Tensor
     if isinstance(value, Tensor):
@@ -977,7 +981,8 @@ def type_name(value):
     return type(value).__name__
 
 
-def invalid_combination(name, args, kwargs, overloads):
+def invalid_combination(name: str, args: Sequence[Any], kwargs: dict[str, Any],
+                        overloads: Sequence[str]) -> TypeError:
     """torch's TypeError when no overload of a function matches the arguments."""
     got = ", ".join([type_name(a) for a in args]
                     + [f"{key}={type_name(value)}" for key, value in kwargs.items()])

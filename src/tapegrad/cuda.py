@@ -9,7 +9,7 @@ AssertionError as the rest instead of an AttributeError about torch's internals.
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import TYPE_CHECKING, Iterable, Union
+from typing import TYPE_CHECKING, Any, Iterable, NoReturn, Optional, Union
 
 from . import _backend, _random
 from ._device import CUDA_NOT_COMPILED, as_device, device as _device_class
@@ -25,7 +25,7 @@ class OutOfMemoryError(RuntimeError):
     """Raised when a CUDA allocation fails (never, without a GPU)."""
 
 
-def _not_compiled():
+def _not_compiled() -> NoReturn:
     raise AssertionError(CUDA_NOT_COMPILED)
 
 
@@ -37,20 +37,20 @@ def _gpu():
     return backend
 
 
-def is_available():
+def is_available() -> bool:
     return _backend.backend_for("cuda") is not None
 
 
-def device_count():
+def device_count() -> int:
     backend = _backend.backend_for("cuda")
     return 0 if backend is None else backend.device_count()
 
 
-def is_initialized():
+def is_initialized() -> bool:
     return is_available()
 
 
-def init():
+def init() -> None:
     _gpu()
 
 
@@ -130,7 +130,7 @@ def set_rng_state_all(new_states: Iterable[Tensor]) -> None:
 
 # ---- devices ---------------------------------------------------------------------------------
 
-def current_device():
+def current_device() -> int:
     return _gpu().current_index()
 
 
@@ -139,49 +139,49 @@ def _index_or_current(device):
     return current_device() if index is None else index
 
 
-def set_device(device):
+def set_device(device: Any) -> None:
     index = _device_index(device)
     if index is not None and index >= 0:
         _gpu().set_current(index)
 
 
-def synchronize(device=None):
+def synchronize(device: Any = None) -> None:
     _gpu().synchronize(_index_or_current(device))
 
 
-def get_device_name(device=None):
+def get_device_name(device: Any = None) -> str:
     return _gpu().device_name(_index_or_current(device))
 
 
-def get_device_capability(device=None):
+def get_device_capability(device: Any = None) -> tuple[int, int]:
     _not_compiled()
 
 
-def get_device_properties(device=None):
+def get_device_properties(device: Any = None) -> Any:
     _not_compiled()
 
 
-def can_device_access_peer(device, peer_device):
+def can_device_access_peer(device: Any, peer_device: Any) -> bool:
     _not_compiled()
 
 
-def get_arch_list():
+def get_arch_list() -> list[str]:
     return []
 
 
-def get_gencode_flags():
+def get_gencode_flags() -> str:
     return ""
 
 
-def is_bf16_supported(including_emulation=True):
+def is_bf16_supported(including_emulation: bool = True) -> bool:
     return False
 
 
-def is_tf32_supported():
+def is_tf32_supported() -> bool:
     return False
 
 
-def ipc_collect():
+def ipc_collect() -> None:
     _not_compiled()
 
 
@@ -222,24 +222,25 @@ class device_of(device):
 
 # ---- memory: the caching allocator's counters stay at zero ---------------------------------
 
-def empty_cache():
+def empty_cache() -> None:
     if is_available():
         _gpu().empty_cache()
 
 
-def memory_stats(device=None):
+def memory_stats(device: Any = None) -> dict[str, Any]:
     return OrderedDict()
 
 
-def memory_allocated(device=None):
+def memory_allocated(device: Any = None) -> int:
     """Bytes held by tensors on the device (CuPy's memory pool in use)."""
     return _gpu().memory_allocated(_index_or_current(device)) if is_available() else 0
 
 
-_peaks = {}  # device index -> the most memory_allocated has answered since the last reset
+# device index -> the most memory_allocated has answered since the last reset
+_peaks: dict[int, int] = {}
 
 
-def max_memory_allocated(device=None):
+def max_memory_allocated(device: Any = None) -> int:
     """The peak of memory_allocated as seen at its calls and at this one (CuPy's pool keeps
     no peak of its own)."""
     if not is_available():
@@ -249,15 +250,15 @@ def max_memory_allocated(device=None):
     return _peaks[index]
 
 
-def memory_reserved(device=None):
+def memory_reserved(device: Any = None) -> int:
     return 0
 
 
-def max_memory_reserved(device=None):
+def max_memory_reserved(device: Any = None) -> int:
     return 0
 
 
-def reset_peak_memory_stats(device=None):
+def reset_peak_memory_stats(device: Any = None) -> None:
     _device_index(device)
     _gpu()
     _peaks.pop(_index_or_current(device), None)
@@ -266,15 +267,15 @@ def reset_peak_memory_stats(device=None):
 reset_max_memory_allocated = reset_accumulated_memory_stats = reset_peak_memory_stats
 
 
-def memory_summary(device=None, abbreviated=False):
+def memory_summary(device: Any = None, abbreviated: bool = False) -> str:
     _not_compiled()
 
 
-def mem_get_info(device=None):
+def mem_get_info(device: Any = None) -> tuple[int, int]:
     _not_compiled()
 
 
-def set_per_process_memory_fraction(fraction, device=None):
+def set_per_process_memory_fraction(fraction: float, device: Any = None) -> None:
     _not_compiled()
 
 
@@ -290,11 +291,11 @@ class Event:
         raise RuntimeError("Tried to instantiate dummy base class Event")
 
 
-def current_stream(device=None):
+def current_stream(device: Any = None) -> Stream:
     _not_compiled()
 
 
-def default_stream(device=None):
+def default_stream(device: Any = None) -> Stream:
     _not_compiled()
 
 
@@ -312,5 +313,5 @@ class StreamContext:
         return False
 
 
-def stream(stream):
+def stream(stream: Optional[Stream]) -> StreamContext:
     return StreamContext(stream)
