@@ -1,7 +1,10 @@
 """What a user's type checker sees of tapegrad: the generated stubs are current, and mypy
 types an ordinary program's tensors, ops and errors as it would torch's."""
+import importlib
 import importlib.util
+import pkgutil
 import sys
+import types
 import textwrap
 from pathlib import Path
 
@@ -58,7 +61,10 @@ EXPECTED_ERRORS = ['"Tensor" has no attribute "no_such_method"',
                    'Too many arguments for "exp"']
 
 
-def test_mypy_types_a_users_program(tmp_path, monkeypatch):
+@pytest.mark.parametrize("strict", [False, True], ids=["default", "strict"])
+def test_mypy_types_a_users_program(tmp_path, monkeypatch, strict):
+    """Under --strict too: a typed package's imported names are public only when listed in
+    its __all__ (or imported `as` themselves), so tapegrad.randn must be listed."""
     api = pytest.importorskip("mypy.api", reason="mypy is in the dev extra")
     program = tmp_path / "program.py"
     program.write_text(textwrap.dedent(PROGRAM))
@@ -68,7 +74,7 @@ def test_mypy_types_a_users_program(tmp_path, monkeypatch):
     out, err, _ = api.run([str(program), "--follow-imports=silent", "--python-version",
                            f"{sys.version_info.major}.{sys.version_info.minor}",
                            "--cache-dir", str(tmp_path / "cache"),
-                           "--config-file", str(tmp_path / "mypy.ini")])
+                           "--config-file", str(tmp_path / "mypy.ini"), *["--strict"] * strict])
     lines = [line for line in out.splitlines() if line.startswith(str(program))]
     revealed = [line.split('Revealed type is "')[1].rstrip('"') for line in lines
                 if "Revealed type" in line]
@@ -79,3 +85,21 @@ def test_mypy_types_a_users_program(tmp_path, monkeypatch):
     assert len(errors) == len(EXPECTED_ERRORS), out
     for line, expected in zip(errors, EXPECTED_ERRORS):
         assert expected in line, out
+
+
+@pytest.mark.parametrize("namespace", ["tapegrad", "tapegrad.nn"])
+def test_every_public_name_is_listed_in_all(namespace):
+    module = importlib.import_module(namespace)
+    public = {name for name in dir(module) if not name.startswith("_")
+              and not isinstance(getattr(module, name), types.ModuleType)}
+    internal = {"TYPE_CHECKING", "CPU_TYPES", "TORCH_FUNCTIONS"}
+    assert public - internal <= set(module.__all__)
+    assert len(module.__all__) == len(set(module.__all__))
+
+
+def test_nn_modules_lists_every_layer_file():
+    """nn/modules/__init__.py's literal __all__ is every module file's __all__, in order."""
+    import tapegrad.nn.modules as modules
+    files = [importlib.import_module(f"{modules.__name__}.{info.name}")
+             for info in pkgutil.iter_modules(modules.__path__)]
+    assert modules.__all__ == [name for file in files for name in file.__all__]

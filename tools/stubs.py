@@ -133,19 +133,27 @@ def function_stub(name, function, prefix="", method=False):
     return f"{'    ' if method else ''}def {name}{stub}: ..."
 
 
-def _statically_bound(module):
-    """The names a module's own source binds (imports, defs, assignments): a stub must not
-    bind them again."""
-    tree = ast.parse(Path(module.__file__).read_text())
+def _bound_in(statements):
+    """The module-level names statements bind (imports, defs, assignments, loop variables),
+    looking into if/try/with blocks but not into functions, classes or comprehensions."""
     names = set()
-    for node in ast.walk(tree):
+    for node in statements:
         if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
             names.add(node.name)
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
-        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            names.add(node.id)
+        else:
+            for target in (*getattr(node, "targets", ()), getattr(node, "target", None)):
+                names.update(name.id for name in ast.walk(target or ast.Pass())
+                             if isinstance(name, ast.Name))
+            for block in ("body", "orelse", "finalbody", "handlers"):
+                names |= _bound_in(getattr(node, block, ()))
     return names
+
+
+def _statically_bound(module):
+    """The names a module's own source binds: a stub must not bind them again."""
+    return _bound_in(ast.parse(Path(module.__file__).read_text()).body)
 
 
 def _generic_in_place(name, value, namespace):
@@ -173,10 +181,10 @@ def _value_stub(name, value, namespace, prefix=""):
 def namespace_stub(functions, module, up, prefix=""):
     """The stub module of one namespace (tapegrad, nn.functional, linalg, ...)."""
     taken = _statically_bound(module)
-    lines = [_value_stub(name, value, functions, prefix)
-             for name, value in sorted(functions.items())
-             if not name.startswith("_") and name not in taken]
-    return HEADER.format(up=up) + "\n" + "\n".join(lines) + "\n"
+    names = [name for name in sorted(functions) if not name.startswith("_") and name not in taken]
+    lines = [_value_stub(name, functions[name], functions, prefix) for name in names]
+    exported = "__all__: list[str] = [" + ", ".join(f'"{name}"' for name in names) + "]"
+    return HEADER.format(up=up) + "\n" + exported + "\n\n" + "\n".join(lines) + "\n"
 
 
 def tensor_methods_stub():

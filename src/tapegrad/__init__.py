@@ -45,7 +45,7 @@ _LAZY = {"explain": "explain", "viz": "viz", "serialization": "serialization",
 
 
 if TYPE_CHECKING:  # what the loops above and the lazy imports bind, for type checkers
-    from . import distributions, explain, serialization, viz
+    from . import _functions, distributions, explain, serialization, viz
     from ._functions import *  # noqa: F403  (their signatures, written by tools/stubs.py)
     from .serialization import load, save
 else:  # a module __getattr__ would make every unknown name Any to a type checker
@@ -79,5 +79,29 @@ def result_type(tensor1, tensor2):
                    [v for v in values if not isinstance(v, Tensor)])
 
 
-# without __all__, `from tapegrad import *` would leave out the names not loaded yet
-__all__ = [name for name in globals() if not name.startswith("_")] + list(_LAZY)
+# The public names, for `from tapegrad import *` and for type checkers (which, in a typed
+# package, count an imported name as public only when listed): these, and the ops.
+__all__ = [
+    "Generator", "Size", "Tensor", "arange", "are_deterministic_algorithms_enabled",
+    "as_tensor", "bfloat16", "bool", "cdouble", "cfloat", "channels_last", "channels_last_3d",
+    "complex128", "complex64", "contiguous_format", "default_generator", "device", "double",
+    "dtype", "empty", "empty_like", "empty_permuted", "empty_strided", "enable_grad", "eye",
+    "finfo", "float", "float16", "float32", "float64", "from_dlpack", "from_numpy",
+    "from_torch", "full", "full_like", "get_default_device", "get_default_dtype",
+    "get_float32_matmul_precision", "get_printoptions", "get_rng_state", "half", "iinfo",
+    "inference_mode", "initial_seed", "int", "int16", "int32", "int64", "int8",
+    "is_anomaly_check_nan_enabled", "is_anomaly_enabled",
+    "is_deterministic_algorithms_warn_only_enabled", "is_floating_point", "is_grad_enabled",
+    "is_inference_mode_enabled", "is_tensor", "layout", "linspace", "load", "logspace", "long",
+    "manual_seed", "memory_format", "no_grad", "numel", "ones", "ones_like", "preserve_format",
+    "promote_types", "rand", "rand_like", "randint", "randint_like", "randn", "randn_like",
+    "randperm", "result_type", "save", "scalar_tensor", "seed", "set_default_device",
+    "set_default_dtype", "set_float32_matmul_precision", "set_grad_enabled", "set_printoptions",
+    "set_rng_state", "short", "sparse_coo", "sparse_coo_tensor", "strided", "tensor", "uint64",
+    "uint8", "use_deterministic_algorithms", "zeros", "zeros_like"
+]
+if TYPE_CHECKING:
+    __all__ += _functions.__all__
+else:  # the ops, and the submodules (nn, optim, viz, ..., loaded or not)
+    _submodules = {name for name, value in globals().items() if type(value) is type(nn)}
+    __all__ += [*TORCH_FUNCTIONS, *CPU_TYPES, *sorted((_submodules | _LAZY.keys()) - {*__all__})]

@@ -5,7 +5,8 @@ from typing import TYPE_CHECKING
 from ..ops import NN_FUNCTIONS
 
 globals().update(NN_FUNCTIONS)
-from .attention_functional import multi_head_attention_forward  # noqa: E402,F401
+from .attention_functional import (  # noqa: E402  (`as`: a public name, to a type checker)
+    multi_head_attention_forward as multi_head_attention_forward)
 
 if TYPE_CHECKING:  # their signatures, for type checkers (written by tools/stubs.py)
     from ._functions import *  # noqa: F403
