@@ -18,7 +18,7 @@ from ._inplace import inplace as _in_place
 from .linalg import addmm, matmul
 from .pointwise import _C_TYPE_NAMES, add, add_scalar, clamp_min, div_scalar, where
 from .reduction import aten_norm, norm, vector_norm
-from .shape import expand, reshape, slice_view, t, zeros_of
+from .shape import constant_beside, expand, reshape, slice_view, t, zeros_of
 from .unary import abs, erf, exp, sigmoid, tanh
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
@@ -1013,6 +1013,8 @@ def pad(input, pad, mode="constant", value=None):
     _check_gathering_pad(input, pad, mode)
     sources = tuple((-1 - k, _pad_sources(input.shape[-1 - k], *pad[2 * k:2 * k + 2], mode))
                     for k in range(n))
+    # the host-made source positions go to the data's device
+    sources = tuple((dim, constant_beside(input._data, source)) for dim, source in sources)
     padded = _GATHERING_PADS["Reflection" if mode == "reflect" else "Replication", n]
     return padded(input, sources)
 
@@ -1052,7 +1054,7 @@ def _circular_pad(input, pad):
         shape[dim] += before + after
         if shape[dim] < 0:
             raise RuntimeError("Negative padding value is resulting in an empty dimension")
-    out = Tensor._make(np.empty(shape, input.dtype.numpy))
+    out = Tensor._make(_backend.array_module(input._data).empty(shape, input.dtype.numpy))
     target, source = out, input
     for dim, (before, after) in reversed(pairs.items()):
         target = slice_view(target, dim, max(before, 0), shape[dim] - max(after, 0), 1)
