@@ -13,6 +13,7 @@ import itertools
 
 import numpy as np
 
+from .. import _backend
 from .._tensor import Tensor
 from .._warnings import warn
 from ._define import array_of, defop, is_array
@@ -20,7 +21,7 @@ from .conv import check_float
 from .indexing import _gather, _masked_fill, scatter_add_into_zeros
 from .linalg import matmul
 from .reduction import sum
-from .shape import reshape, transpose, unsqueeze, zeros_of
+from .shape import constant_beside, reshape, transpose, unsqueeze, zeros_of
 
 _MODES = ("bilinear", "nearest", "bicubic")  # grid_sampler's interpolation_mode 0, 1, 2
 _PADDINGS = ("zeros", "border", "reflection")  # its padding_mode 0, 1, 2
@@ -38,34 +39,34 @@ def _unnormalized(coordinate, size, align_corners):
     return (coordinate + 1) * scale - 0.5, scale
 
 
-def _clipped(position, size):
+def _clipped(xp, position, size):
     """position clamped to [0, size - 1]; its slope is 0 on the borders too (as torch's)."""
     inside = (position > 0) & (position < size - 1)
-    return np.clip(position, 0, size - 1), inside
+    return xp.clip(position, 0, size - 1), inside
 
 
-def _reflected(position, twice_low, twice_high):
+def _reflected(xp, position, twice_low, twice_high):
     """position reflected into [low, high] as often as needed, and the slope's sign."""
     if twice_low == twice_high:
-        return np.zeros_like(position), np.zeros(position.shape)
+        return xp.zeros_like(position), xp.zeros(position.shape)
     low, span = twice_low / 2, (twice_high - twice_low) / 2
     shifted = position - low
-    distance = np.abs(shifted)
-    extra = np.fmod(distance, span)
-    even = np.floor(distance / span) % 2 == 0
-    sign = np.where(shifted < 0, -1.0, 1.0)
-    return np.where(even, extra + low, span - extra + low), np.where(even, sign, -sign)
+    distance = xp.abs(shifted)
+    extra = xp.fmod(distance, span)
+    even = xp.floor(distance / span) % 2 == 0
+    sign = xp.where(shifted < 0, -1.0, 1.0)
+    return xp.where(even, extra + low, span - extra + low), xp.where(even, sign, -sign)
 
 
-def _padded(position, size, padding_mode, align_corners):
+def _padded(xp, position, size, padding_mode, align_corners):
     """The position torch samples at under padding_mode, and its slope (0, 1 or -1)."""
     if padding_mode == "zeros":
-        return position, np.ones(position.shape)
-    slope = np.ones(position.shape)
+        return position, xp.ones(position.shape)
+    slope = xp.ones(position.shape)
     if padding_mode == "reflection":
         twice = (0, 2 * (size - 1)) if align_corners else (-1, 2 * size - 1)
-        position, slope = _reflected(position, *twice)
-    position, inside = _clipped(position, size)
+        position, slope = _reflected(xp, position, *twice)
+    position, inside = _clipped(xp, position, size)
     return position, slope * inside
 
 
@@ -112,22 +113,23 @@ class _Axis:
     input, the fraction t and its slope against the grid coordinate."""
 
     def __init__(self, coordinate, size, mode, padding_mode, align_corners):
+        self.xp = xp = _backend.array_module(coordinate)
         position, scale = _unnormalized(coordinate, size, align_corners)
-        position = np.clip(position, -_FAR, _FAR)
-        slope = np.ones(position.shape)
+        position = xp.clip(position, -_FAR, _FAR)
+        slope = xp.ones(position.shape)
         if mode != "bicubic":  # bicubic pads each tap's index instead
-            position, slope = _padded(position, size, padding_mode, align_corners)
+            position, slope = _padded(xp, position, size, padding_mode, align_corners)
         if mode == "nearest":  # no fraction: the grid gets no gradient
-            self.indices = [np.rint(position).astype(np.int64)]
+            self.indices = [xp.rint(position).astype(np.int64)]
             self.fraction = self.slope = None
         else:
-            first = np.floor(position)
+            first = xp.floor(position)
             self.fraction = (position - first).astype(coordinate.dtype)
             self.slope = slope * scale
             offsets = (0, 1) if mode == "bilinear" else (-1, 0, 1, 2)
             taps = [first + offset for offset in offsets]
             if mode == "bicubic" and padding_mode != "zeros":
-                taps = [_padded(tap, size, padding_mode, align_corners)[0] for tap in taps]
+                taps = [_padded(xp, tap, size, padding_mode, align_corners)[0] for tap in taps]
             self.indices = [tap.astype(np.int64) for tap in taps]
         self.inside = [(index >= 0) & (index < size) for index in self.indices]
 
@@ -149,7 +151,7 @@ def _taps(axes, sizes, weights):
         for d, k in enumerate(combination):
             index = index + axes[d].indices[k] * strides[d]
             inside = inside & axes[d].inside[k]
-        yield np.where(inside, index, 0), inside, [weights[d][k]
+        yield axes[0].xp.where(inside, index, 0), inside, [weights[d][k]
                                                    for d, k in enumerate(combination)]
 
 
@@ -188,8 +190,8 @@ def _grid_sampler(node_name, name):
 def constant_like(like, array):
     """array in like's dtype as a value a formula computes with: an array when the formula runs
     on arrays (like is one), else a Tensor."""
-    array = np.asarray(array).astype(like.dtype if is_array(like) else like.dtype.numpy)
-    return array if is_array(like) else Tensor._make(array)
+    array = _backend.array_module(array).asarray(array)
+    return constant_beside(like, array.astype(like.dtype if is_array(like) else like.dtype.numpy))
 
 
 def _formula_axes(ctx):
@@ -226,7 +228,7 @@ def _input_grad(ctx):
             weighted = _masked_fill(grad, ~inside[:, None, :], 0)
         else:
             weighted = _masked_fill(grad * unsqueeze(weight, 1), ~inside[:, None, :], 0)
-        index = np.broadcast_to(index[:, None, :], grad.shape)
+        index = axes[0].xp.broadcast_to(index[:, None, :], grad.shape)
         term = scatter_add_into_zeros(weighted, shape, 2, index)
         total = term if total is None else total + term
     return reshape(total, ctx.input_shape)
@@ -247,7 +249,7 @@ def _grid_grad(ctx):
     per_dim = [None] * nd
     for (index, inside, factors), (_, _, rates) in zip(_taps(axes, sizes, weights),
                                                          _taps(axes, sizes, slopes)):
-        index = np.broadcast_to(index[:, None, :], grad.shape)
+        index = axes[0].xp.broadcast_to(index[:, None, :], grad.shape)
         values = _masked_fill(_gather(flat, 2, index), ~inside[:, None, :], 0)
         along = sum(grad * values, 1)  # (N, P): the output's gradient against this tap
         for d in range(nd):
@@ -363,7 +365,7 @@ def _base_grid(sizes, align_corners, dtype):
 
 @defop("AffineGridGeneratorBackward0", save=("size", "align_corners"))
 def _affine_grid_generator(xp, theta: Tensor, size, align_corners):
-    base = _base_grid(size[2:], align_corners, theta.dtype)
+    base = _backend.beside(theta, _base_grid(size[2:], align_corners, theta.dtype))
     return (base @ theta.swapaxes(1, 2)).reshape(size[0], *size[2:], len(size) - 2)
 
 
