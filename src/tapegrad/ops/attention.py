@@ -15,7 +15,7 @@ from .dropout import dropout
 from .linalg import matmul
 from .pointwise import mul_scalar
 from .reordering import repeat_interleave
-from .shape import reshape, transpose
+from .shape import constant_beside, reshape, transpose, zeros_of
 
 # The C++ type names that torch's SDPA checks print.
 _C_TYPE_NAMES = {"float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float",
@@ -69,7 +69,7 @@ def _additive_mask(xp, attn_mask, is_causal, shape):
     the scores' last two dims); None for neither."""
     if not is_causal:
         return attn_mask
-    causal = xp.where(np.tril(np.ones(shape, bool)), 0.0, -xp.inf)
+    causal = xp.where(xp.tril(xp.ones(shape, bool)), 0.0, -xp.inf)
     return causal if attn_mask is None else attn_mask + causal
 
 
@@ -261,7 +261,8 @@ def _float_mask(attn_mask, dtype):
     """A bool mask as torch converts it: 0 where attention may look, -inf elsewhere."""
     if attn_mask is None or attn_mask.dtype is not _dtype.bool:
         return attn_mask
-    return Tensor._make(np.where(attn_mask._data, 0.0, -np.inf).astype(dtype.numpy))
+    xp = _backend.array_module(attn_mask._data)
+    return Tensor._make(xp.where(attn_mask._data, 0.0, -np.inf).astype(dtype.numpy))
 
 
 def _default_scale(query):
@@ -279,7 +280,8 @@ def _math_attention(query, key, value, attn_mask, dropout_p, is_causal, scale, e
             raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be "
                                "set when is_causal=True")
         allowed = np.tril(np.ones((query.shape[-2], key.shape[-2]), bool))
-        attn_mask = Tensor._make(np.where(allowed, 0.0, -np.inf).astype(query.dtype.numpy))
+        attn_mask = constant_beside(query, np.where(allowed, 0.0, -np.inf).astype(
+            query.dtype.numpy))
     if enable_gqa and query.ndim > 2 and key.shape[-3] != query.shape[-3]:
         groups = query.shape[-3] // key.shape[-3]
         key = repeat_interleave(key, groups, -3)
@@ -296,8 +298,7 @@ def _math_attention(query, key, value, attn_mask, dropout_p, is_causal, scale, e
 def _empty_attention(query, key, value):
     """torch's result when the output or the key sequence is empty, before any shape check:
     zeros that keep the inputs in the graph, zeros + 0 * (sum(q) + sum(k) + sum(v))."""
-    zeros = Tensor._make(np.zeros(tuple(query.shape[:-1]) + (value.shape[-1],),
-                                  query.dtype.numpy))
+    zeros = zeros_of(query, tuple(query.shape[:-1]) + (value.shape[-1],))
     total = reduction.sum(query) + reduction.sum(key) + reduction.sum(value)
     return zeros + mul_scalar(total, 0)
 

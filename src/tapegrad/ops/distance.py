@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 
-from .. import _dtype
+from .. import _backend, _dtype
 from .._tensor import Tensor
 from ._checks import broadcast_shapes, wrap_dim
 from ._define import defop
@@ -138,7 +138,7 @@ def pdist(input, p=2):
         raise RuntimeError("pdist only supports floating-point dtypes")
     if p < 0:
         raise RuntimeError("pdist only supports non-negative p values")
-    rows, columns = np.triu_indices(input.shape[0], 1)
+    rows, columns = _backend.array_module(input._data).triu_indices(input.shape[0], 1)
     return _pdist(input.contiguous(), float(p), rows, columns)  # torch's graph copies too
 
 

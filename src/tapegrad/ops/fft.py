@@ -24,6 +24,7 @@ from .activation import pad
 from .complex_parts import conj, conj_physical, real
 from .joining import narrow
 from .reordering import roll
+from .shape import constant_beside
 
 # numpy.fft's norm names for normalization 0, 1, 2 (they depend on the direction)
 _FORWARD_NORMS = ("backward", "ortho", "forward")
@@ -90,7 +91,7 @@ def _c2r_backward(ctx):
     weights = np.ones(kept, grad.dtype.to_real().numpy)
     weights[1:1 + twice] = 2
     weights = weights.reshape((kept,) + (1,) * (grad.ndim - 1 - last))
-    return grad * Tensor._make(weights)
+    return grad * constant_beside(grad, weights)
 
 
 _fft_c2r.derivatives(input=_c2r_backward)

@@ -19,7 +19,7 @@ from .._tensor import Tensor
 from ._define import defop
 from . import reduction
 from .pointwise import add, binary_of_tensors, not_implemented_for, sub_scalar
-from .shape import unsqueeze
+from .shape import constant_beside, unsqueeze
 from .special_unary import refuse_unsupported
 from .unary import erf_and_erfc, exp, log
 
@@ -311,7 +311,8 @@ def _mvlgamma(xp, input: Tensor, p):
 
 def _mvlgamma_grad(ctx):
     # as torch: digamma at input - i / 2 (i < p) along a new last dim, summed over it
-    offsets = Tensor._make(np.arange(-ctx.p / 2 + 0.5, 0.5, 0.5, dtype=ctx.grad.dtype.numpy))
+    offsets = constant_beside(ctx.grad, np.arange(-ctx.p / 2 + 0.5, 0.5, 0.5,
+                                                  dtype=ctx.grad.dtype.numpy))
     return ctx.grad * reduction.sum(digamma(add(offsets, unsqueeze(ctx.input, -1))), -1)
 
 
