@@ -29,8 +29,9 @@ def _linspace(xp, start, end, steps, dtype):
     step = (end - start) / dtype.type(max(steps - 1, 1))
     positions = xp.arange(steps)
     halfway = steps // 2
-    return xp.where(positions < halfway, start + step * positions.astype(dtype),
-                    end - step * (steps - 1 - positions).astype(dtype)).astype(dtype)
+    # the arrays lead (the same IEEE sums and products), so NumPy's scalars meet any device's
+    return xp.where(positions < halfway, positions.astype(dtype) * step + start,
+                    -((steps - 1 - positions).astype(dtype) * step) + end).astype(dtype)
 
 
 def _bin_positions(xp, column, edges):
