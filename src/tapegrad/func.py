@@ -7,13 +7,30 @@ derivatives are recorded (create_graph), so the transforms compose: grad(grad(f)
 jacrev. vmap maps the function over a dimension by calling it once per slice and stacking the
 results. functional_call runs a module with other parameters and buffers.
 """
+from __future__ import annotations
+
 import contextlib
 import functools
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Callable, ParamSpec, TypeVar, cast
 
 from . import _random
 from ._tensor import Tensor
 from .autograd import enable_grad
 from .autograd import grad as autograd_grad
+
+if TYPE_CHECKING:
+    from typing import TypeAlias
+
+    from .nn import Module, ModuleList
+
+    # torch.func's: which positional arguments to differentiate, and vmap's mapped dims
+    argnums_t: TypeAlias = "int | tuple[int, ...]"
+    in_dims_t: TypeAlias = "int | tuple[Any, ...]"
+    out_dims_t: TypeAlias = "int | tuple[int, ...] | None"
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
 
 __all__ = ["functional_call", "grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp",
            "stack_module_state", "vjp", "vmap"]
@@ -91,21 +108,24 @@ def _detached(tree, keep):
 
 # ---- grad, vjp, jvp ------------------------------------------------------------------------
 
-def grad_and_value(func, argnums=0, has_aux=False):
+def grad_and_value(func: Callable[_P, Any], argnums: argnums_t = 0,
+                   has_aux: bool = False) -> Callable[_P, tuple[Any, Any]]:
     """A function returning (gradient of func's scalar output w.r.t. args[argnums], output)."""
+    call: Callable[..., Any] = func  # called with differentiable copies in place of the args
+
     @functools.wraps(func)
-    def wrapper(*args, **kwargs):
+    def wrapper(*args: Any, **kwargs: Any) -> tuple[Any, Any]:
         numbers = _argnums_tuple(argnums, args, "grad_and_value")
         recorded = _is_recorded(args)
-        args = list(args)
+        arguments = list(args)
         variables = []
         for number in numbers:
-            leaves, rebuild = _flatten(args[number])
+            leaves, rebuild = _flatten(arguments[number])
             copies = [_differentiable_copy(leaf) for leaf in leaves]
             variables.append((copies, rebuild))
-            args[number] = rebuild(copies)
+            arguments[number] = rebuild(copies)
         with enable_grad():
-            output, aux = _split_aux(func(*args, **kwargs), has_aux, "grad_and_value")
+            output, aux = _split_aux(call(*arguments, **kwargs), has_aux, "grad_and_value")
             if not isinstance(output, Tensor):
                 raise RuntimeError("grad_and_value(f)(*args): Expected f(*args) to return a "
                                    f"Tensor, got {type(output)}")
@@ -129,18 +149,20 @@ def grad_and_value(func, argnums=0, has_aux=False):
     return wrapper
 
 
-def grad(func, argnums=0, has_aux=False):
+def grad(func: Callable[_P, Any], argnums: argnums_t = 0,
+         has_aux: bool = False) -> Callable[_P, Any]:
     """A function returning the gradient of func's scalar output w.r.t. args[argnums]."""
     with_value = grad_and_value(func, argnums, has_aux)
 
     @functools.wraps(func)
-    def wrapper(*args, **kwargs):
+    def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> Any:
         gradient, value = with_value(*args, **kwargs)
         return (gradient, value[1]) if has_aux else gradient
     return wrapper
 
 
-def vjp(func, *primals, has_aux=False):
+def vjp(func: Callable[..., Any], *primals: Any, has_aux: bool = False
+        ) -> tuple[Any, Callable[..., Any]] | tuple[Any, Callable[..., Any], Any]:
     """(func(*primals), vjp_fn[, aux]): vjp_fn(cotangents) gives one gradient per primal."""
     recorded = _is_recorded(_flatten(list(primals))[0])
     leaves, rebuild = _flatten(list(primals))
@@ -149,7 +171,7 @@ def vjp(func, *primals, has_aux=False):
         output, aux = _split_aux(func(*rebuild(copies)), has_aux, "vjp")
     outputs, _ = _flatten(output)
 
-    def vjp_fn(cotangents):
+    def vjp_fn(cotangents: Any) -> tuple[Any, ...]:
         cotangent_leaves, _ = _flatten(cotangents)
         if len(cotangent_leaves) != len(outputs):
             raise RuntimeError("Expected pytree structure of cotangents to be the same as "
@@ -164,7 +186,8 @@ def vjp(func, *primals, has_aux=False):
     return result + (_detached(aux, recorded),) if has_aux else result
 
 
-def jvp(func, primals, tangents, *, strict=False, has_aux=False):
+def jvp(func: Callable[..., Any], primals: Any, tangents: Any, *, strict: bool = False,
+        has_aux: bool = False) -> tuple[Any, Any] | tuple[Any, Any, Any]:
     """(func(*primals), the Jacobian-vector product with tangents), by the double-vjp trick:
     the derivative of a linear function of a dummy cotangent."""
     if not isinstance(primals, tuple) or not isinstance(tangents, tuple):
@@ -202,14 +225,16 @@ def _basis(tensor):
     return [row.reshape(tensor.shape) for row in eye]
 
 
-def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_copy=False):
+def jacrev(func: Callable[..., Any], argnums: argnums_t = 0, *, has_aux: bool = False,
+           chunk_size: int | None = None,
+           _preallocate_and_copy: bool = False) -> Callable[..., Any]:
     """The Jacobian of func w.r.t. args[argnums] by reverse mode, one vjp per output element;
     each output's Jacobian has shape output.shape + input.shape."""
     @functools.wraps(func)
-    def wrapper(*args, **kwargs):
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
         numbers = _argnums_tuple(argnums, args, "jacrev")
 
-        def of_selected(*selected):
+        def of_selected(*selected: Any) -> Any:
             full = list(args)
             for number, value in zip(numbers, selected):
                 full[number] = value
@@ -233,21 +258,22 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
 
 def _stack_rows(rows, output_shape, input):
     """Gradients, one per output element, as one tensor of output_shape + input's shape."""
-    from .ops import stack
+    from .ops.joining import stack
     if not rows:
         return input.new_zeros(tuple(output_shape) + tuple(input.shape))
     return stack(rows).reshape(tuple(output_shape) + tuple(input.shape))
 
 
-def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
+def jacfwd(func: Callable[..., Any], argnums: argnums_t = 0, has_aux: bool = False, *,
+           randomness: str = "error") -> Callable[..., Any]:
     """The Jacobian of func w.r.t. args[argnums] by forward mode, one jvp per input element;
     each output's Jacobian has shape output.shape + input.shape."""
     @functools.wraps(func)
-    def wrapper(*args, **kwargs):
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
         numbers = _argnums_tuple(argnums, args, "jacfwd")
         primals = tuple(args[n] for n in numbers)
 
-        def of_selected(*selected):
+        def of_selected(*selected: Any) -> Any:
             full = list(args)
             for number, value in zip(numbers, selected):
                 full[number] = value
@@ -274,7 +300,7 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
 
 def _columns_to_jacobian(columns, output, input):
     """Jacobian-vector products, one per input element, as output.shape + input.shape."""
-    from .ops import stack
+    from .ops.joining import stack
     outputs, rebuild = _flatten(output)
     jacobians = []
     for index, out in enumerate(outputs):
@@ -285,14 +311,15 @@ def _columns_to_jacobian(columns, output, input):
     return rebuild(jacobians)
 
 
-def hessian(func, argnums=0):
+def hessian(func: Callable[..., Any], argnums: argnums_t = 0) -> Callable[..., Any]:
     """The Hessian of func's scalar output: jacfwd of jacrev."""
     return jacfwd(jacrev(func, argnums), argnums)
 
 
 # ---- vmap ----------------------------------------------------------------------------------
 
-def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
+def vmap(func: Callable[_P, _R], in_dims: in_dims_t = 0, out_dims: out_dims_t = 0,
+         randomness: str = "error", *, chunk_size: int | None = None) -> Callable[_P, _R]:
     """func mapped over dimension in_dims of its inputs, results stacked along out_dims.
     randomness: "error" refuses random ops inside, "same" gives every slice the same random
     numbers, "different" draws for each slice in turn (torch draws for the whole batch at
@@ -301,9 +328,10 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
         raise RuntimeError(f"Only allowed values for randomness are 'error', 'different', or "
                            f"'same'. Got {randomness}")
     name = getattr(func, "__name__", type(func).__name__)
+    call: Callable[..., _R] = func  # called with slices in place of the args
 
     @functools.wraps(func)
-    def wrapper(*args, **kwargs):
+    def wrapper(*args: Any, **kwargs: Any) -> _R:
         dims = _in_dims_per_leaf(in_dims, args, name)
         leaves, rebuild = _flatten(list(args))
         sizes = {leaf.shape[dim] for leaf, dim in zip(leaves, dims) if dim is not None}
@@ -323,7 +351,7 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
             sliced = [leaf.select(dim, index) if dim is not None else leaf
                       for leaf, dim in zip(leaves, dims)]
             with _random_guard(randomness):
-                results.append(func(*rebuild(sliced), **kwargs))
+                results.append(call(*rebuild(sliced), **kwargs))
         return _stacked(results, out_dims, name)
     return wrapper
 
@@ -377,7 +405,7 @@ def _in_dims_per_leaf(in_dims, args, name):
 
 def _stacked(results, out_dims, name):
     """Per-slice results stacked along out_dims, in the results' structure."""
-    from .ops import stack
+    from .ops.joining import stack
     flats = [_flatten(result)[0] for result in results]
     _, rebuild = _flatten(results[0])
     count = len(flats[0])
@@ -398,12 +426,14 @@ def _stacked(results, out_dims, name):
 
 # ---- modules as functions ------------------------------------------------------------------
 
-def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, *,
-                    tie_weights=True, strict=False):
+def functional_call(module: Module,
+                    parameter_and_buffer_dicts: dict[str, Tensor] | Sequence[dict[str, Tensor]],
+                    args: Any = None, kwargs: dict[str, Any] | None = None, *,
+                    tie_weights: bool = True, strict: bool = False) -> Any:
     """module(*args, **kwargs) with the named tensors in place of its own parameters and
     buffers (theirs back afterwards)."""
     dicts = (parameter_and_buffer_dicts if isinstance(parameter_and_buffer_dicts, (list, tuple))
-             else [parameter_and_buffer_dicts])
+             else [cast("dict[str, Tensor]", parameter_and_buffer_dicts)])  # not a list: a dict
     replacements = {}
     for mapping in dicts:
         for key, value in mapping.items():
@@ -411,7 +441,7 @@ def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, 
                 raise ValueError(f"{key} appeared in multiple dictionaries; behavior of "
                                  "functional call is ambiguous")
             replacements[key] = value
-    own = dict(module.named_parameters(remove_duplicate=False))
+    own: dict[str, Tensor] = dict(module.named_parameters(remove_duplicate=False))
     own.update(module.named_buffers(remove_duplicate=False))
     if strict:
         missing = sorted(set(own) - set(replacements))
@@ -423,7 +453,7 @@ def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, 
             raise RuntimeError("Error(s) in reparametrizing for " f"{module._get_name()}:\n\t"
                                + "\n\t".join(parts))
     if tie_weights:  # a tensor shared under two names takes the replacement of either
-        by_identity = {}
+        by_identity: dict[int, list[str]] = {}
         for key, value in own.items():
             by_identity.setdefault(id(value), []).append(key)
         for keys in by_identity.values():
@@ -459,9 +489,10 @@ def _owner_of(module, key):
     return module, name
 
 
-def stack_module_state(models):
+def stack_module_state(models: Sequence[Module] | ModuleList
+                       ) -> tuple[dict[str, Any], dict[str, Any]]:
     """(params, buffers): each name's tensors of every model stacked along a new dim 0."""
-    from .ops import stack
+    from .ops.joining import stack
     models = list(models)
     if not models:
         raise RuntimeError("stack_module_state: Expected at least one model, got 0.")
