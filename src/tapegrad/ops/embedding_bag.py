@@ -6,6 +6,7 @@ not), the row each one reads and the bag it goes to; the ops see only those.
 """
 import numpy as np
 
+from .. import _backend
 from .._tensor import Tensor
 from ..autograd import grad_mode
 from ._define import defop
@@ -66,55 +67,56 @@ def _embedding_bag_max(xp, weight: Tensor, maxima, empty, per_sample_weights: Te
 
 
 _embedding_bag_max.derivatives(weight=lambda ctx: scatter_add_into_zeros(
-    _masked_fill(ctx.grad, np.broadcast_to(ctx.empty[:, None], ctx.maxima.shape), 0),
+    _masked_fill(ctx.grad, _backend.array_module(ctx.empty).broadcast_to(ctx.empty[:, None],
+                                                                         ctx.maxima.shape), 0),
     ctx.weight_shape, 0, ctx.maxima))
 
 
-def _maxima(weight, rows, bags, n_bags):
+def _maxima(xp, weight, rows, bags, n_bags):
     """Per bag and feature, the row holding the maximum (the first, as torch), and which bags
     are empty."""
-    counts = np.bincount(bags, minlength=n_bags)
+    counts = xp.bincount(bags, minlength=n_bags)
     width = int(counts.max()) if counts.size else 0
-    slots = np.arange(rows.size) - (np.cumsum(counts) - counts)[bags]
-    values = np.full((n_bags, width, weight.shape[1]), -np.inf, weight.dtype)
+    slots = xp.arange(rows.size) - (xp.cumsum(counts) - counts)[bags]
+    values = xp.full((n_bags, width, weight.shape[1]), -np.inf, weight.dtype)
     values[bags, slots] = weight[rows]
-    table = np.zeros((n_bags, width), np.int64)
+    table = xp.zeros((n_bags, width), np.int64)
     table[bags, slots] = rows
     if not width:
-        return np.zeros((n_bags, weight.shape[1]), np.int64), counts == 0
-    best = np.argmax(values, axis=1)
-    return np.take_along_axis(table, best, axis=1), counts == 0
+        return xp.zeros((n_bags, weight.shape[1]), np.int64), counts == 0
+    best = xp.argmax(values, axis=1)
+    return xp.take_along_axis(table, best, axis=1), counts == 0
 
 
 # ---- checks and the public function --------------------------------------------------------
 
-def _bags_of(input, offsets, include_last_offset):
+def _bags_of(xp, input, offsets, include_last_offset):
     """Flat indices, each position's bag (-1: before the first), and the number of bags."""
     if input.ndim == 2:
         length = input.shape[1]
-        bags = np.repeat(np.arange(input.shape[0]), length)
+        bags = xp.repeat(xp.arange(input.shape[0]), length)
         return input._data.reshape(-1), bags, input.shape[0]
     indices, starts = input._data, offsets._data.astype(np.int64)
     if starts.size and starts[0] != 0:
         raise RuntimeError("offsets[0] has to be 0, i.e., the first sequence in the mini-batch "
-                           f"has to start from position 0. However, got {starts[0]}\n"
+                           f"has to start from position 0. However, got {int(starts[0])}\n"
                          "[ torch.LongTensor{} ]")  # torch's check prints the offsets' type
     if starts.size and starts[-1] > indices.size:
         raise RuntimeError(f"offsets[-1] can not be greater than input's length {indices.size} "
-                           f"but got offsets[-1] of {starts[-1]}")
+                           f"but got offsets[-1] of {int(starts[-1])}")
     if include_last_offset:  # torch's last bag still runs to the end of input
         starts = starts[:-1]
-    return indices, np.searchsorted(starts, np.arange(indices.size), side="right") - 1, starts.size
+    return indices, xp.searchsorted(starts, xp.arange(indices.size), side="right") - 1, starts.size
 
 
-def _frequencies(indices, num_weights):
+def _frequencies(xp, indices, num_weights):
     """The count torch divides each row's gradient by with scale_grad_by_freq. Its CPU kernel
     reads the count of the k-th smallest index for the k-th distinct row, not that row's own
     count, and so does this."""
-    ordered = np.sort(indices.reshape(-1))
-    counts = np.bincount(ordered, minlength=num_weights)
-    distinct = np.unique(ordered)
-    result = np.ones(num_weights)
+    ordered = xp.sort(indices.reshape(-1))
+    counts = xp.bincount(ordered, minlength=num_weights)
+    distinct = xp.unique(ordered)
+    result = xp.ones(num_weights)
     result[distinct] = counts[ordered[:distinct.size]]
     return result
 
@@ -155,7 +157,7 @@ def _check_embedding_bag(input, weight, offsets, mode, scale_grad_by_freq, spars
                                "arguments for embedding_bag)")
 
 
-def _check_after_renorm(input, weight, mode, per_sample_weights, padding_idx):
+def _check_after_renorm(xp, input, weight, mode, per_sample_weights, padding_idx):
     if per_sample_weights is not None and mode != "sum":
         raise NotImplementedError("embedding_bag: per_sample_weights was not None. "
                                   "per_sample_weights is only supported for mode='sum' (got "
@@ -175,10 +177,10 @@ def _check_after_renorm(input, weight, mode, per_sample_weights, padding_idx):
     if padding_idx is not None and not -size <= padding_idx < size:
         raise RuntimeError("padding_idx must be within the number of embeddings, "
                            f"-{size} through {size - 1}, but got {padding_idx}")
-    outside = np.flatnonzero((input._data < 0) | (input._data >= size))
+    outside = xp.flatnonzero((input._data < 0) | (input._data >= size))
     if outside.size:
-        raise RuntimeError(f"Index {outside[0]} of input takes value "
-                           f"{input._data.reshape(-1)[outside[0]]} which is not in the valid "
+        raise RuntimeError(f"Index {int(outside[0])} of input takes value "
+                           f"{int(input._data.reshape(-1)[outside[0]])} which is not in the valid "
                            f"range [0, {size})")
 
 
@@ -194,22 +196,23 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     if max_norm is not None:
         with grad_mode.no_grad():
             inplace(_embedding_renorm, weight, input._data, max_norm, norm_type)
-    _check_after_renorm(input, weight, mode, per_sample_weights, padding_idx)
-    indices, bags, n_bags = _bags_of(input, offsets, include_last_offset)
+    xp = _backend.array_module(input._data)
+    _check_after_renorm(xp, input, weight, mode, per_sample_weights, padding_idx)
+    indices, bags, n_bags = _bags_of(xp, input, offsets, include_last_offset)
     kept = bags >= 0
     if padding_idx is not None:
         kept &= indices != padding_idx % weight.shape[0]
-    positions = np.flatnonzero(kept)
+    positions = xp.flatnonzero(kept)
     rows, bags = indices[positions].astype(np.int64), bags[positions]
     if mode == "max":
-        maxima, empty = _maxima(weight._data, rows, bags, n_bags)
+        maxima, empty = _maxima(xp, weight._data, rows, bags, n_bags)
         return _embedding_bag_max(weight, maxima, empty)
-    shares = np.ones(rows.size)
+    shares = xp.ones(rows.size)
     if mode == "mean":
-        shares /= np.bincount(bags, minlength=n_bags)[bags]
+        shares /= xp.bincount(bags, minlength=n_bags)[bags]
     grad_shares = shares
     if scale_grad_by_freq:
-        grad_shares = shares / _frequencies(indices, weight.shape[0])[rows]
+        grad_shares = shares / _frequencies(xp, indices, weight.shape[0])[rows]
     if per_sample_weights is not None and input.ndim == 2:
         per_sample_weights = per_sample_weights.reshape(-1)
     return _embedding_bag_sum(weight, rows, bags, shares, grad_shares, positions, n_bags,
