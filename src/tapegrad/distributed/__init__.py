@@ -6,11 +6,20 @@ storages. Both "mpi" and "gloo" (the backend torch CPU scripts name) run on MPI.
 size are MPI's; torch's environment variables (RANK, WORLD_SIZE), when set, must agree.
 mpi4py is imported only when a process group is made, so this module imports without it.
 """
+from __future__ import annotations
+
 import enum
 import os
 import pickle
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from datetime import timedelta
+
+    from .._device import device as _device
+    from .._tensor import Tensor
 
 __all__ = ["GroupMember", "ProcessGroup", "ReduceOp", "Work", "all_gather",
            "all_gather_into_tensor", "all_gather_object", "all_reduce", "all_to_all",
@@ -25,7 +34,7 @@ _NOT_INITIALIZED = ("Default process group has not been initialized, please make
                     "init_process_group.")
 
 
-def _mpi():
+def _mpi() -> Any:
     """mpi4py's MPI module, or an ImportError that names the extra to install."""
     try:
         from mpi4py import MPI
@@ -35,7 +44,7 @@ def _mpi():
     return MPI
 
 
-def is_available():
+def is_available() -> bool:
     """Whether process groups can be made: mpi4py (and the MPI it loads) importable."""
     try:
         _mpi()
@@ -60,9 +69,14 @@ class ReduceOp:
         BOR = 6
         BXOR = 7
 
-
-for _op in ReduceOp.RedOpType:
-    setattr(ReduceOp, _op.name, _op)
+    SUM = RedOpType.SUM
+    AVG = RedOpType.AVG
+    PRODUCT = RedOpType.PRODUCT
+    MIN = RedOpType.MIN
+    MAX = RedOpType.MAX
+    BAND = RedOpType.BAND
+    BOR = RedOpType.BOR
+    BXOR = RedOpType.BXOR
 
 
 def _mpi_op(op):
@@ -75,17 +89,17 @@ def _mpi_op(op):
 class ProcessGroup:
     """A set of ranks with its own MPI communicator (the world's, or one new_group made)."""
 
-    def __init__(self, comm, backend):
-        self.comm = comm
+    def __init__(self, comm: Any, backend: str) -> None:
+        self.comm = comm  # an mpi4py Comm
         self.backend = backend
 
-    def rank(self):
+    def rank(self) -> int:
         return self.comm.Get_rank()
 
-    def size(self):
+    def size(self) -> int:
         return self.comm.Get_size()
 
-    def group_rank(self, global_rank):
+    def group_rank(self, global_rank: int) -> int:
         """The rank in this group of a rank of the world (torch's src/dst are global)."""
         MPI = _mpi()
         if self is _world() or not 0 <= global_rank < _world().size():
@@ -96,26 +110,26 @@ class ProcessGroup:
             raise ValueError(f"Group {self} does not contain global rank {global_rank}.")
         return rank
 
-    def name(self):
+    def name(self) -> str:
         return "ProcessGroupGloo" if self.backend == "gloo" else "ProcessGroupMPI"
 
 
 class GroupMember:
-    WORLD = None
+    WORLD: ProcessGroup | None = None
     NON_GROUP_MEMBER = -100
 
 
 class group:
-    WORLD = None
+    WORLD: ProcessGroup | None = None
 
 
-def _world():
+def _world() -> ProcessGroup:
     if GroupMember.WORLD is None:
         raise ValueError(_NOT_INITIALIZED)
     return GroupMember.WORLD
 
 
-def _group(group):
+def _group(group: ProcessGroup | None) -> ProcessGroup | None:
     """The group an op runs on; None for a rank outside it (the op is then skipped)."""
     world = _world()
     if group is None or group is GroupMember.WORLD:
@@ -126,37 +140,53 @@ def _group(group):
 class Work:
     """The handle of an async_op=True collective or of isend/irecv: wait() completes it."""
 
-    def __init__(self, requests=(), finish=None):
-        self._requests = list(requests)
+    def __init__(self, requests: Any = (), finish: Callable[[], Any] | None = None) -> None:
+        self._requests = list(requests)  # mpi4py Requests
         self._finish = finish
         self._done = False
-        self._result = None
+        self._result: Any = None
 
-    def _complete(self):
+    def _complete(self) -> None:
         self._done = True
         if self._finish is not None:
             self._result = self._finish()
 
-    def wait(self, timeout=None):
+    def wait(self, timeout: timedelta | None = None) -> bool:
         if not self._done:
             _mpi().Request.Waitall(self._requests)
             self._complete()
         return True
 
-    def is_completed(self):
+    def is_completed(self) -> bool:
         if not self._done and _mpi().Request.Testall(self._requests):
             self._complete()
         return self._done
 
-    def is_success(self):
+    def is_success(self) -> bool:
         return self.is_completed()
 
-    def result(self):
+    def result(self) -> Any:
         self.wait()
         return self._result
 
 
-def _run(async_op, start, finish=None):
+class _ReceiveWork(Work):
+    """irecv's handle: Request.Waitall fills no status, so wait() takes it from Wait, and
+    recv can name the sender."""
+
+    def __init__(self, request: Any, status: Any, finish: Callable[[], Any]) -> None:
+        super().__init__([request], finish)
+        self._status = status
+
+    def wait(self, timeout: timedelta | None = None) -> bool:
+        if not self._done:
+            self._requests[0].Wait(self._status)
+            self._complete()
+        return True
+
+
+def _run(async_op: bool, start: Callable[[], list[Any]],
+         finish: Callable[[], Any] | None = None) -> Work | None:
     """start() posts nonblocking MPI requests; finish() copies results back once they are done."""
     work = Work(start(), finish)
     if async_op:
@@ -227,8 +257,10 @@ def _average(array, size):
 
 # ---- the process group ----------------------------------------------------------------------
 
-def init_process_group(backend=None, init_method=None, timeout=None, world_size=-1, rank=-1,
-                       store=None, group_name="", pg_options=None, device_id=None):
+def init_process_group(backend: str | None = None, init_method: str | None = None,
+                       timeout: timedelta | None = None, world_size: int = -1, rank: int = -1,
+                       store: Any = None, group_name: str = "", pg_options: Any = None,
+                       device_id: _device | int | None = None) -> None:
     """Join the default group: every process mpiexec started. init_method, store and timeout
     are accepted for torch scripts and unused: MPI has already met its peers."""
     if GroupMember.WORLD is not None:
@@ -255,11 +287,11 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
     GroupMember.WORLD = group.WORLD = ProcessGroup(comm, backend)
 
 
-def is_initialized():
+def is_initialized() -> bool:
     return GroupMember.WORLD is not None
 
 
-def destroy_process_group(group=None):
+def destroy_process_group(group: ProcessGroup | None = None) -> None:
     if group is None or group is GroupMember.WORLD:
         _world().comm.Free()
         GroupMember.WORLD = globals()["group"].WORLD = None
@@ -267,27 +299,31 @@ def destroy_process_group(group=None):
         group.comm.Free()
 
 
-def get_rank(group=None):
+def get_rank(group: ProcessGroup | None = None) -> int:
     """This process's rank in group; -1 when it is not a member."""
     group = _group(group)
     return -1 if group is None else group.rank()
 
 
-def get_world_size(group=None):
+def get_world_size(group: ProcessGroup | None = None) -> int:
     group = _group(group)
     return -1 if group is None else group.size()
 
 
-def get_backend(group=None):
+def get_backend(group: ProcessGroup | None = None) -> str:
     group = _group(group)
     if group is None:
         raise ValueError("Invalid process group specified")
     return group.backend
 
 
-def new_group(ranks=None, timeout=None, backend=None, pg_options=None,
-              use_local_synchronization=False, group_desc=None, device_id=None):
-    """A group of the given world ranks; every world rank must call it, as in torch."""
+def new_group(ranks: list[int] | None = None, timeout: timedelta | None = None,
+              backend: str | None = None, pg_options: Any = None,
+              use_local_synchronization: bool = False, group_desc: str | None = None,
+              device_id: _device | None = None) -> Any:
+    """A group of the given world ranks; every world rank must call it, as in torch. A rank
+    outside it gets GroupMember.NON_GROUP_MEMBER (an int, as in torch: hence Any, so that
+    either passes as a group)."""
     world = _world()
     ranks = sorted(range(world.size()) if ranks is None else ranks)
     members = world.comm.Get_group().Incl(ranks)
@@ -300,14 +336,16 @@ def new_group(ranks=None, timeout=None, backend=None, pg_options=None,
 
 # ---- collectives ----------------------------------------------------------------------------
 
-def barrier(group=None, async_op=False, device_ids=None):
+def barrier(group: ProcessGroup | None = None, async_op: bool = False,
+            device_ids: list[int] | None = None) -> Work | None:
     group = _group(group)
     if group is None:
         return None
     return _run(async_op, lambda: [group.comm.Ibarrier()])
 
 
-def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
+def all_reduce(tensor: Tensor, op: ReduceOp.RedOpType = ReduceOp.SUM,
+               group: ProcessGroup | None = None, async_op: bool = False) -> Work | None:
     """Reduce tensor over the group, leaving the result in it on every rank."""
     group = _group(group)
     if group is None:
@@ -322,7 +360,9 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
                 finish)
 
 
-def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_dst=None):
+def reduce(tensor: Tensor, dst: int | None = None, op: ReduceOp.RedOpType = ReduceOp.SUM,
+           group: ProcessGroup | None = None, async_op: bool = False,
+           group_dst: int | None = None) -> Work | None:
     group = _group(group)
     if group is None:
         return None
@@ -340,7 +380,8 @@ def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_
                                                       _mpi_op(op), root)], finish)
 
 
-def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
+def broadcast(tensor: Tensor, src: int | None = None, group: ProcessGroup | None = None,
+              async_op: bool = False, group_src: int | None = None) -> Work | None:
     group = _group(group)
     if group is None:
         return None
@@ -349,7 +390,8 @@ def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
     return _run(async_op, lambda: [group.comm.Ibcast(buffer, root)], write_back)
 
 
-def all_gather(tensor_list, tensor, group=None, async_op=False):
+def all_gather(tensor_list: list[Tensor], tensor: Tensor, group: ProcessGroup | None = None,
+               async_op: bool = False) -> Work | None:
     """tensor from every rank into tensor_list[rank]."""
     group = _group(group)
     if group is None:
@@ -368,7 +410,9 @@ def _send_array(tensor):
     return np.ascontiguousarray(tensor._data, dtype=_transport_dtype(tensor._data.dtype))
 
 
-def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):
+def all_gather_into_tensor(output_tensor: Tensor, input_tensor: Tensor,
+                           group: ProcessGroup | None = None,
+                           async_op: bool = False) -> Work | None:
     """Every rank's input, concatenated along dim 0 (or stacked) into output_tensor."""
     group = _group(group)
     if group is None:
@@ -383,7 +427,9 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
     return _run(async_op, lambda: [group.comm.Iallgather(send, buffer)], write_back)
 
 
-def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group_dst=None):
+def gather(tensor: Tensor, gather_list: list[Tensor] | None = None, dst: int | None = None,
+           group: ProcessGroup | None = None, async_op: bool = False,
+           group_dst: int | None = None) -> Work | None:
     group = _group(group)
     if group is None:
         return None
@@ -406,7 +452,9 @@ def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group
     return _run(async_op, lambda: [group.comm.Igather(send, gathered, root)], finish)
 
 
-def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, group_src=None):
+def scatter(tensor: Tensor, scatter_list: list[Tensor] | None = None, src: int | None = None,
+            group: ProcessGroup | None = None, async_op: bool = False,
+            group_src: int | None = None) -> Work | None:
     group = _group(group)
     if group is None:
         return None
@@ -426,7 +474,10 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, gro
     return _run(async_op, lambda: [group.comm.Iscatter(send, buffer, root)], write_back)
 
 
-def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=False):
+def reduce_scatter_tensor(output: Tensor, input: Tensor,
+                          op: ReduceOp.RedOpType = ReduceOp.SUM,
+                          group: ProcessGroup | None = None,
+                          async_op: bool = False) -> Work | None:
     """Reduce input over the group; rank r keeps the r-th of its world_size equal blocks."""
     group = _group(group)
     if group is None:
@@ -446,7 +497,9 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=F
                 finish)
 
 
-def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=False):
+def reduce_scatter(output: Tensor, input_list: list[Tensor],
+                   op: ReduceOp.RedOpType = ReduceOp.SUM, group: ProcessGroup | None = None,
+                   async_op: bool = False) -> Work | None:
     """Reduce the list over the group; rank r keeps the reduction of input_list[r]."""
     group = _group(group)
     if group is None:
@@ -456,8 +509,9 @@ def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=Fal
     return reduce_scatter_tensor(output, stack(list(input_list)), op, group, async_op)
 
 
-def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=None,
-                      group=None, async_op=False):
+def all_to_all_single(output: Tensor, input: Tensor, output_split_sizes: list[int] | None = None,
+                      input_split_sizes: list[int] | None = None,
+                      group: ProcessGroup | None = None, async_op: bool = False) -> Work | None:
     """Rank r sends the r-th dim-0 slice of input to every rank, receiving theirs into output."""
     group = _group(group)
     if group is None:
@@ -478,7 +532,8 @@ def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=
         (buffer, (recv_counts, np.cumsum([0] + recv_counts[:-1]).tolist())))], write_back)
 
 
-def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False):
+def all_to_all(output_tensor_list: list[Tensor], input_tensor_list: list[Tensor],
+               group: ProcessGroup | None = None, async_op: bool = False) -> Work | None:
     """input_tensor_list[j] of rank r goes to output_tensor_list[r] of rank j."""
     group = _group(group)
     if group is None:
@@ -509,7 +564,8 @@ def _peer(group, peer, group_peer, what):
     return rank
 
 
-def isend(tensor, dst=None, group=None, tag=0, group_dst=None):
+def isend(tensor: Tensor, dst: int | None = None, group: ProcessGroup | None = None,
+          tag: int = 0, group_dst: int | None = None) -> Work | None:
     group = _group(group)
     if group is None:
         return None
@@ -518,7 +574,8 @@ def isend(tensor, dst=None, group=None, tag=0, group_dst=None):
     return Work([group.comm.Isend(send, peer, tag)])
 
 
-def irecv(tensor, src=None, group=None, tag=0, group_src=None):
+def irecv(tensor: Tensor, src: int | None = None, group: ProcessGroup | None = None,
+          tag: int = 0, group_src: int | None = None) -> Work | None:
     """Receive into tensor; with src None, from any rank (wait(); the work's result() is it)."""
     MPI = _mpi()
     group = _group(group)
@@ -530,27 +587,21 @@ def irecv(tensor, src=None, group=None, tag=0, group_src=None):
     status = MPI.Status()
     request = group.comm.Irecv(buffer, peer, tag)
 
-    def finish():
+    def finish() -> int:
         write_back()
         return status.Get_source()
-    work = Work([request], finish)
-    # Request.Waitall fills no status; take it from Wait so recv can name the sender
-    work.wait = lambda timeout=None: _wait_with_status(work, request, status)
-    return work
+    return _ReceiveWork(request, status, finish)
 
 
-def _wait_with_status(work, request, status):
-    if not work._done:
-        request.Wait(status)
-        work._complete()
-    return True
+def send(tensor: Tensor, dst: int | None = None, group: ProcessGroup | None = None,
+         tag: int = 0, group_dst: int | None = None) -> None:
+    work = isend(tensor, dst, group, tag, group_dst)
+    if work is not None:  # None on a rank outside the group, which skips the send (torch's)
+        work.wait()
 
 
-def send(tensor, dst=None, group=None, tag=0, group_dst=None):
-    isend(tensor, dst, group, tag, group_dst).wait()
-
-
-def recv(tensor, src=None, group=None, tag=0, group_src=None):
+def recv(tensor: Tensor, src: int | None = None, group: ProcessGroup | None = None,
+         tag: int = 0, group_src: int | None = None) -> int:
     """Receive into tensor; returns the sender's rank (in the world, as torch)."""
     work = irecv(tensor, src, group, tag, group_src)
     if work is None:
@@ -569,7 +620,9 @@ def _world_rank(group, rank):
 
 # ---- Python objects (pickled, then through MPI) ---------------------------------------------
 
-def broadcast_object_list(object_list, src=None, group=None, device=None, group_src=None):
+def broadcast_object_list(object_list: list[Any], src: int | None = None,
+                          group: ProcessGroup | None = None, device: _device | None = None,
+                          group_src: int | None = None) -> None:
     group = _group(group)
     if group is None:
         return
@@ -578,18 +631,22 @@ def broadcast_object_list(object_list, src=None, group=None, device=None, group_
     object_list[:] = pickle.loads(group.comm.bcast(payload, root))
 
 
-def all_gather_object(object_list, obj, group=None):
+def all_gather_object(object_list: list[Any], obj: Any,
+                      group: ProcessGroup | None = None) -> None:
     group = _group(group)
     if group is None:
         return
     object_list[:] = [pickle.loads(p) for p in group.comm.allgather(pickle.dumps(obj))]
 
 
-def gather_object(obj, object_gather_list=None, dst=None, group=None, group_dst=None):
+def gather_object(obj: Any, object_gather_list: list[Any] | None = None, dst: int | None = None,
+                  group: ProcessGroup | None = None, group_dst: int | None = None) -> None:
     group = _group(group)
     if group is None:
         return
     root = _root(group, "gather", 0 if dst is None else dst, group_dst)
     gathered = group.comm.gather(pickle.dumps(obj), root)
     if group.rank() == root:
+        if object_gather_list is None:  # checked after the gather, so the others do not hang
+            raise ValueError("Argument ``gather_list`` must be specified on destination rank.")
         object_gather_list[:] = [pickle.loads(p) for p in gathered]

@@ -5,6 +5,8 @@ Each process first sets torch's environment variables (RANK, WORLD_SIZE, LOCAL_R
 LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT) from MPI, so scripts written for torchrun that read
 them work unchanged, then runs the script as __main__.
 """
+from __future__ import annotations
+
 import argparse
 import os
 import runpy
@@ -15,7 +17,7 @@ import sys
 _WORKER_FLAG = "--tapegrad-worker"
 
 
-def _parser():
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m tapegrad.distributed.run",
         description="Start a training script on N processes with mpiexec (torchrun's flags).")
@@ -38,7 +40,7 @@ def _parser():
     return parser
 
 
-def _mpiexec(explicit):
+def _mpiexec(explicit: str | None) -> str:
     if explicit:
         return explicit
     beside = os.path.join(os.path.dirname(sys.executable), "mpiexec")
@@ -49,7 +51,7 @@ def _mpiexec(explicit):
     return found
 
 
-def main(argv=None):
+def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv and argv[0] == _WORKER_FLAG:
         return _worker(argv[1:])
@@ -63,7 +65,7 @@ def main(argv=None):
     return subprocess.call(command)
 
 
-def _worker(argv):
+def _worker(argv: list[str]) -> int:
     """Inside one rank: torch's variables from MPI, then the script as __main__."""
     master_addr, master_port, mode, script, *script_args = argv
     from mpi4py import MPI
