@@ -1,11 +1,18 @@
 """The Distribution base class, as torch.distributions.Distribution."""
+from __future__ import annotations
+
 import warnings
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 import tapegrad
 from tapegrad._tensor import Size, Tensor
 
 from . import constraints
-from .utils import lazy_property
+from .utils import _size, lazy_property
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 __all__ = ["Distribution"]
 
@@ -14,19 +21,27 @@ class Distribution:
     """A probability distribution with parameters batched over batch_shape, drawing values of
     event_shape; validate_args checks parameters and scored values (default: on, as torch,
     unless Python runs with -O)."""
-    has_rsample = False
-    has_enumerate_support = False
+    if TYPE_CHECKING:  # read-only: a subclass gives a class attribute or a property
+        @property
+        def has_rsample(self) -> bool: ...
+
+        @property
+        def has_enumerate_support(self) -> bool: ...
+    else:
+        has_rsample = False
+        has_enumerate_support = False
     _validate_args = __debug__
 
     @staticmethod
-    def set_default_validate_args(value):
+    def set_default_validate_args(value: bool) -> None:
         """Turn argument validation on or off for distributions created without
         validate_args."""
         if value not in [True, False]:
             raise ValueError
         Distribution._validate_args = value
 
-    def __init__(self, batch_shape=Size(), event_shape=Size(), validate_args=None):
+    def __init__(self, batch_shape: Size = Size(), event_shape: Size = Size(),
+                 validate_args: bool | None = None) -> None:
         self._batch_shape = batch_shape
         self._event_shape = event_shape
         if validate_args is not None:
@@ -35,7 +50,7 @@ class Distribution:
             self._check_parameters()
         super().__init__()
 
-    def _check_parameters(self):
+    def _check_parameters(self) -> None:
         try:
             arg_constraints = self.arg_constraints
         except NotImplementedError:
@@ -56,11 +71,12 @@ class Distribution:
                     f"{tuple(value.shape)}) of distribution {self!r} to satisfy the "
                     f"constraint {constraint!r}, but found invalid values:\n{value}")
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: _size, _instance: Self | None = None) -> Self:
         """A new distribution whose parameters are expanded (not copied) to batch_shape."""
         raise NotImplementedError
 
-    def _expanded(self, cls, batch_shape, _instance, names, param_tail=Size()):
+    def _expanded(self, cls: type[Distribution], batch_shape: _size, _instance: Self | None,
+                  names: Iterable[str], param_tail: Size = Size()) -> Self:
         """expand's common body: the named parameters present on self expanded to
         batch_shape + param_tail, with self's event shape and validation setting."""
         new = self._get_checked_instance(cls, _instance)
@@ -69,81 +85,84 @@ class Distribution:
             if name in self.__dict__:
                 setattr(new, name, self.__dict__[name].expand(batch_shape + param_tail))
         if "_param" in self.__dict__:  # the probs or logits the distribution was given
-            new._param = new.__dict__["logits" if "logits" in self.__dict__ else "probs"]
-        super(cls, new).__init__(batch_shape, self.event_shape, validate_args=False)
+            given = "logits" if "logits" in self.__dict__ else "probs"
+            new.__dict__["_param"] = new.__dict__[given]
+        # mypy types super(cls, new) from new's static class (object's __init__), not cls's
+        super(cls, new).__init__(  # type: ignore[call-arg]
+            batch_shape, self.event_shape, validate_args=False)
         new._validate_args = self._validate_args
         return new
 
     @property
-    def batch_shape(self):
+    def batch_shape(self) -> Size:
         return self._batch_shape
 
     @property
-    def event_shape(self):
+    def event_shape(self) -> Size:
         return self._event_shape
 
     @property
-    def arg_constraints(self):
+    def arg_constraints(self) -> dict[str, constraints.Constraint]:
         raise NotImplementedError
 
     @property
-    def support(self):
+    def support(self) -> constraints.Constraint | None:
         raise NotImplementedError
 
     @property
-    def mean(self):
+    def mean(self) -> Tensor:
         raise NotImplementedError
 
     @property
-    def mode(self):
+    def mode(self) -> Tensor:
         raise NotImplementedError(f"{self.__class__} does not implement mode")
 
     @property
-    def variance(self):
+    def variance(self) -> Tensor:
         raise NotImplementedError
 
     @property
-    def stddev(self):
+    def stddev(self) -> Tensor:
         return self.variance.sqrt()
 
-    def sample(self, sample_shape=Size()):
+    def sample(self, sample_shape: _size = Size()) -> Tensor:
         """A sample of shape sample_shape + batch_shape + event_shape, outside autograd."""
         with tapegrad.no_grad():
             return self.rsample(sample_shape)
 
-    def rsample(self, sample_shape=Size()):
+    def rsample(self, sample_shape: _size = Size()) -> Tensor:
         """A reparameterised sample: differentiable with respect to the parameters."""
         raise NotImplementedError
 
-    def sample_n(self, n):
+    def sample_n(self, n: int) -> Tensor:
         warnings.warn("`sample_n(n)` will be deprecated. Use `sample((n,))` instead.",
                       FutureWarning, stacklevel=2)
         return self.sample(Size((n,)))
 
-    def log_prob(self, value):
+    def log_prob(self, value: Tensor) -> Tensor:
         raise NotImplementedError
 
-    def cdf(self, value):
+    def cdf(self, value: Tensor) -> Tensor:
         raise NotImplementedError
 
-    def icdf(self, value):
+    def icdf(self, value: Tensor) -> Tensor:
         raise NotImplementedError
 
-    def enumerate_support(self, expand=True):
+    def enumerate_support(self, expand: bool = True) -> Tensor:
         raise NotImplementedError
 
-    def entropy(self):
+    def entropy(self) -> Tensor:
         raise NotImplementedError
 
-    def perplexity(self):
+    def perplexity(self) -> Tensor:
         return tapegrad.exp(self.entropy())
 
-    def _extended_shape(self, sample_shape=Size()):
+    def _extended_shape(self, sample_shape: _size = Size()) -> Size:
         if not isinstance(sample_shape, Size):
             sample_shape = Size(sample_shape)
         return Size(sample_shape + self._batch_shape + self._event_shape)
 
-    def _validate_sample(self, value):
+    def _validate_sample(self, value: Tensor) -> None:
         """Raise torch's ValueError unless value is a tensor broadcastable with batch_shape
         + event_shape and inside the support."""
         if not isinstance(value, Tensor):
@@ -172,14 +191,15 @@ class Distribution:
                 f"{tuple(value.shape)}) to be within the support ({support!r}) of the "
                 f"distribution {self!r}, but found invalid values:\n{value}")
 
-    def _get_checked_instance(self, cls, _instance=None):
+    def _get_checked_instance(self, cls: type[Distribution],
+                              _instance: Self | None = None) -> Self:
         if _instance is None and type(self).__init__ != cls.__init__:
             raise NotImplementedError(
                 f"Subclass {self.__class__.__name__} of {cls.__name__} that defines a custom "
                 "__init__ method must also define a custom .expand() method.")
         return self.__new__(type(self)) if _instance is None else _instance
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         names = [k for k in self.arg_constraints if k in self.__dict__]
         shown = (f"{p}: {v if v.numel() == 1 else v.size()}"
                  for p, v in ((p, self.__dict__[p]) for p in names))

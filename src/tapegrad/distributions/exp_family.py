@@ -1,5 +1,10 @@
 """ExponentialFamily, as torch.distributions.exp_family."""
+from __future__ import annotations
+
+from typing import Any
+
 import tapegrad
+from tapegrad._tensor import Tensor
 
 from .distribution import Distribution
 
@@ -12,17 +17,17 @@ class ExponentialFamily(Distribution):
     members of one family) then follow from F's gradient, a Bregman divergence."""
 
     @property
-    def _natural_params(self):
+    def _natural_params(self) -> tuple[Tensor, ...]:
         raise NotImplementedError
 
-    def _log_normalizer(self, *natural_params):
+    def _log_normalizer(self, *natural_params: Tensor) -> Tensor:
         raise NotImplementedError
 
     @property
-    def _mean_carrier_measure(self):
+    def _mean_carrier_measure(self) -> Any:
         raise NotImplementedError
 
-    def entropy(self):
+    def entropy(self) -> Tensor:
         result = -self._mean_carrier_measure
         params = [p.detach().requires_grad_() for p in self._natural_params]
         log_normalizer = self._log_normalizer(*params)
