@@ -7,11 +7,20 @@ torch: an op without a sparse rule here (anything but the methods below and `+`)
 the dense equivalent and gives a dense result, with the right numbers; sparse tensors do not
 require grad.
 """
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, cast, overload
+
 import numpy as np
 
 from . import _dtype, _layout, _printing
 from ._tensor import Size, Tensor
 from .autograd import grad_mode
+
+if TYPE_CHECKING:
+    from ._device import device as _device
+    from ._tensor import _Operand
 
 __all__ = ["sparse_coo", "sparse_coo_tensor"]
 
@@ -36,35 +45,48 @@ class SparseTensor(Tensor):
             dense.flags.writeable = False
         return dense
 
+    _size: Size
+    _sparse_indices: np.ndarray  # int64, sparse_dim x nnz
+    _sparse_values: np.ndarray  # nnz x the dense dims
+    _coalesced: bool
+
     @property
-    def shape(self):
+    def shape(self) -> Size:
         return self._size
 
-    def size(self, dim=None):
+    @overload
+    def size(self, dim: None = None) -> Size: ...
+
+    @overload
+    def size(self, dim: int) -> int: ...
+
+    def size(self, dim: int | None = None) -> Size | int:
         return self._size if dim is None else self._size[self._wrap_dim(dim)]
 
-    def dim(self):
+    def dim(self) -> int:
         return len(self._size)
 
-    ndim = property(dim)
+    @property
+    def ndim(self) -> int:
+        return len(self._size)
 
-    def numel(self):
+    def numel(self) -> int:
         return self._size.numel()
 
     def _wrap_dim(self, dim):
         from .ops._checks import wrap_dim
         return wrap_dim(dim, len(self._size))
 
-    def sparse_dim(self):
+    def sparse_dim(self) -> int:
         return self._sparse_indices.shape[0]
 
-    def dense_dim(self):
+    def dense_dim(self) -> int:
         return len(self._size) - self.sparse_dim()
 
     def _nnz(self):
         return self._sparse_indices.shape[1]
 
-    def is_coalesced(self):
+    def is_coalesced(self) -> bool:
         return self._coalesced
 
     def _indices(self):
@@ -73,19 +95,19 @@ class SparseTensor(Tensor):
     def _values(self):
         return Tensor._make(self._sparse_values, self.dtype)
 
-    def indices(self):
+    def indices(self) -> Tensor:
         if not self._coalesced:
             raise RuntimeError("Cannot get indices on an uncoalesced tensor, please call "
                                ".coalesce() first")
         return self._indices()
 
-    def values(self):
+    def values(self) -> Tensor:
         if not self._coalesced:
             raise RuntimeError("Cannot get values on an uncoalesced tensor, please call "
                                ".coalesce() first")
         return self._values()
 
-    def coalesce(self):
+    def coalesce(self) -> SparseTensor:
         """Indices sorted (row-major) and unique, the values of repeated ones summed."""
         if self._coalesced:
             return self
@@ -99,36 +121,37 @@ class SparseTensor(Tensor):
         return _new(indices[:, order[starts]], summed.astype(values.dtype, copy=False),
                     self._size, coalesced=True)
 
-    def detach(self):
+    def detach(self) -> SparseTensor:
         return _new(self._sparse_indices, self._sparse_values, self._size, self._coalesced)
 
-    def numpy(self, *, force=False):
+    def numpy(self, *, force: bool = False) -> np.ndarray:
         raise TypeError("can't convert Sparse layout tensor to numpy. Use Tensor.to_dense() "
                         "first.")
 
-    def to_dense(self, dtype=None, *, masked_grad=None):
+    def to_dense(self, dtype: _dtype.dtype | None = None, *,
+                 masked_grad: bool | None = None) -> Tensor:
         dense = Tensor._make(self._data.copy(), self.dtype)
         return dense if dtype is None else dense.to(dtype)
 
-    def zero_(self):
+    def zero_(self) -> SparseTensor:
         """No entries left (optimizer.zero_grad(set_to_none=False) on a sparse gradient)."""
         self.__dict__.update(_sparse_indices=self._sparse_indices[:, :0],
                              _sparse_values=self._sparse_values[:0], _coalesced=True)
         self.__dict__.pop("_dense", None)
         return self
 
-    def __add__(self, other):
+    def __add__(self, other: _Operand) -> Tensor:
         if isinstance(other, SparseTensor):
             return add(self, other)
         return super().__add__(other)
 
-    def __radd__(self, other):
+    def __radd__(self, other: _Operand) -> Tensor:
         return other + self.to_dense() if isinstance(other, Tensor) else super().__radd__(other)
 
-    def __neg__(self):
+    def __neg__(self) -> SparseTensor:
         return _new(self._sparse_indices, -self._sparse_values, self._size, self._coalesced)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         """torch's: the indices, the values, then size, nnz, dtype if not default, layout."""
         default = _dtype.get_default_dtype().name
 
@@ -145,12 +168,13 @@ class SparseTensor(Tensor):
                 + "       " + ", ".join(tail) + ")")
 
 
-def _new(indices, values, size, coalesced):
+def _new(indices: np.ndarray, values: np.ndarray, size: Sequence[int],
+         coalesced: bool) -> SparseTensor:
     tensor = Tensor._make(np.empty(0, values.dtype))
     tensor.__class__ = SparseTensor
     tensor.__dict__.update(_sparse_indices=indices, _sparse_values=values, _size=Size(size),
                            _coalesced=coalesced)
-    return tensor
+    return cast(SparseTensor, tensor)  # its class is SparseTensor now
 
 
 def _densified(tensor):
@@ -159,8 +183,11 @@ def _densified(tensor):
     return dense
 
 
-def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pin_memory=False,
-                      requires_grad=False, check_invariants=None, is_coalesced=None):
+def sparse_coo_tensor(indices: Tensor | Any, values: Tensor | Any,
+                      size: Sequence[int] | None = None, *, dtype: _dtype.dtype | None = None,
+                      device: _device | str | int | None = None, pin_memory: bool = False,
+                      requires_grad: bool = False, check_invariants: bool | None = None,
+                      is_coalesced: bool | None = None) -> Tensor:
     """A sparse COO tensor from indices (sparse_dim x nnz) and values (nnz x dense dims); size
     defaults to the smallest that holds the indices. Sparse tensors cannot require grad here."""
     if requires_grad:
@@ -205,14 +232,14 @@ def _check_indices(indices, size):
                                f"{size[dim]} but found index {high}")
 
 
-def add(first, second):
+def add(first: SparseTensor, second: SparseTensor) -> SparseTensor:
     """sparse + sparse, as torch's CPU kernel: one merge pass over both entry lists in their
     stored order, taking the smaller index first and summing equal ones; coalesced only if
     both were."""
     if first._size != second._size:
         raise RuntimeError("add: expected sizes of 'self' and 'other' to match, but "
                            f"{list(first._size)} != {list(second._size)}")
-    dtype = _dtype.result_type([first.dtype, second.dtype], [], []).numpy
+    dtype = _dtype.promote_types(first.dtype, second.dtype).numpy
     keys = [_keys(first).tolist(), _keys(second).tolist()]
     sources = []  # per result entry: (entry of first or -1, entry of second or -1)
     i = j = 0
@@ -244,7 +271,9 @@ def _keys(tensor):
                                 tensor._size[:tensor.sparse_dim()])
 
 
-def to_sparse(tensor, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
+def to_sparse(tensor: Tensor, sparse_dim: int | None = None, *,
+              layout: _layout.layout | None = None, blocksize: tuple[int, int] | None = None,
+              dense_dim: int | None = None) -> SparseTensor:
     """The nonzero entries of a dense tensor (over its first sparse_dim dims), coalesced."""
     if layout not in (None, sparse_coo) or blocksize is not None or dense_dim is not None:
         raise NotImplementedError("to_sparse: only the sparse_coo layout is implemented")
@@ -259,7 +288,8 @@ def to_sparse(tensor, sparse_dim=None, *, layout=None, blocksize=None, dense_dim
                 array.shape, coalesced=True)
 
 
-def embedding_grad(grad, indices, num_weights, padding_idx, scale_grad_by_freq):
+def embedding_grad(grad: Tensor, indices: np.ndarray, num_weights: int, padding_idx: int,
+                   scale_grad_by_freq: bool) -> SparseTensor:
     """torch's embedding_sparse_backward: one gradient row per index read (the padding index
     left out), uncoalesced."""
     if scale_grad_by_freq:
@@ -272,11 +302,11 @@ def embedding_grad(grad, indices, num_weights, padding_idx, scale_grad_by_freq):
                 (num_weights, grad.shape[-1]), coalesced=False)
 
 
-def accumulated(total, grad):
+def accumulated(total: Tensor | None, grad: Tensor) -> Tensor:
     """AccumulateGrad with a sparse side: sparse + sparse stays sparse (concatenated), a dense
     side makes the sum dense."""
     if total is None:
         return grad
-    if total.is_sparse and grad.is_sparse:
+    if isinstance(total, SparseTensor) and isinstance(grad, SparseTensor):
         return add(total, grad)
     return Tensor._make(total._data + grad._data, total.dtype)
