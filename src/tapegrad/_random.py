@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Optional, Sequence, cast
 import numpy as np
 
 from . import _backend, _mt
-from ._device import CPU, as_device, device as _device, generator_device
+from ._device import CPU, as_device, device as _device, generator_device, tensor_device
 from ._warnings import warn
 
 if TYPE_CHECKING:
@@ -121,7 +121,6 @@ class _CudaGenerator(Generator):
     array module, so the same seed gives the same numbers on CuPy and on the test double."""
 
     def __init__(self, device: Any = "cuda") -> None:
-        from ._device import tensor_device
         self.device = tensor_device(device)  # with its index (the current device's if none)
         self.manual_seed(_DEFAULT_SEED)
 
