@@ -1,4 +1,7 @@
 """Lazy modules: parameters inferred at the first forward, as torch.nn's Lazy* layers."""
+import copy
+import re
+
 import numpy as np
 import pytest
 
@@ -63,3 +66,29 @@ def test_lazy_conv_checks_its_input_like_torch():
         if lib is tapegrad:
             mine = str(info.value)
     assert mine == str(info.value)
+
+
+def test_a_placeholder_refuses_computation_as_torchs_does():
+    torch = torch_or_skip()
+    mine, theirs = nn.LazyLinear(3).weight, torch.nn.LazyLinear(3).weight
+    for compute in (lambda w: w.sum(), lambda w: w * 2, lambda w: w.exp(), lambda w: w.numel(),
+                    lambda w: w.clone(), lambda w: w.detach()):
+        with pytest.raises(ValueError) as expected:
+            compute(theirs)
+        with pytest.raises(ValueError, match=f"^{re.escape(str(expected.value))}$"):
+            compute(mine)
+    with pytest.raises(RuntimeError) as expected:
+        theirs.shape
+    with pytest.raises(RuntimeError, match=f"^{re.escape(str(expected.value))}$"):
+        mine.shape
+    assert (mine.size(), mine.dtype, mine.requires_grad, mine.data.tolist()) == (
+        tuple(theirs.size()), tapegrad.float32, True, [])
+    # a placeholder parameter is copied as a new placeholder; a placeholder buffer refused
+    copied = copy.deepcopy(nn.LazyLinear(3))
+    assert type(copied.weight).__name__ == "UninitializedParameter" and copied.weight.requires_grad
+    for module in (nn.LazyBatchNorm1d(), torch.nn.LazyBatchNorm1d()):
+        with pytest.raises(ValueError, match="^Attempted to use an uninitialized parameter"):
+            copy.deepcopy(module)
+    buffer = nn.LazyBatchNorm1d().running_mean
+    with pytest.raises(ValueError, match=r"torch\.nn\.parameter\.UninitializedBuffer"):
+        buffer + 1

@@ -4,13 +4,17 @@ creates the parameters, initialises them as the eager module would, and turns th
 that eager class (LazyLinear becomes Linear)."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, TypeGuard
+import sys
+from types import FrameType
+from typing import TYPE_CHECKING, Any, NoReturn, TypeGuard
 
 import numpy as np
 
 import tapegrad
 from tapegrad._dtype import dtype as _dtype
-from tapegrad._tensor import Tensor  # Tensor is bound after nn is imported
+from tapegrad import _backend
+from tapegrad._tensor import Size, Tensor  # Tensor is bound after nn is imported
+from tapegrad.ops._define import Op
 
 from ..common_types import DeviceLikeType, _size_1_t, _size_2_t, _size_3_t
 from ..parameter import Parameter
@@ -35,10 +39,73 @@ else:
     _TensorMixinBase = _ModuleMixinBase = object
 
 
+_DATA: Any = Tensor._data  # the slot that _Uninitialized._data guards
+_SHAPE_OF_PLACEHOLDER = (
+    "Can't access the shape of an uninitialized parameter or buffer. This error usually "
+    "happens in `load_state_dict` when trying to load an uninitialized parameter into an "
+    "initialized one. Call `forward` to initialize the parameters before accessing their "
+    "attributes.")
+
+
+def _computing_with(placeholder: type) -> NoReturn:
+    """torch's ValueError for an op given a placeholder, naming the op: the outermost
+    tapegrad function on the stack (the one the program called: an Op by its name, a
+    function wrapped by ops._checks.diagnosed by the torch name it was exported under)."""
+    name = "an op"
+    frame: FrameType | None = sys._getframe(2)
+    while frame is not None:
+        if frame.f_globals.get("__name__", "").startswith("tapegrad."):
+            name, owner = frame.f_code.co_name, frame.f_locals.get("self")
+            if isinstance(owner, Op):
+                name = owner.__name__.lstrip("_")
+            elif name == "call":
+                name = frame.f_locals.get("name", name)
+        frame = frame.f_back
+    name = name.strip("_").removeprefix("r") if name.startswith("__") else name
+    raise ValueError(
+        f"Attempted to use an uninitialized parameter in <method '{name}' of "
+        "'torch._C.TensorBase' objects>. This error happens when you are using a `LazyModule` "
+        f"or explicitly manipulating `torch.nn.parameter.{placeholder.__name__}` objects. "
+        "When using LazyModules Call `forward` with a dummy batch to initialize the "
+        "parameters before calling torch functions")
+
+
 class _Uninitialized(_TensorMixinBase):
-    """A placeholder tensor with no elements until materialize(shape) gives it storage."""
+    """A placeholder tensor with no elements until materialize(shape) gives it storage. Its
+    data is out of reach, so an op computing with it raises torch's ValueError; its dtype,
+    device and requires_grad are there, as torch's placeholders have them."""
 
     cls_to_become: type[Tensor]  # each subclass's: what materialize() turns it into
+
+    @property  # type: ignore[override]  # a property over Tensor's slot, which it guards
+    def _data(self) -> Any:
+        _computing_with(type(self))
+
+    @_data.setter
+    def _data(self, array: Any) -> None:
+        _DATA.__set__(self, array)
+
+    @property
+    def device(self) -> tapegrad.device:
+        return _backend.device_of(_DATA.__get__(self))
+
+    @property
+    def data(self) -> Tensor:  # type: ignore[override]  # torch's: the empty storage
+        return Tensor._make(_DATA.__get__(self), self.dtype)
+
+    @data.setter
+    def data(self, value: Tensor) -> None:  # Module.to's: a cast placeholder's (empty) data
+        if not isinstance(value, Tensor):
+            raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
+        _DATA.__set__(self, _DATA.__get__(value))
+        self.dtype = value.dtype
+
+    @property
+    def shape(self) -> Size:
+        raise RuntimeError(_SHAPE_OF_PLACEHOLDER)
+
+    def size(self, dim: int | None = None) -> Any:
+        return Size((0,)) if dim is None else Size((0,))[dim]
 
     def materialize(self, shape: tuple[int, ...], device: DeviceLikeType | None = None,
                     dtype: _dtype | None = None) -> None:
@@ -49,7 +116,8 @@ class _Uninitialized(_TensorMixinBase):
 
     def to(self, *args: Any, **kwargs: Any) -> Any:
         """A placeholder moved or cast is a placeholder of the new dtype (Module.to)."""
-        cast = Tensor.to(self, *args, **kwargs)
+        cast = Tensor.to(tapegrad.empty(0, dtype=self.dtype, device=self.device), *args,
+                         **kwargs)
         return type(self)(requires_grad=self.requires_grad, dtype=cast.dtype)
 
     def __repr__(self) -> str:
@@ -65,6 +133,12 @@ class UninitializedParameter(_Uninitialized, Parameter):
                 dtype: _dtype | None = None) -> UninitializedParameter:
         return Parameter.__new__(cls, tapegrad.empty(0, device=device, dtype=dtype),
                                  requires_grad)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> UninitializedParameter:
+        # torch copies a placeholder parameter as a new one (a placeholder buffer it refuses)
+        if id(self) not in memo:
+            memo[id(self)] = type(self)(self.requires_grad, self.device, self.dtype)
+        return memo[id(self)]
 
 
 class UninitializedBuffer(_Uninitialized, Tensor):
@@ -110,6 +184,15 @@ class LazyModuleMixin(_ModuleMixinBase):
         del module._initialize_hook
         if module.cls_to_become is not None:
             module.__class__ = module.cls_to_become
+
+    def _save_to_state_dict(self, destination: dict[str, Any], prefix: str,
+                            keep_vars: bool) -> None:
+        # a placeholder has no data to detach: it is saved as itself, as torch's are
+        super()._save_to_state_dict(destination, prefix, True)
+        for name in (*self._parameters, *self._buffers):
+            value = destination.get(prefix + name)
+            if not keep_vars and value is not None and not is_lazy(value):
+                destination[prefix + name] = value.detach()
 
     def _load_from_state_dict(self, state_dict: dict[str, Any], prefix: str, *args: Any,
                               **kwargs: Any) -> None:

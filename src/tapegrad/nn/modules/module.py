@@ -442,7 +442,7 @@ class Module:
 
         def convert(t: Tensor) -> Tensor:
             # torch applies a memory format only to 4-d and 5-d tensors
-            layout = memory_format if t.dim() in (4, 5) else None
+            layout = memory_format if memory_format is not None and t.dim() in (4, 5) else None
             return t.to(device, dtype if _is_float_like(t) else None, non_blocking,
                         memory_format=layout)
         return self._apply(convert)
