@@ -1,6 +1,10 @@
 """torch's legacy constructors and type objects: torch.Tensor(2, 3), torch.FloatTensor([1, 2]),
 isinstance(x, torch.LongTensor), and torch.cuda.FloatTensor, which exists but cannot be used
 without CUDA."""
+from __future__ import annotations
+
+from typing import Any
+
 import numpy as np
 
 from . import _dtype
@@ -20,13 +24,14 @@ _C10_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
               "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
 
 
-def _options(dtype):
+def _options(dtype: _dtype.dtype) -> str:
     return (f"TensorOptions(dtype={_C10_NAMES[dtype.name]}, device=cpu, layout=Strided, "
             "requires_grad=false (default), pinned_memory=false (default), "
             "memory_format=(nullopt))")
 
 
-def legacy_new(dtype, args, kwargs, any_tensor=False):
+def legacy_new(dtype: _dtype.dtype, args: tuple[Any, ...], kwargs: dict[str, Any],
+               any_tensor: bool = False) -> Tensor:
     """A tensor of dtype from torch's legacy constructor forms: sizes give an uninitialised
     tensor, a sequence or array its data, a tensor (of dtype unless any_tensor) itself."""
     device = kwargs.pop("device", None)
@@ -57,21 +62,25 @@ def legacy_new(dtype, args, kwargs, any_tensor=False):
 class _LegacyTensorType(type):
     """torch.FloatTensor and its kin: callable as constructors, isinstance by dtype."""
 
-    def __instancecheck__(cls, instance):
+    dtype: _dtype.dtype
+    device_type: str
+    torch_name: str
+
+    def __instancecheck__(cls, instance: Any) -> bool:
         return (isinstance(instance, Tensor) and instance.dtype is cls.dtype
                 and instance.device.type == cls.device_type)
 
-    def __call__(cls, *args, **kwargs):
+    def __call__(cls, *args: Any, **kwargs: Any) -> Tensor:
         if cls.device_type != "cpu":
             raise TypeError(f"type {cls.torch_name} not available. Torch not compiled with CUDA "
                             "enabled.")
         return legacy_new(cls.dtype, args, kwargs)
 
-    def __repr__(cls):
+    def __repr__(cls) -> str:
         return f"<class '{cls.torch_name}'>"
 
 
-def _legacy_type(module, dtype, device_type):
+def _legacy_type(module: str, dtype: _dtype.dtype, device_type: str) -> _LegacyTensorType:
     name = f"{dtype.legacy_name}Tensor"
     torch_name = module.replace("tapegrad", "torch") + "." + name
     return _LegacyTensorType(name, (), {"__module__": module, "dtype": dtype,

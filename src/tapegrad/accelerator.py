@@ -1,21 +1,28 @@
 """torch.accelerator without one: none is available, there are no devices, and every call that
 needs the current accelerator raises torch's RuntimeError."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Literal, NoReturn
+
 from ._device import NO_ACCELERATOR
 
+if TYPE_CHECKING:
+    from ._device import device
 
-def is_available():
+
+def is_available() -> bool:
     return False
 
 
-def current_accelerator(check_available=False):
+def current_accelerator(check_available: bool = False) -> device | None:
     return None
 
 
-def device_count():
+def device_count() -> int:
     return 0
 
 
-def _no_accelerator(*args, **kwargs):
+def _no_accelerator(*args: Any, **kwargs: Any) -> NoReturn:
     raise RuntimeError(NO_ACCELERATOR)
 
 
@@ -30,12 +37,12 @@ reset_peak_memory_stats = reset_accumulated_memory_stats = _no_accelerator
 class device_index:
     """Make accelerator device idx current inside a `with` block; None does nothing."""
 
-    def __init__(self, device, /):
+    def __init__(self, device: int | None, /) -> None:
         self.idx = device
 
-    def __enter__(self):
+    def __enter__(self) -> None:
         if self.idx is not None:
             _no_accelerator()
 
-    def __exit__(self, *exc_info):
+    def __exit__(self, *exc_info: object) -> Literal[False]:
         return False

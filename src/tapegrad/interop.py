@@ -3,15 +3,25 @@
 NumPy and DLPack share memory (no copy); from_torch and to_torch copy, so the two libraries'
 tensors never change behind each other's autograd.
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 import tapegrad
+
+if TYPE_CHECKING:
+    from numpy.typing import DTypeLike
+
+    from ._tensor import Tensor
 
 NO_GRAD_EXPORT = "Can't export tensors that require gradient, use tensor.detach()"
 COPY_NEEDED = "Unable to avoid copy while creating an array as requested."
 
 
-def tensor_array(tensor, dtype=None, copy=None):
+def tensor_array(tensor: Tensor, dtype: DTypeLike | None = None,
+                 copy: bool | None = None) -> np.ndarray:
     """Tensor.__array__ by NumPy 2's protocol: copy=True always copies, copy=False never does."""
     array = tensor.numpy()  # refuses a tensor that requires grad, as torch does
     if dtype is not None and np.dtype(dtype) != array.dtype:
@@ -21,27 +31,28 @@ def tensor_array(tensor, dtype=None, copy=None):
     return array.copy() if copy else array
 
 
-def tensor_dlpack(tensor, stream=None, max_version=None, dl_device=None, copy=None):
+def tensor_dlpack(tensor: Tensor, stream: Any = None, max_version: tuple[int, int] | None = None,
+                  dl_device: tuple[int, int] | None = None, copy: bool | None = None) -> Any:
     """Tensor.__dlpack__: a DLPack capsule over the tensor's memory (through NumPy's)."""
     if tensor.requires_grad:
         raise BufferError(NO_GRAD_EXPORT)
     # NumPy before 2.0 knows only `stream`: pass the newer arguments only when they are set.
-    options = {"max_version": max_version, "dl_device": dl_device, "copy": copy}
+    options: dict[str, Any] = {"max_version": max_version, "dl_device": dl_device, "copy": copy}
     options = {name: value for name, value in options.items() if value is not None}
     return tensor.numpy().__dlpack__(stream=stream, **options)
 
 
-def tensor_dlpack_device(tensor):
+def tensor_dlpack_device(tensor: Tensor) -> tuple[int, int]:
     """Tensor.__dlpack_device__: (kDLCPU, 0), the only device tapegrad has."""
     return tensor.detach().numpy().__dlpack_device__()
 
 
-def from_dlpack(ext_tensor):
+def from_dlpack(ext_tensor: Any) -> Tensor:
     """A tensor sharing memory with any object that exports DLPack (NumPy, torch, JAX...)."""
     return tapegrad.from_numpy(np.from_dlpack(ext_tensor))
 
 
-def _import_torch(caller):
+def _import_torch(caller: str) -> Any:
     try:
         import torch
     except ImportError as error:
@@ -49,7 +60,7 @@ def _import_torch(caller):
     return torch
 
 
-def from_torch(tensor):
+def from_torch(tensor: Any) -> Tensor:  # a torch.Tensor: torch is optional, hence Any
     """A tapegrad copy of a torch tensor: same values, shape, dtype and requires_grad.
 
     A torch.nn.Parameter becomes a tapegrad.nn.Parameter. The copy is contiguous.
@@ -65,7 +76,7 @@ def from_torch(tensor):
     return result.requires_grad_(tensor.requires_grad)
 
 
-def to_torch(tensor):
+def to_torch(tensor: Tensor) -> Any:
     """Tensor.to_torch: a torch copy of a tapegrad tensor, keeping dtype and requires_grad.
 
     A tapegrad.nn.Parameter becomes a torch.nn.Parameter.

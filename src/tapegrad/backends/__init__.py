@@ -2,6 +2,8 @@
 algorithm switches torch keeps beside them: deterministic algorithms and float32 matmul
 precision. tapegrad computes with NumPy either way; the switches are kept and reported."""
 
+from __future__ import annotations
+
 from . import cuda, cudnn, mps  # noqa: F401  (torch.backends.cudnn, ... after import torch)
 from .._warnings import warn
 
@@ -9,7 +11,7 @@ _deterministic = {"mode": False, "warn_only": False}
 _MATMUL_PRECISIONS = ("highest", "high", "medium")
 
 
-def use_deterministic_algorithms(mode, *, warn_only=False):
+def use_deterministic_algorithms(mode: bool, *, warn_only: bool = False) -> None:
     """Record whether deterministic algorithms are required (NumPy's always are)."""
     for name, value, position in (("mode", mode, " (position 1)"), ("warn_only", warn_only, "")):
         if not isinstance(value, bool):
@@ -18,19 +20,19 @@ def use_deterministic_algorithms(mode, *, warn_only=False):
     _deterministic.update(mode=mode, warn_only=warn_only)
 
 
-def are_deterministic_algorithms_enabled():
+def are_deterministic_algorithms_enabled() -> bool:
     return _deterministic["mode"]
 
 
-def is_deterministic_algorithms_warn_only_enabled():
+def is_deterministic_algorithms_warn_only_enabled() -> bool:
     return _deterministic["warn_only"]
 
 
-def get_float32_matmul_precision():
+def get_float32_matmul_precision() -> str:
     return cuda.matmul._precision
 
 
-def set_float32_matmul_precision(precision):
+def set_float32_matmul_precision(precision: str) -> None:
     """'highest', 'high' or 'medium'; anything else warns and changes nothing, as in torch."""
     if precision not in _MATMUL_PRECISIONS:
         warn(f"{precision} is not one of 'highest', 'high', or 'medium'; the current"
