@@ -47,7 +47,7 @@ class _NormBase(Module):
         self.momentum = momentum
         self.affine = affine
         self.track_running_stats = track_running_stats
-        factory = {"device": device, "dtype": dtype}
+        factory: dict[str, Any] = {"device": device, "dtype": dtype}
         register_affine(self, num_features, affine, bias, device, dtype)
         tracked = track_running_stats
         self.register_buffer("running_mean", tapegrad.zeros(num_features, **factory)

@@ -375,6 +375,7 @@ class _LazyNormMixin(LazyModuleMixin):
     weight: Any
     bias: Any
     running_mean: Any
+    num_batches_tracked: Tensor | None
     running_var: Any
     num_features: int
 

@@ -69,7 +69,7 @@ class RandomSampler(Sampler[int]):
         generator = self.generator
         if generator is None:  # as torch: a generator seeded by one draw from the global one
             generator = tapegrad.Generator()
-            generator.manual_seed(int(tapegrad.empty((), dtype=tapegrad.int64).random_().item()))
+            generator.manual_seed(int(tapegrad.empty((), dtype=tapegrad.int64).random_()))
         if self.replacement:
             # torch draws in chunks of 32 indices
             for start in range(0, count, 32):
