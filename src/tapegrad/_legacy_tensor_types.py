@@ -31,9 +31,10 @@ def _options(dtype: _dtype.dtype) -> str:
 
 
 def legacy_new(dtype: _dtype.dtype, args: tuple[Any, ...], kwargs: dict[str, Any],
-               any_tensor: bool = False) -> Tensor:
+               any_tensor: bool = False) -> Any:
     """A tensor of dtype from torch's legacy constructor forms: sizes give an uninitialised
-    tensor, a sequence or array its data, a tensor (of dtype unless any_tensor) itself."""
+    tensor, a sequence or array its data, a tensor (of dtype unless any_tensor) itself.
+    Typed Any, not Tensor: Tensor.__new__ returns it as its Self when cls is Tensor."""
     device = kwargs.pop("device", None)
     if kwargs:
         got = ", ".join([type(a).__name__ for a in args] +
