@@ -133,8 +133,8 @@ class Step:
     number: int
     title: str
     forward: str | None  # "out = a*b", or None for an op without a rule
-    incoming: tuple  # gradient of each of the node's outputs (None: zero)
-    sent: list  # a SentGradient per input, in next_functions order
+    incoming: tuple[Any, ...]  # gradient of each of the node's outputs (None: zero)
+    sent: list[SentGradient]  # a SentGradient per input, in next_functions order
     leaf: str | None = None  # for AccumulateGrad: the leaf's name or title
     node: object = dataclasses.field(default=None, repr=False)
 
@@ -165,11 +165,11 @@ class Report:
     step-by-step text, table() a table; Jupyter shows the text preformatted."""
     output: str
     gradient: object
-    steps: list
-    leaves: list
-    jacobians: list
+    steps: list[Step]
+    leaves: list[LeafGradient]
+    jacobians: list[JacobianCheck]
 
-    def __str__(self):
+    def __str__(self) -> str:
         lines = [f"Backward pass from {self.output}",
                  f"starting gradient: {_show(self.gradient, 19)}"]
         for step in self.steps:
@@ -185,13 +185,13 @@ class Report:
             lines += [""] + _jacobian_lines(check)
         return "\n".join(lines)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return str(self)
 
-    def _repr_html_(self):
+    def _repr_html_(self) -> str:
         return "<pre>" + html.escape(str(self)) + "</pre>"
 
-    def table(self):
+    def table(self) -> str:
         """The steps as a text table, one row per (node, input); numbers on one line each."""
         header = ("step", "node", "incoming grad", "input", "local derivative", "grad sent")
         rows = []

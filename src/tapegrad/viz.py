@@ -25,7 +25,7 @@ class GraphText(str):
     """A str that displays as itself: at the prompt and in Jupyter the tree is drawn, not
     quoted on one line with its newlines escaped."""
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return str(self)
 
     def _repr_html_(self):
@@ -106,14 +106,14 @@ def draw(tensor_or_tensors: Any, params: Any = None, show_saved: bool = False,
     return dot
 
 
-def node_titles(tensor_or_tensors):
+def node_titles(tensor_or_tensors: Any) -> dict[Any, str]:
     """{node: title} for every node reachable from the tensors' grad_fn, in the order the text
     tree first reaches them; a title is the node's class name, numbered ("#2") when several
     nodes share that name."""
     roots = [t.grad_fn for t in _as_tensors(tensor_or_tensors) if t.grad_fn is not None]
     order = [node for node, _, repeated in _preorder(roots) if not repeated]
     totals = Counter(_class_name(node) for node in order)
-    numbers = Counter()
+    numbers: Counter[str] = Counter()
     titles = {}
     for node in order:
         name = _class_name(node)
@@ -124,7 +124,7 @@ def node_titles(tensor_or_tensors):
     return titles
 
 
-def param_names(params):
+def param_names(params: Any) -> dict[int, str]:
     """{id(tensor): name} from a dict name -> tensor, (name, tensor) pairs, or a module with
     named_parameters(); {} for None."""
     if params is None:
@@ -138,7 +138,8 @@ def param_names(params):
     return {id(tensor): name for name, tensor in pairs}
 
 
-def tensor_summary(tensor, name=None, show_shapes=True, sep=": "):
+def tensor_summary(tensor: Any, name: str | None = None, show_shapes: bool = True,
+                   sep: str = ": ") -> str:
     """"name: shape (2, 2), float32"; only the name when show_shapes is False."""
     if not show_shapes:
         return name or ""
@@ -148,7 +149,7 @@ def tensor_summary(tensor, name=None, show_shapes=True, sep=": "):
     return f"{name}{sep}{shape}" if name else shape
 
 
-def saved_values(node):
+def saved_values(node: Any) -> dict[str, Any]:
     """{name: value} of what the node exposes as torch's `_saved_<name>` attributes; a value
     the backward pass has already freed reads as the string "(freed)"."""
     values = {}
