@@ -1,11 +1,13 @@
 """The short-time Fourier transform, stft, and its inverse, istft, composed as torch composes
-them: frames as a strided view of the (padded) signal, times the window, an FFT of each
-frame (ops/fft.py's primitives); istft adds the inverse transforms of the frames back up,
+them: frames as a strided view of the (padded) signal (gathered on a device), times the
+window, an FFT of each frame (ops/fft.py's primitives); istft adds the inverse transforms of the frames back up,
 overlapping (an unfold's backward), and divides by the overlapped squared window."""
 import numpy as np
 
+from .. import _backend
 from .._tensor import Tensor
 from ._define import defop
+from .indexing import _index
 from .activation import pad
 from .complex_parts import view_as_complex, view_as_real
 from .fft import _fft_c2c, _fft_c2r, _fft_r2c
@@ -136,10 +138,14 @@ def _frames(input, n_fft, hop_length, win_length, window, align_to_window, pad_m
         input = pad(input, (side, side), pad_mode)
     else:
         count = 1 + (length - n_fft) // hop_length
-    batch_stride, sample_stride = input.stride()
-    frames = as_strided(input, (input.shape[0], count, n_fft),
-                        (batch_stride, hop_length * sample_stride, sample_stride),
-                        input.storage_offset())
+    if _backend.on_device(input._data):  # no strided views there (strided.py): gather
+        positions = np.arange(count)[:, None] * hop_length + np.arange(n_fft)
+        frames = _index(input, (slice(None), positions))
+    else:
+        batch_stride, sample_stride = input.stride()
+        frames = as_strided(input, (input.shape[0], count, n_fft),
+                            (batch_stride, hop_length * sample_stride, sample_stride),
+                            input.storage_offset())
     return (frames if window is None else frames * window), one_signal
 
 
