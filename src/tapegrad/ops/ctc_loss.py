@@ -9,20 +9,21 @@ into the same gradient as the true one's, since each row of it sums to zero).
 """
 import numpy as np
 
+from .. import _backend
 from .._tensor import Tensor
 from ._define import defop
 from .conv import check_float
 from .loss import checked_reduction, reduce_loss
 from .pointwise import div, not_implemented_in_torch, where
-from .shape import squeeze, unsqueeze
+from .shape import constant_beside, squeeze, unsqueeze, zeros_of
 
 _NEG_INF = -np.inf
 
 
-def _extended_labels(targets, target_lengths, width):
+def _extended_labels(xp, targets, target_lengths, width):
     """(N, width): each target's labels with a blank (marked -1) before, between and after,
     padded with blanks."""
-    labels = np.full((len(target_lengths), width), -1, np.int64)
+    labels = xp.full((len(target_lengths), width), -1, np.int64)
     for b, (target, length) in enumerate(zip(targets, target_lengths)):
         labels[b, 1:2 * length:2] = target[:length]
     return labels
@@ -37,19 +38,21 @@ def _rounded(function, x):
 
 def _log_sum_exp(*terms):
     """log(sum(exp(terms))) elementwise, -inf where every term is (torch's shift by the max)."""
+    xp = _backend.array_module(terms[0])
     largest = terms[0]
     for term in terms[1:]:
-        largest = np.maximum(largest, term)
-    shift = np.where(largest == _NEG_INF, 0, largest)
-    total = _rounded(np.exp, terms[0] - shift)
+        largest = xp.maximum(largest, term)
+    shift = xp.where(largest == _NEG_INF, 0, largest)
+    total = _rounded(xp.exp, terms[0] - shift)
     for term in terms[1:]:
-        total = total + _rounded(np.exp, term - shift)
-    return _rounded(np.log, total) + shift
+        total = total + _rounded(xp.exp, term - shift)
+    return _rounded(xp.log, total) + shift
 
 
 def _shifted(values, by):
     """values moved `by` places along the last axis, -inf filling in (by > 0: towards higher s)."""
-    result = np.full_like(values, _NEG_INF)
+    xp = _backend.array_module(values)
+    result = xp.full_like(values, _NEG_INF)
     if by > 0:
         result[:, by:] = values[:, :-by]
     else:
@@ -61,23 +64,24 @@ class _Lattice:
     """The log probabilities of each sample's extended labels at every time step, and which
     transitions skip a blank (from s - 2 to s: a label differing from the one before it)."""
 
-    def __init__(self, log_probs, targets, input_lengths, target_lengths, blank):
-        self.input_lengths = np.asarray(input_lengths)
-        self.target_lengths = np.asarray(target_lengths)
-        width = 2 * int(self.target_lengths.max(initial=0)) + 1
-        labels = _extended_labels(targets, self.target_lengths, width)
-        self.labels = np.where(labels < 0, blank, labels)
-        batch = np.arange(len(self.input_lengths))[:, None]
+    def __init__(self, xp, log_probs, targets, input_lengths, target_lengths, blank):
+        self.xp = xp
+        self.input_lengths = xp.asarray(input_lengths)
+        self.target_lengths = xp.asarray(target_lengths)
+        width = 2 * max(target_lengths, default=0) + 1
+        labels = _extended_labels(xp, targets, target_lengths, width)
+        self.labels = xp.where(labels < 0, blank, labels)
+        batch = xp.arange(len(self.input_lengths))[:, None]
         self.emissions = log_probs[:, batch, self.labels]  # (T, N, width)
         self.skips_into = (labels >= 0) & (_shifted(labels.astype(float), 2) != labels)
-        self.skips_from = np.zeros_like(self.skips_into)  # s -> s + 2, from the other end
+        self.skips_from = xp.zeros_like(self.skips_into)  # s -> s + 2, from the other end
         self.skips_from[:, :-2] = self.skips_into[:, 2:]
         self.ends = 2 * self.target_lengths  # the last blank's position
 
     def alpha(self):
-        T = self.emissions.shape[0]
-        alpha = np.full(self.emissions.shape, _NEG_INF, self.emissions.dtype)
-        start = np.full(self.emissions.shape[1:], _NEG_INF, self.emissions.dtype)
+        xp, T = self.xp, self.emissions.shape[0]
+        alpha = xp.full(self.emissions.shape, _NEG_INF, self.emissions.dtype)
+        start = xp.full(self.emissions.shape[1:], _NEG_INF, self.emissions.dtype)
         start[:, :2] = self.emissions[0, :, :2] if T else _NEG_INF
         start[self.target_lengths == 0, 1:] = _NEG_INF  # no first label to start at
         for t in range(T):
@@ -85,43 +89,44 @@ class _Lattice:
                 current = start
             else:
                 previous = alpha[t - 1]
-                skipped = np.where(self.skips_into, _shifted(previous, 2), _NEG_INF)
+                skipped = xp.where(self.skips_into, _shifted(previous, 2), _NEG_INF)
                 current = self.emissions[t] + _log_sum_exp(previous, _shifted(previous, 1),
                                                            skipped)
-            alpha[t] = np.where((t < self.input_lengths)[:, None], current, _NEG_INF)
+            alpha[t] = xp.where((t < self.input_lengths)[:, None], current, _NEG_INF)
         return alpha
 
     def beta(self):
-        T, batch, width = self.emissions.shape
-        beta = np.full(self.emissions.shape, _NEG_INF, self.emissions.dtype)
-        samples = np.arange(batch)
-        last = np.full((batch, width), _NEG_INF, self.emissions.dtype)
+        xp, (T, batch, width) = self.xp, self.emissions.shape
+        beta = xp.full(self.emissions.shape, _NEG_INF, self.emissions.dtype)
+        samples = xp.arange(batch)
+        last = xp.full((batch, width), _NEG_INF, self.emissions.dtype)
         for t in reversed(range(T)):
             starting = t == self.input_lengths - 1
             following = beta[t + 1] if t + 1 < T else last
-            skipped = np.where(self.skips_from, _shifted(following, -2), _NEG_INF)
+            skipped = xp.where(self.skips_from, _shifted(following, -2), _NEG_INF)
             current = self.emissions[t] + _log_sum_exp(following, _shifted(following, -1),
                                                        skipped)
-            initial = np.full((batch, width), _NEG_INF, self.emissions.dtype)
+            initial = xp.full((batch, width), _NEG_INF, self.emissions.dtype)
             for offset in (1, 0):  # an empty target has only the blank at 0
-                positions = np.maximum(self.ends - offset, 0)
-                initial[samples, positions] = np.where(self.ends >= offset,
+                positions = xp.maximum(self.ends - offset, 0)
+                initial[samples, positions] = xp.where(self.ends >= offset,
                                                        self.emissions[t, samples, positions],
                                                        _NEG_INF)
-            current = np.where(starting[:, None], initial, current)
-            beta[t] = np.where((t < self.input_lengths)[:, None], current, _NEG_INF)
+            current = xp.where(starting[:, None], initial, current)
+            beta[t] = xp.where((t < self.input_lengths)[:, None], current, _NEG_INF)
         return beta
 
     def negative_log_likelihood(self, alpha):
-        samples = np.arange(len(self.input_lengths))
-        last = np.maximum(self.input_lengths - 1, 0)
+        xp = self.xp
+        samples = xp.arange(len(self.input_lengths))
+        last = xp.maximum(self.input_lengths - 1, 0)
         final = alpha[last, samples]  # (N, width)
         ends = final[samples, self.ends]
-        before = np.where(self.ends >= 1, final[samples, np.maximum(self.ends - 1, 0)], _NEG_INF)
+        before = xp.where(self.ends >= 1, final[samples, xp.maximum(self.ends - 1, 0)], _NEG_INF)
         nll = -_log_sum_exp(ends, before)
         # no time steps: only an empty target has an alignment
         empty = self.input_lengths == 0
-        return np.where(empty, np.where(self.target_lengths == 0, 0, np.inf), nll).astype(
+        return xp.where(empty, xp.where(self.target_lengths == 0, 0, np.inf), nll).astype(
             alpha.dtype)
 
 
@@ -129,7 +134,7 @@ class _Lattice:
                                  "blank", "zero_infinity", "result"))
 def _ctc_loss(xp, log_probs: Tensor, targets, input_lengths, target_lengths, blank,
               zero_infinity):
-    lattice = _Lattice(log_probs, targets, input_lengths, target_lengths, blank)
+    lattice = _Lattice(xp, log_probs, targets, input_lengths, target_lengths, blank)
     return lattice.negative_log_likelihood(lattice.alpha())
 
 
@@ -138,22 +143,22 @@ def _ctc_loss_backward(xp, grad: Tensor, log_probs: Tensor, targets, input_lengt
                        target_lengths, nll: Tensor, blank, zero_infinity):
     """torch's gradient: (exp(log_probs) - exp(log posterior of each class + nll - log_probs))
     times the sample's gradient, for the time steps inside its input (0 after)."""
-    lattice = _Lattice(log_probs, targets, input_lengths, target_lengths, blank)
+    lattice = _Lattice(xp, log_probs, targets, input_lengths, target_lengths, blank)
     joint = lattice.alpha() + lattice.beta()  # (T, N, width)
     T, batch, _ = log_probs.shape
     # each class's log posterior, summed over its positions from the last, as torch rounds it
-    log_posterior = np.full(log_probs.shape, _NEG_INF, log_probs.dtype)
-    times, samples = np.arange(T)[:, None], np.arange(batch)[None, :]
+    log_posterior = xp.full(log_probs.shape, _NEG_INF, log_probs.dtype)
+    times, samples = xp.arange(T)[:, None], xp.arange(batch)[None, :]
     for s in reversed(range(joint.shape[2])):
         place = (times, samples, lattice.labels[None, :, s])
         log_posterior[place] = _log_sum_exp(log_posterior[place], joint[:, :, s])
-    result = (_rounded(np.exp, log_probs)
-              - _rounded(np.exp, log_posterior + nll[None, :, None] - log_probs)) \
+    result = (_rounded(xp.exp, log_probs)
+              - _rounded(xp.exp, log_posterior + nll[None, :, None] - log_probs)) \
         * grad[None, :, None]
-    inside = np.arange(T)[:, None] < lattice.input_lengths[None, :]
+    inside = xp.arange(T)[:, None] < lattice.input_lengths[None, :]
     if zero_infinity:
         inside = inside & (nll != np.inf)[None, :]
-    return np.where(inside[:, :, None], result, 0).astype(log_probs.dtype)
+    return xp.where(inside[:, :, None], result, 0).astype(log_probs.dtype)
 
 
 not_implemented_in_torch(_ctc_loss_backward, "_ctc_loss_backward")
@@ -235,10 +240,10 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     loss = _ctc_loss(log_probs, _per_sample_targets(targets, target_lengths), input_lengths,
                      target_lengths, blank, bool(zero_infinity))
     if zero_infinity:
-        loss = where(loss == float("inf"), Tensor._make(np.zeros((), loss.dtype.numpy)), loss)
+        loss = where(loss == float("inf"), zeros_of(loss, ()), loss)
     if reduction == "mean":  # each sample's loss per target label first
         lengths = np.maximum(np.asarray(target_lengths, loss.dtype.numpy), 1)
-        loss = div(loss, Tensor._make(lengths))
+        loss = div(loss, constant_beside(loss, lengths))
     elif reduction == "none" and not batched:
         return squeeze(loss, 0)
     return reduce_loss(loss, reduction)
