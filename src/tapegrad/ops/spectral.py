@@ -1,7 +1,8 @@
 """The short-time Fourier transform, stft, and its inverse, istft, composed as torch composes
 them: frames as a strided view of the (padded) signal (gathered on a device), times the
-window, an FFT of each frame (ops/fft.py's primitives); istft adds the inverse transforms of the frames back up,
-overlapping (an unfold's backward), and divides by the overlapped squared window."""
+window, an FFT of each frame (ops/fft.py's primitives); istft adds the inverse transforms
+of the frames back up, overlapping (an unfold's backward), and divides by the overlapped
+squared window."""
 import numpy as np
 
 from .. import _backend
