@@ -5,6 +5,8 @@ is a call to `torch._utils._rebuild_tensor_v2` on a storage named by a persisten
 `<root>/data/<key>`, the raw little-endian bytes of each storage. Reading goes through an
 unpickler that resolves only an allow-list of globals, so a file cannot run code.
 """
+from __future__ import annotations
+
 import builtins
 import collections
 import functools
@@ -12,11 +14,17 @@ import io
 import pickle
 import struct
 import zipfile
+from typing import IO, TYPE_CHECKING, Any, Callable, ClassVar
 
 import numpy as np
 
 import tapegrad
 from ._warnings import warn
+
+if TYPE_CHECKING:
+    import os
+
+    from ._tensor import Tensor
 
 # torch's storage class names and the dtypes they hold. BFloat16 is read as float32 (below).
 _STORAGE_DTYPES = {
@@ -81,7 +89,7 @@ class PlacementError(RuntimeError):
     """A tensor of the file cannot go where it is to be loaded (torch raises RuntimeError)."""
 
 
-def placed(tensor, location, map_location):
+def placed(tensor: Tensor, location: str, map_location: Any) -> Tensor:
     """tensor (read on the host) on the device torch.load would put it: its saved location,
     or what map_location (a device, a string, a dict of locations, a function) makes of it."""
     if callable(map_location) and not isinstance(map_location, (str, tapegrad.device)):
@@ -123,9 +131,9 @@ def _latin1_bytes(text, encoding):
 
 
 @functools.cache
-def allowed_globals():
+def allowed_globals() -> dict[tuple[str, str], Any]:
     """The globals a weights-only file may name, as (module, name) -> object."""
-    allowed = {
+    allowed: dict[tuple[str, str], Any] = {
         ("collections", "OrderedDict"): collections.OrderedDict,
         ("torch._utils", "_rebuild_tensor"): _rebuild_tensor,
         ("torch._utils", "_rebuild_tensor_v2"): _rebuild_tensor,
@@ -151,7 +159,8 @@ class _WeightsUnpickler(pickle._Unpickler):
     would let a file set attributes on any object it can name (a dtype, a function).
     """
 
-    dispatch = dict(pickle._Unpickler.dispatch)
+    # the opcode table, with BUILD replaced below by a method of this class
+    dispatch: ClassVar[dict[int, Callable[[Any], None]]] = dict(pickle._Unpickler.dispatch)
 
     def __init__(self, data, read_storage, map_location=None):
         super().__init__(io.BytesIO(data))
@@ -209,7 +218,7 @@ def _storage_reader(archive, root, byteorder):
     return read_storage
 
 
-def read_torch_zip(data, map_location=None):
+def read_torch_zip(data: bytes, map_location: Any = None) -> Any:
     """The object stored in the bytes of a torch.save zip archive, its tensors placed as
     torch.load places them (`placed`)."""
     archive = zipfile.ZipFile(io.BytesIO(data))
@@ -383,7 +392,7 @@ class _PickleWriter:
         self.out += b"tQ"  # TUPLE, BINPERSID
 
 
-def write_torch_zip(obj, file):
+def write_torch_zip(obj: Any, file: str | os.PathLike[str] | IO[bytes]) -> None:
     """Write obj as a torch.save zip archive to a path or a binary file object."""
     writer = _PickleWriter()
     writer.save(obj)
