@@ -10,7 +10,7 @@ import warnings
 
 import numpy as np
 
-from .. import _creation, _dtype
+from .. import _backend, _creation, _dtype
 from .._layout import channels_last as channels_last_format, memory_format
 from .._tensor import Size, Tensor, device
 from ._define import defop
@@ -515,10 +515,10 @@ def native_dropout(input, p, train):
         raise RuntimeError("result type Float can't be cast to the desired output type "
                            f"{input.dtype.legacy_name}")
     if train is False or p == 0:
-        kept, scale = np.ones(input.shape, bool), 1.0
+        kept, scale = _backend.array_module(input._data).ones(input.shape, bool), 1.0
     else:
         from .._random import bernoulli_mask
-        kept = bernoulli_mask(None, input.shape, 1 - p)  # torch's mask.bernoulli_(1 - p)
+        kept = bernoulli_mask(None, input.shape, 1 - p, input.device)  # mask.bernoulli_(1 - p)
         scale = 0.0 if p == 1 else 1.0 / (1.0 - p)
     return _native_dropout(input, kept, input.dtype.numpy.type(scale))
 
