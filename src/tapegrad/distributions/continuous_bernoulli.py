@@ -1,13 +1,19 @@
+from __future__ import annotations
+
 import math
+from typing import TYPE_CHECKING
 
 import tapegrad
-from tapegrad._tensor import Size
+from tapegrad._tensor import Size, Tensor
 from tapegrad.nn.functional import binary_cross_entropy_with_logits
 
 from . import constraints
 from .exp_family import ExponentialFamily
-from .utils import (_set_one_of, broadcast_all, clamp_probs, lazy_property, logits_to_probs,
+from .utils import (_size, _set_one_of, broadcast_all, clamp_probs, lazy_property, logits_to_probs,
                     probs_to_logits)
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 __all__ = ["ContinuousBernoulli"]
 
@@ -21,7 +27,9 @@ class ContinuousBernoulli(ExponentialFamily):
     _mean_carrier_measure = 0
     has_rsample = True
 
-    def __init__(self, probs=None, logits=None, lims=(0.499, 0.501), validate_args=None):
+    def __init__(self, probs: Tensor | float | None = None, logits: Tensor | float | None = None,
+                 lims: tuple[float, float] = (0.499, 0.501),
+                 validate_args: bool | None = None) -> None:
         self._param, batch_shape = _set_one_of(self, probs, logits)
         if probs is not None:
             # checked before clamping, when validation is asked for explicitly
@@ -32,7 +40,7 @@ class ContinuousBernoulli(ExponentialFamily):
         self._lims = lims
         super().__init__(batch_shape, validate_args=validate_args)
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: _size, _instance: Self | None = None) -> Self:
         new = self._expanded(ContinuousBernoulli, batch_shape, _instance, ("probs", "logits"))
         new._lims = self._lims
         return new
@@ -61,7 +69,7 @@ class ContinuousBernoulli(ExponentialFamily):
         return tapegrad.where(self._outside_unstable_region(), log_norm, taylor)
 
     @property
-    def mean(self):
+    def mean(self) -> Tensor:
         cut = self._cut_probs()
         mus = cut / (2.0 * cut - 1.0) + 1.0 / (tapegrad.log1p(-cut) - tapegrad.log(cut))
         x = self.probs - 0.5
@@ -69,11 +77,11 @@ class ContinuousBernoulli(ExponentialFamily):
         return tapegrad.where(self._outside_unstable_region(), mus, taylor)
 
     @property
-    def stddev(self):
+    def stddev(self) -> Tensor:
         return tapegrad.sqrt(self.variance)
 
     @property
-    def variance(self):
+    def variance(self) -> Tensor:
         cut = self._cut_probs()
         variances = (cut * (cut - 1.0) / tapegrad.pow(1.0 - 2.0 * cut, 2)
                      + 1.0 / tapegrad.pow(tapegrad.log1p(-cut) - tapegrad.log(cut), 2))
@@ -82,35 +90,35 @@ class ContinuousBernoulli(ExponentialFamily):
         return tapegrad.where(self._outside_unstable_region(), variances, taylor)
 
     @lazy_property
-    def logits(self):
+    def logits(self) -> Tensor:
         return probs_to_logits(self.probs, is_binary=True)
 
     @lazy_property
-    def probs(self):
+    def probs(self) -> Tensor:
         return clamp_probs(logits_to_probs(self.logits, is_binary=True))
 
     @property
-    def param_shape(self):
+    def param_shape(self) -> Size:
         return self._param.size()
 
-    def sample(self, sample_shape=Size()):
+    def sample(self, sample_shape: _size = Size()) -> Tensor:
         shape = self._extended_shape(sample_shape)
         u = tapegrad.rand(shape, dtype=self.probs.dtype)
         with tapegrad.no_grad():
             return self.icdf(u)
 
-    def rsample(self, sample_shape=Size()):
+    def rsample(self, sample_shape: _size = Size()) -> Tensor:
         shape = self._extended_shape(sample_shape)
         return self.icdf(tapegrad.rand(shape, dtype=self.probs.dtype))
 
-    def log_prob(self, value):
+    def log_prob(self, value: Tensor) -> Tensor:
         if self._validate_args:
             self._validate_sample(value)
         logits, value = broadcast_all(self.logits, value)
         return (-binary_cross_entropy_with_logits(logits, value, reduction="none")
                 + self._cont_bern_log_norm())
 
-    def cdf(self, value):
+    def cdf(self, value: Tensor) -> Tensor:
         if self._validate_args:
             self._validate_sample(value)
         cut = self._cut_probs()
@@ -121,20 +129,20 @@ class ContinuousBernoulli(ExponentialFamily):
                               tapegrad.where(tapegrad.ge(value, 1.0),
                                              tapegrad.ones_like(value), unbounded))
 
-    def icdf(self, value):
+    def icdf(self, value: Tensor) -> Tensor:
         cut = self._cut_probs()
         inverse = ((tapegrad.log1p(-cut + value * (2.0 * cut - 1.0)) - tapegrad.log1p(-cut))
                    / (tapegrad.log(cut) - tapegrad.log1p(-cut)))
         return tapegrad.where(self._outside_unstable_region(), inverse, value)
 
-    def entropy(self):
+    def entropy(self) -> Tensor:
         log_probs0 = tapegrad.log1p(-self.probs)
         log_probs1 = tapegrad.log(self.probs)
         return (self.mean * (log_probs0 - log_probs1) - self._cont_bern_log_norm()
                 - log_probs0)
 
     @property
-    def _natural_params(self):
+    def _natural_params(self) -> tuple[Tensor, ...]:
         return (self.logits,)
 
     def _log_normalizer(self, x):

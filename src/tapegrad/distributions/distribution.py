@@ -106,7 +106,7 @@ class Distribution:
         raise NotImplementedError
 
     @property
-    def support(self) -> constraints.Constraint | None:
+    def support(self) -> constraints.Constraint:
         raise NotImplementedError
 
     @property

@@ -1,12 +1,18 @@
+from __future__ import annotations
+
 import math
+from typing import TYPE_CHECKING
 
 import tapegrad
-from tapegrad._tensor import Size
+from tapegrad._tensor import Size, Tensor
 
 from . import constraints
 from .distribution import Distribution
 from .gamma import Gamma
-from .utils import _batch_shape, broadcast_all, finfo
+from .utils import _batch_shape, _size, broadcast_all, finfo
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 __all__ = ["FisherSnedecor"]
 
@@ -17,38 +23,39 @@ class FisherSnedecor(Distribution):
     support = constraints.positive
     has_rsample = True
 
-    def __init__(self, df1, df2, validate_args=None):
+    def __init__(self, df1: Tensor | float, df2: Tensor | float,
+                 validate_args: bool | None = None) -> None:
         self.df1, self.df2 = broadcast_all(df1, df2)
         self._gamma1 = Gamma(self.df1 * 0.5, self.df1)
         self._gamma2 = Gamma(self.df2 * 0.5, self.df2)
         super().__init__(_batch_shape(self.df1, df1, df2), validate_args=validate_args)
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: _size, _instance: Self | None = None) -> Self:
         new = self._expanded(FisherSnedecor, batch_shape, _instance, ("df1", "df2"))
         new._gamma1 = self._gamma1.expand(batch_shape)
         new._gamma2 = self._gamma2.expand(batch_shape)
         return new
 
     @property
-    def mean(self):
+    def mean(self) -> Tensor:
         df2 = self.df2.clone(memory_format=tapegrad.contiguous_format)
         df2[df2 <= 2] = math.nan
         return df2 / (df2 - 2)
 
     @property
-    def mode(self):
+    def mode(self) -> Tensor:
         mode = (self.df1 - 2) / self.df1 * self.df2 / (self.df2 + 2)
         mode[self.df1 <= 2] = math.nan
         return mode
 
     @property
-    def variance(self):
+    def variance(self) -> Tensor:
         df2 = self.df2.clone(memory_format=tapegrad.contiguous_format)
         df2[df2 <= 4] = math.nan
         return (2 * df2.pow(2) * (self.df1 + df2 - 2)
                 / (self.df1 * (df2 - 2).pow(2) * (df2 - 4)))
 
-    def rsample(self, sample_shape=Size(())):
+    def rsample(self, sample_shape: _size = Size(())) -> Tensor:
         shape = self._extended_shape(sample_shape)
         X1 = self._gamma1.rsample(sample_shape).view(shape)
         X2 = self._gamma2.rsample(sample_shape).view(shape)
@@ -58,7 +65,7 @@ class FisherSnedecor(Distribution):
         Y.clamp_(min=tiny)
         return Y
 
-    def log_prob(self, value):
+    def log_prob(self, value: Tensor) -> Tensor:
         if self._validate_args:
             self._validate_sample(value)
         ct1 = self.df1 * 0.5

@@ -1,18 +1,28 @@
-from tapegrad._tensor import Size
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Generic, TypeVar
+
+from tapegrad._tensor import Size, Tensor
 
 from . import constraints
 from .distribution import Distribution
-from .utils import _sum_rightmost
+from .utils import _size, _sum_rightmost
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 __all__ = ["Independent"]
 
+D = TypeVar("D", bound=Distribution)
 
-class Independent(Distribution):
+
+class Independent(Distribution, Generic[D]):
     """base_distribution with its reinterpreted_batch_ndims rightmost batch dims read as
     event dims (log_prob sums over them)."""
     arg_constraints = {}
 
-    def __init__(self, base_distribution, reinterpreted_batch_ndims, validate_args=None):
+    def __init__(self, base_distribution: D, reinterpreted_batch_ndims: int,
+                 validate_args: bool | None = None) -> None:
         if reinterpreted_batch_ndims > len(base_distribution.batch_shape):
             raise ValueError(
                 "Expected reinterpreted_batch_ndims <= len(base_distribution.batch_shape), "
@@ -24,7 +34,7 @@ class Independent(Distribution):
         cut = len(shape) - event_dim
         super().__init__(shape[:cut], shape[cut:], validate_args=validate_args)
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: _size, _instance: Self | None = None) -> Self:
         new = self._get_checked_instance(Independent, _instance)
         batch_shape = Size(batch_shape)
         new.base_dist = self.base_dist.expand(
@@ -35,50 +45,50 @@ class Independent(Distribution):
         return new
 
     @property
-    def has_rsample(self):
+    def has_rsample(self) -> bool:
         return self.base_dist.has_rsample
 
     @property
-    def has_enumerate_support(self):
+    def has_enumerate_support(self) -> bool:
         if self.reinterpreted_batch_ndims > 0:
             return False
         return self.base_dist.has_enumerate_support
 
     @constraints.dependent_property
-    def support(self):
+    def support(self) -> constraints.Constraint:
         result = self.base_dist.support
         if self.reinterpreted_batch_ndims:
             result = constraints.independent(result, self.reinterpreted_batch_ndims)
         return result
 
     @property
-    def mean(self):
+    def mean(self) -> Tensor:
         return self.base_dist.mean
 
     @property
-    def mode(self):
+    def mode(self) -> Tensor:
         return self.base_dist.mode
 
     @property
-    def variance(self):
+    def variance(self) -> Tensor:
         return self.base_dist.variance
 
-    def sample(self, sample_shape=Size()):
+    def sample(self, sample_shape: _size = Size()) -> Tensor:
         return self.base_dist.sample(sample_shape)
 
-    def rsample(self, sample_shape=Size()):
+    def rsample(self, sample_shape: _size = Size()) -> Tensor:
         return self.base_dist.rsample(sample_shape)
 
-    def log_prob(self, value):
+    def log_prob(self, value: Tensor) -> Tensor:
         return _sum_rightmost(self.base_dist.log_prob(value), self.reinterpreted_batch_ndims)
 
-    def entropy(self):
+    def entropy(self) -> Tensor:
         return _sum_rightmost(self.base_dist.entropy(), self.reinterpreted_batch_ndims)
 
-    def enumerate_support(self, expand=True):
+    def enumerate_support(self, expand: bool = True) -> Tensor:
         if self.reinterpreted_batch_ndims > 0:
             raise NotImplementedError("Enumeration over cartesian product is not implemented")
         return self.base_dist.enumerate_support(expand=expand)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"{self.__class__.__name__}({self.base_dist}, {self.reinterpreted_batch_ndims})"

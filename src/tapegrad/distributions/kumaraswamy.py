@@ -1,12 +1,19 @@
+from __future__ import annotations
+
 import math
+from typing import TYPE_CHECKING
 
 import tapegrad
+from tapegrad._tensor import Tensor
 
 from . import constraints
 from .transformed_distribution import TransformedDistribution
 from .transforms import AffineTransform, PowerTransform
 from .uniform import Uniform
-from .utils import broadcast_all, euler_constant
+from .utils import _size, broadcast_all, euler_constant
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 __all__ = ["Kumaraswamy"]
 
@@ -25,7 +32,8 @@ class Kumaraswamy(TransformedDistribution):
     support = constraints.unit_interval
     has_rsample = True
 
-    def __init__(self, concentration1, concentration0, validate_args=None):
+    def __init__(self, concentration1: Tensor | float, concentration0: Tensor | float,
+                 validate_args: bool | None = None) -> None:
         self.concentration1, self.concentration0 = broadcast_all(concentration1, concentration0)
         base_dist = Uniform(tapegrad.full_like(self.concentration0, 0),
                             tapegrad.full_like(self.concentration0, 1),
@@ -35,29 +43,29 @@ class Kumaraswamy(TransformedDistribution):
                       PowerTransform(exponent=self.concentration1.reciprocal())]
         super().__init__(base_dist, transforms, validate_args=validate_args)
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: _size, _instance: Self | None = None) -> Self:
         new = self._get_checked_instance(Kumaraswamy, _instance)
         new.concentration1 = self.concentration1.expand(batch_shape)
         new.concentration0 = self.concentration0.expand(batch_shape)
         return super().expand(batch_shape, _instance=new)
 
     @property
-    def mean(self):
+    def mean(self) -> Tensor:
         return _moments(self.concentration1, self.concentration0, 1)
 
     @property
-    def mode(self):
+    def mode(self) -> Tensor:
         log_mode = (self.concentration0.reciprocal() * (-self.concentration0).log1p()
                     - (-self.concentration0 * self.concentration1).log1p())
         log_mode[(self.concentration0 < 1) | (self.concentration1 < 1)] = math.nan
         return log_mode.exp()
 
     @property
-    def variance(self):
+    def variance(self) -> Tensor:
         return (_moments(self.concentration1, self.concentration0, 2)
                 - tapegrad.pow(self.mean, 2))
 
-    def entropy(self):
+    def entropy(self) -> Tensor:
         t1 = 1 - self.concentration1.reciprocal()
         t0 = 1 - self.concentration0.reciprocal()
         H0 = tapegrad.digamma(self.concentration0 + 1) + euler_constant

@@ -1,12 +1,18 @@
+from __future__ import annotations
+
 import math
+from typing import TYPE_CHECKING
 
 import tapegrad
-from tapegrad._tensor import Size
+from tapegrad._tensor import Size, Tensor
 
 from . import constraints
 from .beta import Beta
 from .distribution import Distribution
-from .utils import broadcast_all, finfo
+from .utils import _size, broadcast_all, finfo
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 __all__ = ["LKJCholesky"]
 
@@ -17,7 +23,8 @@ class LKJCholesky(Distribution):
     arg_constraints = {"concentration": constraints.positive}
     support = constraints.corr_cholesky
 
-    def __init__(self, dim, concentration=1.0, validate_args=None):
+    def __init__(self, dim: int, concentration: Tensor | float = 1.0,
+                 validate_args: bool | None = None) -> None:
         if dim < 2:
             raise ValueError("Expected dim to be an integer greater than or equal to 2. "
                              f"Found dim={dim}.")
@@ -29,7 +36,7 @@ class LKJCholesky(Distribution):
         self._beta = Beta(offset + 0.5, marginal_concentration.unsqueeze(-1) - 0.5 * offset)
         super().__init__(self.concentration.size(), Size((dim, dim)), validate_args)
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: _size, _instance: Self | None = None) -> Self:
         new = self._get_checked_instance(LKJCholesky, _instance)
         batch_shape = Size(batch_shape)
         new.dim = self.dim
@@ -39,7 +46,7 @@ class LKJCholesky(Distribution):
         new._validate_args = self._validate_args
         return new
 
-    def sample(self, sample_shape=Size()):
+    def sample(self, sample_shape: _size = Size()) -> Tensor:
         y = self._beta.sample(sample_shape).unsqueeze(-1)
         u_normal = tapegrad.randn(self._extended_shape(sample_shape), dtype=y.dtype).tril(-1)
         u_hypersphere = u_normal / u_normal.norm(dim=-1, keepdim=True)
@@ -50,7 +57,7 @@ class LKJCholesky(Distribution):
         w += tapegrad.diag_embed(diagonal)
         return w
 
-    def log_prob(self, value):
+    def log_prob(self, value: Tensor) -> Tensor:
         if self._validate_args:
             self._validate_sample(value)
         diagonal = value.diagonal(dim1=-1, dim2=-2)[..., 1:]

@@ -1,12 +1,18 @@
+from __future__ import annotations
+
 import math
+from typing import TYPE_CHECKING
 
 import tapegrad
-from tapegrad._tensor import Size
+from tapegrad._tensor import Size, Tensor
 
 from . import constraints
 from .distribution import Distribution
 from .multivariate_normal import _batch_mahalanobis, _batch_mv
-from .utils import _standard_normal, lazy_property
+from .utils import _size, _standard_normal, lazy_property
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 __all__ = ["LowRankMultivariateNormal"]
 
@@ -39,7 +45,8 @@ class LowRankMultivariateNormal(Distribution):
     support = constraints.real_vector
     has_rsample = True
 
-    def __init__(self, loc, cov_factor, cov_diag, validate_args=None):
+    def __init__(self, loc: Tensor, cov_factor: Tensor, cov_diag: Tensor,
+                 validate_args: bool | None = None) -> None:
         if loc.dim() < 1:
             raise ValueError("loc must be at least one-dimensional.")
         event_shape = loc.shape[-1:]
@@ -64,7 +71,7 @@ class LowRankMultivariateNormal(Distribution):
         self._capacitance_tril = _batch_capacitance_tril(cov_factor, cov_diag)
         super().__init__(self.loc.shape[:-1], event_shape, validate_args=validate_args)
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: _size, _instance: Self | None = None) -> Self:
         new = self._get_checked_instance(LowRankMultivariateNormal, _instance)
         batch_shape = Size(batch_shape)
         loc_shape = batch_shape + self.event_shape
@@ -83,20 +90,20 @@ class LowRankMultivariateNormal(Distribution):
         return self._batch_shape + self._event_shape + self._event_shape
 
     @property
-    def mean(self):
+    def mean(self) -> Tensor:
         return self.loc
 
     @property
-    def mode(self):
+    def mode(self) -> Tensor:
         return self.loc
 
     @lazy_property
-    def variance(self):
+    def variance(self) -> Tensor:
         return (self._unbroadcasted_cov_factor.pow(2).sum(-1)
                 + self._unbroadcasted_cov_diag).expand(self._batch_shape + self._event_shape)
 
     @lazy_property
-    def scale_tril(self):
+    def scale_tril(self) -> Tensor:
         # D^1/2 chol(I + D^-1/2 W W^T D^-1/2), better conditioned than chol of the covariance
         diag_sqrt = self._unbroadcasted_cov_diag.sqrt().unsqueeze(-1)
         scaled = self._unbroadcasted_cov_factor / diag_sqrt
@@ -104,19 +111,19 @@ class LowRankMultivariateNormal(Distribution):
         return (diag_sqrt * tapegrad.linalg.cholesky(K)).expand(self._matrix_shape())
 
     @lazy_property
-    def covariance_matrix(self):
+    def covariance_matrix(self) -> Tensor:
         W = self._unbroadcasted_cov_factor
         covariance = tapegrad.matmul(W, W.mT) + tapegrad.diag_embed(self._unbroadcasted_cov_diag)
         return covariance.expand(self._matrix_shape())
 
     @lazy_property
-    def precision_matrix(self):
+    def precision_matrix(self) -> Tensor:
         Wt_Dinv = self._unbroadcasted_cov_factor.mT / self._unbroadcasted_cov_diag.unsqueeze(-2)
         A = tapegrad.linalg.solve_triangular(self._capacitance_tril, Wt_Dinv, upper=False)
         precision = tapegrad.diag_embed(self._unbroadcasted_cov_diag.reciprocal()) - A.mT @ A
         return precision.expand(self._matrix_shape())
 
-    def rsample(self, sample_shape=Size()):
+    def rsample(self, sample_shape: _size = Size()) -> Tensor:
         shape = self._extended_shape(sample_shape)
         W_shape = shape[:-1] + self.cov_factor.shape[-1:]
         eps_W = _standard_normal(W_shape, dtype=self.loc.dtype, device=self.loc.device)
@@ -128,7 +135,7 @@ class LowRankMultivariateNormal(Distribution):
         return _batch_lowrank_logdet(self._unbroadcasted_cov_factor,
                                      self._unbroadcasted_cov_diag, self._capacitance_tril)
 
-    def log_prob(self, value):
+    def log_prob(self, value: Tensor) -> Tensor:
         if self._validate_args:
             self._validate_sample(value)
         M = _batch_lowrank_mahalanobis(self._unbroadcasted_cov_factor,
@@ -136,6 +143,6 @@ class LowRankMultivariateNormal(Distribution):
                                        self._capacitance_tril)
         return -0.5 * (self._event_shape[0] * math.log(2 * math.pi) + self._log_det() + M)
 
-    def entropy(self):
+    def entropy(self) -> Tensor:
         H = 0.5 * (self._event_shape[0] * (1.0 + math.log(2 * math.pi)) + self._log_det())
         return H if len(self._batch_shape) == 0 else H.expand(self._batch_shape)

@@ -1,9 +1,17 @@
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import tapegrad
-from tapegrad._tensor import Size
+from tapegrad._tensor import Size, Tensor
 
 from . import constraints
 from .categorical import Categorical
 from .distribution import Distribution
+from .utils import _size
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 __all__ = ["MixtureSameFamily"]
 
@@ -14,7 +22,8 @@ class MixtureSameFamily(Distribution):
     arg_constraints = {}
     has_rsample = False
 
-    def __init__(self, mixture_distribution, component_distribution, validate_args=None):
+    def __init__(self, mixture_distribution: Categorical, component_distribution: Distribution,
+                 validate_args: bool | None = None) -> None:
         self._mixture_distribution = mixture_distribution
         self._component_distribution = component_distribution
         if not isinstance(mixture_distribution, Categorical):
@@ -41,7 +50,7 @@ class MixtureSameFamily(Distribution):
         super().__init__(batch_shape=component_batch, event_shape=event_shape,
                          validate_args=validate_args)
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: _size, _instance: Self | None = None) -> Self:
         batch_shape = Size(batch_shape)
         new = self._get_checked_instance(MixtureSameFamily, _instance)
         new._component_distribution = self._component_distribution.expand(
@@ -56,15 +65,15 @@ class MixtureSameFamily(Distribution):
         return new
 
     @constraints.dependent_property
-    def support(self):
+    def support(self) -> constraints.Constraint:
         return constraints.MixtureSameFamilyConstraint(self._component_distribution.support)
 
     @property
-    def mixture_distribution(self):
+    def mixture_distribution(self) -> Categorical:
         return self._mixture_distribution
 
     @property
-    def component_distribution(self):
+    def component_distribution(self) -> Distribution:
         return self._component_distribution
 
     def _component_sum(self, values):
@@ -72,28 +81,28 @@ class MixtureSameFamily(Distribution):
         return tapegrad.sum(probs * values, dim=-1 - self._event_ndims)
 
     @property
-    def mean(self):
+    def mean(self) -> Tensor:
         return self._component_sum(self.component_distribution.mean)
 
     @property
-    def variance(self):
+    def variance(self) -> Tensor:
         # the law of total variance
         spread = (self.component_distribution.mean - self._pad(self.mean)).pow(2.0)
         return (self._component_sum(self.component_distribution.variance)
                 + self._component_sum(spread))
 
-    def cdf(self, x):
+    def cdf(self, x: Tensor) -> Tensor:
         cdf_x = self.component_distribution.cdf(self._pad(x))
         return tapegrad.sum(cdf_x * self.mixture_distribution.probs, dim=-1)
 
-    def log_prob(self, x):
+    def log_prob(self, x: Tensor) -> Tensor:
         if self._validate_args:
             self._validate_sample(x)
         log_prob_x = self.component_distribution.log_prob(self._pad(x))
         log_mix_prob = tapegrad.log_softmax(self.mixture_distribution.logits, dim=-1)
         return tapegrad.logsumexp(log_prob_x + log_mix_prob, dim=-1)
 
-    def sample(self, sample_shape=Size()):
+    def sample(self, sample_shape: _size = Size()) -> Tensor:
         with tapegrad.no_grad():
             gather_dim = len(sample_shape) + len(self.batch_shape)
             es = self.event_shape
@@ -116,6 +125,6 @@ class MixtureSameFamily(Distribution):
         return x.reshape(xs[:-1] + Size(pad_ndims * [1]) + xs[-1:]
                          + Size(self._event_ndims * [1]))
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return ("MixtureSameFamily(\n  " + f"{self.mixture_distribution},\n  "
                 + f"{self.component_distribution})")

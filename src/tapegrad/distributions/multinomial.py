@@ -1,13 +1,19 @@
+from __future__ import annotations
+
 import math
+from typing import TYPE_CHECKING
 
 import tapegrad
-from tapegrad._tensor import Size
+from tapegrad._tensor import Size, Tensor
 
 from . import constraints
 from .binomial import Binomial
 from .categorical import Categorical
 from .distribution import Distribution
-from .utils import broadcast_all
+from .utils import _size, broadcast_all
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 __all__ = ["Multinomial"]
 
@@ -16,7 +22,8 @@ class Multinomial(Distribution):
     """Counts of total_count categorical draws over the last dim's categories."""
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
 
-    def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
+    def __init__(self, total_count: int = 1, probs: Tensor | None = None,
+                 logits: Tensor | None = None, validate_args: bool | None = None) -> None:
         if not isinstance(total_count, int):
             raise NotImplementedError("inhomogeneous total_count is not supported")
         self.total_count = total_count
@@ -25,7 +32,7 @@ class Multinomial(Distribution):
         super().__init__(self._categorical.batch_shape, self._categorical.param_shape[-1:],
                          validate_args=validate_args)
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: _size, _instance: Self | None = None) -> Self:
         new = self._get_checked_instance(Multinomial, _instance)
         batch_shape = Size(batch_shape)
         new.total_count = self.total_count
@@ -38,30 +45,30 @@ class Multinomial(Distribution):
         return self._categorical._new(*args, **kwargs)
 
     @constraints.dependent_property(is_discrete=True, event_dim=1)
-    def support(self):
+    def support(self) -> constraints.Constraint:
         return constraints.multinomial(self.total_count)
 
     @property
-    def mean(self):
+    def mean(self) -> Tensor:
         return self.probs * self.total_count
 
     @property
-    def variance(self):
+    def variance(self) -> Tensor:
         return self.total_count * self.probs * (1 - self.probs)
 
     @property
-    def logits(self):
+    def logits(self) -> Tensor:
         return self._categorical.logits
 
     @property
-    def probs(self):
+    def probs(self) -> Tensor:
         return self._categorical.probs
 
     @property
-    def param_shape(self):
+    def param_shape(self) -> Size:
         return self._categorical.param_shape
 
-    def sample(self, sample_shape=Size()):
+    def sample(self, sample_shape: _size = Size()) -> Tensor:
         sample_shape = Size(sample_shape)
         draws = self._categorical.sample(Size((self.total_count,)) + sample_shape)
         # (total_count, sample, batch) -> (sample, batch, total_count), then counted
@@ -72,7 +79,7 @@ class Multinomial(Distribution):
         counts.scatter_add_(-1, draws, tapegrad.ones_like(draws))
         return counts.type_as(self.probs)
 
-    def entropy(self):
+    def entropy(self) -> Tensor:
         n = tapegrad.tensor(self.total_count)
         term1 = n * self._categorical.entropy() - tapegrad.lgamma(n + 1)
         support = self._binomial.enumerate_support(expand=False)[1:]
@@ -80,7 +87,7 @@ class Multinomial(Distribution):
         term2 = (binomial_probs * tapegrad.lgamma(support + 1)).sum([0, -1])
         return term1 + term2
 
-    def log_prob(self, value):
+    def log_prob(self, value: Tensor) -> Tensor:
         if self._validate_args:
             self._validate_sample(value)
         logits, value = broadcast_all(self.logits, value)

@@ -1,11 +1,17 @@
+from __future__ import annotations
+
 import math
+from typing import TYPE_CHECKING
 
 import tapegrad
-from tapegrad._tensor import Size
+from tapegrad._tensor import Size, Tensor
 
 from . import constraints
 from .distribution import Distribution
-from .utils import _standard_normal, lazy_property
+from .utils import _size, _standard_normal, lazy_property
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 __all__ = ["MultivariateNormal"]
 
@@ -60,8 +66,9 @@ class MultivariateNormal(Distribution):
     support = constraints.real_vector
     has_rsample = True
 
-    def __init__(self, loc, covariance_matrix=None, precision_matrix=None, scale_tril=None,
-                 validate_args=None):
+    def __init__(self, loc: Tensor, covariance_matrix: Tensor | None = None,
+                 precision_matrix: Tensor | None = None, scale_tril: Tensor | None = None,
+                 validate_args: bool | None = None) -> None:
         if loc.dim() < 1:
             raise ValueError("loc must be at least one-dimensional.")
         given = {name: value for name, value in (("covariance_matrix", covariance_matrix),
@@ -87,7 +94,7 @@ class MultivariateNormal(Distribution):
         else:
             self._unbroadcasted_scale_tril = _precision_to_scale_tril(matrix)
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: _size, _instance: Self | None = None) -> Self:
         new = self._get_checked_instance(MultivariateNormal, _instance)
         batch_shape = Size(batch_shape)
         new.loc = self.loc.expand(batch_shape + self.event_shape)
@@ -105,33 +112,33 @@ class MultivariateNormal(Distribution):
         return self._batch_shape + self._event_shape + self._event_shape
 
     @lazy_property
-    def scale_tril(self):
+    def scale_tril(self) -> Tensor:
         return self._unbroadcasted_scale_tril.expand(self._matrix_shape())
 
     @lazy_property
-    def covariance_matrix(self):
+    def covariance_matrix(self) -> Tensor:
         L = self._unbroadcasted_scale_tril
         return tapegrad.matmul(L, L.mT).expand(self._matrix_shape())
 
     @lazy_property
-    def precision_matrix(self):
+    def precision_matrix(self) -> Tensor:
         return tapegrad.cholesky_inverse(self._unbroadcasted_scale_tril).expand(
             self._matrix_shape())
 
     @property
-    def mean(self):
+    def mean(self) -> Tensor:
         return self.loc
 
     @property
-    def mode(self):
+    def mode(self) -> Tensor:
         return self.loc
 
     @property
-    def variance(self):
+    def variance(self) -> Tensor:
         return (self._unbroadcasted_scale_tril.pow(2).sum(-1)
                 .expand(self._batch_shape + self._event_shape))
 
-    def rsample(self, sample_shape=Size()):
+    def rsample(self, sample_shape: _size = Size()) -> Tensor:
         shape = self._extended_shape(sample_shape)
         eps = _standard_normal(shape, dtype=self.loc.dtype, device=self.loc.device)
         return self.loc + _batch_mv(self._unbroadcasted_scale_tril, eps)
@@ -139,14 +146,14 @@ class MultivariateNormal(Distribution):
     def _half_log_det(self):
         return self._unbroadcasted_scale_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1)
 
-    def log_prob(self, value):
+    def log_prob(self, value: Tensor) -> Tensor:
         if self._validate_args:
             self._validate_sample(value)
         M = _batch_mahalanobis(self._unbroadcasted_scale_tril, value - self.loc)
         return (-0.5 * (self._event_shape[0] * math.log(2 * math.pi) + M)
                 - self._half_log_det())
 
-    def entropy(self):
+    def entropy(self) -> Tensor:
         H = (0.5 * self._event_shape[0] * (1.0 + math.log(2 * math.pi))
              + self._half_log_det())
         return H if len(self._batch_shape) == 0 else H.expand(self._batch_shape)

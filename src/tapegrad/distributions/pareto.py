@@ -1,8 +1,17 @@
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from tapegrad._tensor import Tensor
+
 from . import constraints
 from .exponential import Exponential
 from .transformed_distribution import TransformedDistribution
 from .transforms import AffineTransform, ExpTransform
-from .utils import broadcast_all
+from .utils import _size, broadcast_all
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 __all__ = ["Pareto"]
 
@@ -11,35 +20,36 @@ class Pareto(TransformedDistribution):
     """The Pareto (type I) distribution: scale * exp(E) for E ~ Exponential(alpha)."""
     arg_constraints = {"alpha": constraints.positive, "scale": constraints.positive}
 
-    def __init__(self, scale, alpha, validate_args=None):
+    def __init__(self, scale: Tensor | float, alpha: Tensor | float,
+                 validate_args: bool | None = None) -> None:
         self.scale, self.alpha = broadcast_all(scale, alpha)
         base_dist = Exponential(self.alpha, validate_args=validate_args)
         transforms = [ExpTransform(), AffineTransform(loc=0, scale=self.scale)]
         super().__init__(base_dist, transforms, validate_args=validate_args)
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: _size, _instance: Self | None = None) -> Self:
         new = self._get_checked_instance(Pareto, _instance)
         new.scale = self.scale.expand(batch_shape)
         new.alpha = self.alpha.expand(batch_shape)
         return super().expand(batch_shape, _instance=new)
 
     @property
-    def mean(self):
+    def mean(self) -> Tensor:
         a = self.alpha.clamp(min=1)  # infinite for alpha <= 1
         return a * self.scale / (a - 1)
 
     @property
-    def mode(self):
+    def mode(self) -> Tensor:
         return self.scale
 
     @property
-    def variance(self):
+    def variance(self) -> Tensor:
         a = self.alpha.clamp(min=2)
         return self.scale.pow(2) * a / ((a - 1).pow(2) * (a - 2))
 
     @constraints.dependent_property(is_discrete=False, event_dim=0)
-    def support(self):
+    def support(self) -> constraints.Constraint:
         return constraints.greater_than_eq(self.scale)
 
-    def entropy(self):
+    def entropy(self) -> Tensor:
         return (self.scale / self.alpha).log() + (1 + self.alpha.reciprocal())

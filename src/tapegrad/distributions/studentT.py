@@ -1,12 +1,18 @@
+from __future__ import annotations
+
 import math
+from typing import TYPE_CHECKING
 
 import tapegrad
-from tapegrad._tensor import Size
+from tapegrad._tensor import Size, Tensor
 
 from . import constraints
 from .chi2 import Chi2
 from .distribution import Distribution
-from .utils import _standard_normal, broadcast_all
+from .utils import _size, _standard_normal, broadcast_all
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 __all__ = ["StudentT"]
 
@@ -18,28 +24,29 @@ class StudentT(Distribution):
     support = constraints.real
     has_rsample = True
 
-    def __init__(self, df, loc=0.0, scale=1.0, validate_args=None):
+    def __init__(self, df: Tensor | float, loc: Tensor | float = 0.0, scale: Tensor | float = 1.0,
+                 validate_args: bool | None = None) -> None:
         self.df, self.loc, self.scale = broadcast_all(df, loc, scale)
         self._chi2 = Chi2(self.df)
         super().__init__(self.df.size(), validate_args=validate_args)
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: _size, _instance: Self | None = None) -> Self:
         new = self._expanded(StudentT, batch_shape, _instance, ("df", "loc", "scale"))
         new._chi2 = self._chi2.expand(batch_shape)
         return new
 
     @property
-    def mean(self):
+    def mean(self) -> Tensor:
         m = self.loc.clone(memory_format=tapegrad.contiguous_format)
         m[self.df <= 1] = math.nan
         return m
 
     @property
-    def mode(self):
+    def mode(self) -> Tensor:
         return self.loc
 
     @property
-    def variance(self):
+    def variance(self) -> Tensor:
         m = self.df.clone(memory_format=tapegrad.contiguous_format)
         finite = self.df > 2
         m[finite] = self.scale[finite].pow(2) * self.df[finite] / (self.df[finite] - 2)
@@ -47,14 +54,14 @@ class StudentT(Distribution):
         m[self.df <= 1] = math.nan
         return m
 
-    def rsample(self, sample_shape=Size()):
+    def rsample(self, sample_shape: _size = Size()) -> Tensor:
         # X / sqrt(Z / df) for X ~ Normal(0, 1), Z ~ Chi2(df)
         shape = self._extended_shape(sample_shape)
         X = _standard_normal(shape, dtype=self.df.dtype, device=self.df.device)
         Z = self._chi2.rsample(sample_shape)
         return self.loc + self.scale * (X * tapegrad.rsqrt(Z / self.df))
 
-    def log_prob(self, value):
+    def log_prob(self, value: Tensor) -> Tensor:
         if self._validate_args:
             self._validate_sample(value)
         y = (value - self.loc) / self.scale
@@ -62,7 +69,7 @@ class StudentT(Distribution):
              + tapegrad.lgamma(0.5 * self.df) - tapegrad.lgamma(0.5 * (self.df + 1.0)))
         return -0.5 * (self.df + 1.0) * tapegrad.log1p(y ** 2.0 / self.df) - Z
 
-    def entropy(self):
+    def entropy(self) -> Tensor:
         lbeta = (tapegrad.lgamma(0.5 * self.df) + math.lgamma(0.5)
                  - tapegrad.lgamma(0.5 * (self.df + 1)))
         return (self.scale.log()

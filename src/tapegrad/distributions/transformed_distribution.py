@@ -1,11 +1,18 @@
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import tapegrad
-from tapegrad._tensor import Size
+from tapegrad._tensor import Size, Tensor
 
 from . import constraints
 from .distribution import Distribution
 from .independent import Independent
 from .transforms import ComposeTransform, Transform
-from .utils import _sum_rightmost
+from .utils import _size, _sum_rightmost
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 __all__ = ["TransformedDistribution"]
 
@@ -15,7 +22,8 @@ class TransformedDistribution(Distribution):
     order); log_prob adds the inverse transforms' log-Jacobians."""
     arg_constraints = {}
 
-    def __init__(self, base_distribution, transforms, validate_args=None):
+    def __init__(self, base_distribution: Distribution, transforms: Transform | list[Transform],
+                 validate_args: bool | None = None) -> None:
         if isinstance(transforms, Transform):
             self.transforms = [transforms]
         elif isinstance(transforms, list):
@@ -47,7 +55,7 @@ class TransformedDistribution(Distribution):
         cut = len(forward_shape) - event_dim
         super().__init__(forward_shape[:cut], forward_shape[cut:], validate_args=validate_args)
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: _size, _instance: Self | None = None) -> Self:
         new = self._get_checked_instance(TransformedDistribution, _instance)
         batch_shape = Size(batch_shape)
         shape = batch_shape + self.event_shape
@@ -61,7 +69,7 @@ class TransformedDistribution(Distribution):
         return new
 
     @constraints.dependent_property(is_discrete=False)
-    def support(self):
+    def support(self) -> constraints.Constraint:
         if not self.transforms:
             return self.base_dist.support
         support = self.transforms[-1].codomain
@@ -70,27 +78,27 @@ class TransformedDistribution(Distribution):
         return support
 
     @property
-    def has_rsample(self):
+    def has_rsample(self) -> bool:
         return self.base_dist.has_rsample
 
-    def sample(self, sample_shape=Size()):
+    def sample(self, sample_shape: _size = Size()) -> Tensor:
         with tapegrad.no_grad():
             x = self.base_dist.sample(sample_shape)
             for transform in self.transforms:
                 x = transform(x)
             return x
 
-    def rsample(self, sample_shape=Size()):
+    def rsample(self, sample_shape: _size = Size()) -> Tensor:
         x = self.base_dist.rsample(sample_shape)
         for transform in self.transforms:
             x = transform(x)
         return x
 
-    def log_prob(self, value):
+    def log_prob(self, value: Tensor) -> Tensor:
         if self._validate_args:
             self._validate_sample(value)
         event_dim = len(self.event_shape)
-        log_prob = 0.0
+        log_prob: Tensor | float = 0.0
         y = value
         for transform in reversed(self.transforms):
             x = transform.inv(y)
@@ -110,14 +118,14 @@ class TransformedDistribution(Distribution):
             return value
         return sign * (value - 0.5) + 0.5
 
-    def cdf(self, value):
+    def cdf(self, value: Tensor) -> Tensor:
         for transform in self.transforms[::-1]:
             value = transform.inv(value)
         if self._validate_args:
             self.base_dist._validate_sample(value)
         return self._monotonize_cdf(self.base_dist.cdf(value))
 
-    def icdf(self, value):
+    def icdf(self, value: Tensor) -> Tensor:
         value = self.base_dist.icdf(self._monotonize_cdf(value))
         for transform in self.transforms:
             value = transform(value)

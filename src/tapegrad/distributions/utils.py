@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 R = TypeVar("R")
+P = TypeVar("P", bound="Tensor | float")  # a probs or logits argument
 # a shape as torch.types._size: a Size, or the ints as a tuple or a list
 _size: TypeAlias = Size | list[int] | tuple[int, ...]
 
@@ -139,8 +140,7 @@ def vec_to_tril_matrix(vec: Tensor, diag: int = 0) -> Tensor:
     return mat
 
 
-def _one_of(probs: Tensor | float | None,
-            logits: Tensor | float | None) -> tuple[Tensor | float, str]:
+def _one_of(probs: P | None, logits: P | None) -> tuple[P, str]:
     """The parameter given of a probs-or-logits pair, and its name."""
     given = probs if logits is None else logits
     if given is None or (probs is not None and logits is not None):

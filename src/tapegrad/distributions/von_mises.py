@@ -1,11 +1,17 @@
+from __future__ import annotations
+
 import math
+from typing import TYPE_CHECKING
 
 import tapegrad
-from tapegrad._tensor import Size
+from tapegrad._tensor import Size, Tensor
 
 from . import constraints
 from .distribution import Distribution
-from .utils import broadcast_all, lazy_property
+from .utils import _size, broadcast_all, lazy_property
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 __all__ = ["VonMises"]
 
@@ -60,11 +66,12 @@ class VonMises(Distribution):
     support = constraints.real
     has_rsample = False
 
-    def __init__(self, loc, concentration, validate_args=None):
+    def __init__(self, loc: Tensor, concentration: Tensor,
+                 validate_args: bool | None = None) -> None:
         self.loc, self.concentration = broadcast_all(loc, concentration)
         super().__init__(self.loc.shape, Size(), validate_args)
 
-    def log_prob(self, value):
+    def log_prob(self, value: Tensor) -> Tensor:
         if self._validate_args:
             self._validate_sample(value)
         log_prob = self.concentration * tapegrad.cos(value - self.loc)
@@ -72,28 +79,28 @@ class VonMises(Distribution):
                 - _log_modified_bessel_fn(self.concentration, order=0))
 
     @lazy_property
-    def _loc(self):
+    def _loc(self) -> Tensor:
         return self.loc.to(tapegrad.double)
 
     @lazy_property
-    def _concentration(self):
+    def _concentration(self) -> Tensor:
         return self.concentration.to(tapegrad.double)
 
     @lazy_property
-    def _proposal_r(self):
+    def _proposal_r(self) -> Tensor:
         kappa = self._concentration
         tau = 1 + (1 + 4 * kappa ** 2).sqrt()
         rho = (tau - (2 * tau).sqrt()) / (2 * kappa)
         return tapegrad.where(kappa < 1e-5, 1 / kappa + kappa, (1 + rho ** 2) / (2 * rho))
 
-    def sample(self, sample_shape=Size()):
+    def sample(self, sample_shape: _size = Size()) -> Tensor:
         with tapegrad.no_grad():
             shape = self._extended_shape(sample_shape)
             x = tapegrad.empty(shape, dtype=self._loc.dtype)
             return _rejection_sample(self._loc, self._concentration, self._proposal_r,
                                      x).to(self.loc.dtype)
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: _size, _instance: Self | None = None) -> Self:
         try:
             return super().expand(batch_shape)
         except NotImplementedError:
@@ -103,14 +110,14 @@ class VonMises(Distribution):
                               validate_args=validate_args)
 
     @property
-    def mean(self):
+    def mean(self) -> Tensor:
         return self.loc
 
     @property
-    def mode(self):
+    def mode(self) -> Tensor:
         return self.loc
 
     @lazy_property
-    def variance(self):
+    def variance(self) -> Tensor:
         return 1 - (_log_modified_bessel_fn(self.concentration, order=1)
                     - _log_modified_bessel_fn(self.concentration, order=0)).exp()

@@ -1,15 +1,20 @@
+from __future__ import annotations
+
 import math
 import warnings
-from numbers import Number
+from typing import TYPE_CHECKING
 
 import tapegrad
-from tapegrad._tensor import Size
+from tapegrad._tensor import Size, Tensor
 
 from . import constraints
 from .chi2 import Chi2
 from .exp_family import ExponentialFamily
 from .multivariate_normal import _precision_to_scale_tril
-from .utils import finfo, lazy_property
+from .utils import _size, finfo, lazy_property
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 __all__ = ["Wishart"]
 
@@ -42,14 +47,15 @@ class Wishart(ExponentialFamily):
     _mean_carrier_measure = 0
 
     @property
-    def arg_constraints(self):
+    def arg_constraints(self) -> dict[str, constraints.Constraint]:
         return {"covariance_matrix": constraints.positive_definite,
                 "precision_matrix": constraints.positive_definite,
                 "scale_tril": constraints.lower_cholesky,
                 "df": constraints.greater_than(self.event_shape[-1] - 1)}
 
-    def __init__(self, df, covariance_matrix=None, precision_matrix=None, scale_tril=None,
-                 validate_args=None):
+    def __init__(self, df: Tensor | float, covariance_matrix: Tensor | None = None,
+                 precision_matrix: Tensor | None = None, scale_tril: Tensor | None = None,
+                 validate_args: bool | None = None) -> None:
         given = [(name, value) for name, value in (("covariance_matrix", covariance_matrix),
                                                    ("precision_matrix", precision_matrix),
                                                    ("scale_tril", scale_tril))
@@ -61,12 +67,12 @@ class Wishart(ExponentialFamily):
         if param.dim() < 2:
             raise ValueError("scale_tril must be at least two-dimensional, with optional "
                              "leading batch dimensions")
-        if isinstance(df, Number):
-            batch_shape = Size(param.shape[:-2])
-            self.df = tapegrad.tensor(df, dtype=param.dtype)
-        else:
+        if isinstance(df, Tensor):
             batch_shape = tapegrad.broadcast_shapes(param.shape[:-2], df.shape)
             self.df = df.expand(batch_shape)
+        else:
+            batch_shape = Size(param.shape[:-2])
+            self.df = tapegrad.tensor(df, dtype=param.dtype)
         event_shape = param.shape[-2:]
         if self.df.le(event_shape[-1] - 1).any():
             raise ValueError(f"Value of df={df} expected to be greater than ndim - 1 = "
@@ -86,7 +92,7 @@ class Wishart(ExponentialFamily):
         self._dist_chi2 = _chi2_of(self.df, self._event_shape[-1], batch_shape,
                                    self._unbroadcasted_scale_tril.dtype)
 
-    def expand(self, batch_shape, _instance=None):
+    def expand(self, batch_shape: _size, _instance: Self | None = None) -> Self:
         new = self._get_checked_instance(Wishart, _instance)
         batch_shape = Size(batch_shape)
         matrix_shape = batch_shape + self.event_shape
@@ -103,32 +109,32 @@ class Wishart(ExponentialFamily):
         return new
 
     @lazy_property
-    def scale_tril(self):
+    def scale_tril(self) -> Tensor:
         return self._unbroadcasted_scale_tril.expand(self._batch_shape + self._event_shape)
 
     @lazy_property
-    def covariance_matrix(self):
+    def covariance_matrix(self) -> Tensor:
         L = self._unbroadcasted_scale_tril
         return (L @ L.transpose(-2, -1)).expand(self._batch_shape + self._event_shape)
 
     @lazy_property
-    def precision_matrix(self):
+    def precision_matrix(self) -> Tensor:
         L = self._unbroadcasted_scale_tril
         identity = tapegrad.eye(self._event_shape[-1], dtype=L.dtype)
         return tapegrad.cholesky_solve(identity, L).expand(self._batch_shape + self._event_shape)
 
     @property
-    def mean(self):
+    def mean(self) -> Tensor:
         return self.df.view(self._batch_shape + (1, 1)) * self.covariance_matrix
 
     @property
-    def mode(self):
+    def mode(self) -> Tensor:
         factor = self.df - self.covariance_matrix.shape[-1] - 1
         factor[factor <= 0] = math.nan
         return factor.view(self._batch_shape + (1, 1)) * self.covariance_matrix
 
     @property
-    def variance(self):
+    def variance(self) -> Tensor:
         V = self.covariance_matrix
         diag_V = V.diagonal(dim1=-2, dim2=-1)
         return self.df.view(self._batch_shape + (1, 1)) * (
@@ -144,7 +150,8 @@ class Wishart(ExponentialFamily):
         chol = self._unbroadcasted_scale_tril @ noise
         return chol @ chol.transpose(-2, -1)
 
-    def rsample(self, sample_shape=Size(), max_try_correction=None):
+    def rsample(self, sample_shape: _size = Size(),
+                max_try_correction: int | None = None) -> Tensor:
         # torch 2.13 flags the samples that pass its positive-definite check as singular and
         # redraws those: copied, so that the draws (and the warning) are the same; the mask
         # changed in place below then breaks backward through the redrawn samples, in torch too
@@ -172,7 +179,7 @@ class Wishart(ExponentialFamily):
         half_log_det = self._unbroadcasted_scale_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1)
         return p * _LOG_2 / 2 + half_log_det
 
-    def log_prob(self, value):
+    def log_prob(self, value: Tensor) -> Tensor:
         if self._validate_args:
             self._validate_sample(value)
         nu, p = self.df, self._event_shape[-1]
@@ -181,13 +188,13 @@ class Wishart(ExponentialFamily):
         return (-nu * self._log_scale_det_term(p) - tapegrad.mvlgamma(nu / 2, p=p)
                 + (nu - p - 1) / 2 * tapegrad.linalg.slogdet(value).logabsdet - trace / 2)
 
-    def entropy(self):
+    def entropy(self) -> Tensor:
         nu, p = self.df, self._event_shape[-1]
         return ((p + 1) * self._log_scale_det_term(p) + tapegrad.mvlgamma(nu / 2, p=p)
                 - (nu - p - 1) / 2 * _mvdigamma(nu / 2, p=p) + nu * p / 2)
 
     @property
-    def _natural_params(self):
+    def _natural_params(self) -> tuple[Tensor, ...]:
         nu, p = self.df, self._event_shape[-1]
         return -self.precision_matrix / 2, (nu - p - 1) / 2
 
