@@ -187,7 +187,7 @@ def sparse_coo_tensor(indices: Tensor | Any, values: Tensor | Any,
                       size: Sequence[int] | None = None, *, dtype: _dtype.dtype | None = None,
                       device: _device | str | int | None = None, pin_memory: bool = False,
                       requires_grad: bool = False, check_invariants: bool | None = None,
-                      is_coalesced: bool | None = None) -> Tensor:
+                      is_coalesced: bool | None = None) -> SparseTensor:
     """A sparse COO tensor from indices (sparse_dim x nnz) and values (nnz x dense dims); size
     defaults to the smallest that holds the indices. Sparse tensors cannot require grad here."""
     if requires_grad:
