@@ -19,7 +19,7 @@ from ._define import defop
 from .conv import check_float, int_tuple, sliding_windows
 from .indexing import gather
 from .pointwise import div
-from .shape import reshape, squeeze, unsqueeze, zeros_of
+from .shape import constant_beside, reshape, squeeze, unsqueeze, zeros_of
 from .unary import relu
 
 
@@ -581,7 +581,7 @@ def _avg_pool(op, input, out, kernel, stride, padding, count_include_pad, diviso
         return result
     divisors = divisor_override or functools.reduce(np.multiply.outer,
                                                     [window[2] for window in windows])
-    return div(result, Tensor._make(np.asarray(divisors, input.dtype.numpy)),
+    return div(result, constant_beside(input, np.asarray(divisors, input.dtype.numpy)),
                rounding_mode="trunc")
 
 

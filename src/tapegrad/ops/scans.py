@@ -11,7 +11,7 @@ from ._define import defop
 from .pointwise import where
 from .reduction import numpy_keywords, return_type, sum, value_selecting_backward
 from .reordering import flip
-from .shape import movedim, unsqueeze
+from .shape import constant_beside, movedim, unsqueeze
 from .unary import abs, exp, log
 
 cummax_return = return_type("cummax", ("values", "indices"))
@@ -97,7 +97,7 @@ def _logcumsumexp_backward_exact(grad, input, result, dim):
     exp(x_i - result_j) for j >= i never exceeds 1, and the other entries are exp(-inf) = 0."""
     x, result, grad = (movedim(t, dim, -1) for t in (input, result, grad))
     size = x.shape[-1]
-    later = Tensor._make(np.triu(np.ones((size, size), dtype=bool)))
+    later = constant_beside(x, np.triu(np.ones((size, size), dtype=bool)))
     weights = exp(where(later, unsqueeze(x, -1) - unsqueeze(result, -2), -math.inf))
     return movedim(sum(weights * unsqueeze(grad, -2), -1), -1, dim)
 

@@ -52,7 +52,8 @@ def _frame_windows(window, win_length, n_fft, like):
         return window
     left = (n_fft - win_length) // 2
     if window is None:
-        window = Tensor._make(np.ones(win_length, like.dtype.to_real().numpy))
+        window = Tensor._make(_backend.array_module(like._data).ones(
+            win_length, like.dtype.to_real().numpy))
     return pad(window, (left, n_fft - win_length - left))
 
 
@@ -189,7 +190,8 @@ def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tr
             frames = frames[:, :, :n_fft // 2 + 1]
         frames = _fft_c2r(frames, (2,), normalization, n_fft)
     if window is None:
-        window = Tensor._make(np.ones(win_length, input.dtype.to_real().numpy))
+        window = Tensor._make(_backend.array_module(input._data).ones(
+            win_length, input.dtype.to_real().numpy))
     window = _frame_windows(window, win_length, n_fft, input)
     count = frames.shape[1]
     signal_length = n_fft + hop_length * (count - 1)
