@@ -92,6 +92,22 @@ def test_checkpoint_replays_the_random_stream(use_reentrant):
     np.testing.assert_array_equal(x.grad.numpy(), (y.detach().numpy() != 0) * 4.0)
 
 
+@pytest.mark.parametrize("use_reentrant", STRATEGIES)
+def test_checkpoint_replays_a_devices_random_stream(use_reentrant):
+    """On cuda (the test double), dropout draws from the device's generator: the replay in
+    backward restores that one too, so the mask is the forward's."""
+    import device_double
+    device_double.install(count=2)
+    try:
+        x = tapegrad.ones(1000, dtype=tapegrad.float64, device="cuda:1", requires_grad=True)
+        y = checkpoint(lambda t: tapegrad.nn.functional.dropout(t * 2, 0.5), x,
+                       use_reentrant=use_reentrant)
+        y.sum().backward()
+        np.testing.assert_array_equal(x.grad.cpu().numpy(), (y.detach().cpu().numpy() != 0) * 4.0)
+    finally:
+        device_double.uninstall()
+
+
 def test_reentrant_checkpoint_refuses_autograd_grad_as_torch():
     def attempt(lib):
         x = lib.ones(3, requires_grad=True)

@@ -9,7 +9,7 @@ Two strategies, as in torch:
   hands back the tensors it saves, in the same order.
 """
 
-from .. import _random, nn
+from .. import _random, cuda, nn
 from .._tensor import Tensor
 from ..autograd import enable_grad, engine, no_grad
 from ..autograd.function import Function
@@ -68,19 +68,30 @@ def _run_chunk(functions):
 
 
 class _ReplayedRandomness:
-    """Restores the random state a forward started with, for its replay in backward."""
+    """Restores the random states a forward started with, for its replay in backward: the
+    cpu generator's and, as torch's, those of the cuda devices the inputs are on."""
 
-    def __init__(self, preserve):
-        self.state = _random.get_rng_state() if preserve else None
+    def __init__(self, preserve, args):
+        self.devices = sorted({a.device.index or 0 for a in args if isinstance(a, Tensor)
+                               and a.device.type == "cuda"})
+        self.state = self._states() if preserve else None
+
+    def _states(self):
+        return _random.get_rng_state(), [cuda.get_rng_state(i) for i in self.devices]
+
+    def _restore(self, states):
+        _random.set_rng_state(states[0])
+        for index, state in zip(self.devices, states[1]):
+            cuda.set_rng_state(state, index)
 
     def __enter__(self):
         if self.state is not None:
-            self.current = _random.get_rng_state()
-            _random.set_rng_state(self.state)
+            self.current = self._states()
+            self._restore(self.state)
 
     def __exit__(self, *exc_info):
         if self.state is not None:
-            _random.set_rng_state(self.current)
+            self._restore(self.current)
 
 
 class CheckpointFunction(Function):
@@ -89,7 +100,7 @@ class CheckpointFunction(Function):
     @staticmethod
     def forward(ctx, function, preserve_rng_state, *args):
         ctx.function = function
-        ctx.randomness = _ReplayedRandomness(preserve_rng_state)
+        ctx.randomness = _ReplayedRandomness(preserve_rng_state, args)
         ctx.tensor_positions = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
         ctx.args = [None if isinstance(a, Tensor) else a for a in args]
         ctx.save_for_backward(*(args[i] for i in ctx.tensor_positions))
@@ -130,7 +141,7 @@ class _RecomputedSegment:
 
     def __init__(self, function, args, kwargs, preserve_rng_state):
         self.function, self.args, self.kwargs = function, args, kwargs
-        self.randomness = _ReplayedRandomness(preserve_rng_state)
+        self.randomness = _ReplayedRandomness(preserve_rng_state, args)
         self.count = 0  # tensors saved by the first forward
         self.recomputed = None
 
