@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Callable, ParamSpec, TypeVar, cast
 
 from . import _random
@@ -38,14 +38,14 @@ __all__ = ["functional_call", "grad", "grad_and_value", "hessian", "jacfwd", "ja
 
 # ---- pytrees: tensors nested in tuples, lists and dicts ------------------------------------
 
-def _flatten(tree):
+def _flatten(tree: Any) -> tuple[list[Any], Callable[[Sequence[Any]], Any]]:
     """(leaves, rebuild): the leaves of nested tuples/lists/dicts, and a function that puts
     new leaves back in the same structure."""
     if isinstance(tree, (tuple, list)):
         parts = [_flatten(item) for item in tree]
         counts = [len(leaves) for leaves, _ in parts]
 
-        def rebuild(leaves):
+        def rebuild(leaves: Sequence[Any]) -> Any:
             items, start = [], 0
             for (_, build), count in zip(parts, counts):
                 items.append(build(leaves[start:start + count]))
@@ -61,7 +61,7 @@ def _flatten(tree):
 
 # ---- differentiable copies of the inputs -----------------------------------------------------
 
-def _differentiable_copy(tensor):
+def _differentiable_copy(tensor: Any) -> Any:
     """A new variable for the transform: an alias of a tensor already in a graph (so the
     enclosing graph sees through it), else a fresh leaf."""
     if not isinstance(tensor, Tensor):
@@ -71,12 +71,13 @@ def _differentiable_copy(tensor):
     return tensor.view_as(tensor) if tensor.requires_grad else tensor.detach().requires_grad_()
 
 
-def _is_recorded(tensors):
+def _is_recorded(tensors: Iterable[Any]) -> bool:
     """Whether some input is part of a graph: the derivatives must then be recorded."""
     return any(isinstance(t, Tensor) and t.requires_grad for t in tensors)
 
 
-def _argnums_tuple(argnums, args, name):
+def _argnums_tuple(argnums: argnums_t, args: Sequence[Any], name: str) -> tuple[int, ...]:
+    numbers: tuple[int, ...]
     if isinstance(argnums, int):
         numbers = (argnums,)
     elif isinstance(argnums, tuple) and argnums and all(isinstance(n, int) for n in argnums):
@@ -90,7 +91,7 @@ def _argnums_tuple(argnums, args, name):
     return numbers
 
 
-def _split_aux(output, has_aux, name):
+def _split_aux(output: Any, has_aux: bool, name: str) -> tuple[Any, Any]:
     if not has_aux:
         return output, None
     if not (isinstance(output, tuple) and len(output) == 2):
@@ -99,7 +100,7 @@ def _split_aux(output, has_aux, name):
     return output
 
 
-def _detached(tree, keep):
+def _detached(tree: Any, keep: bool) -> Any:
     """The results of a transform: detached unless an enclosing graph needs them."""
     leaves, rebuild = _flatten(tree)
     return rebuild([leaf.detach() if isinstance(leaf, Tensor) and not keep else leaf
@@ -218,7 +219,7 @@ def jvp(func: Callable[..., Any], primals: Any, tangents: Any, *, strict: bool =
 
 # ---- Jacobians and Hessians ----------------------------------------------------------------
 
-def _basis(tensor):
+def _basis(tensor: Tensor) -> list[Tensor]:
     """The standard basis of tensor's space, one tensor of its shape per element."""
     eye = tensor.new_zeros((tensor.numel(), tensor.numel()))
     eye.diagonal().fill_(1)
@@ -256,7 +257,7 @@ def jacrev(func: Callable[..., Any], argnums: argnums_t = 0, *, has_aux: bool = 
     return wrapper
 
 
-def _stack_rows(rows, output_shape, input):
+def _stack_rows(rows: list[Tensor], output_shape: Sequence[int], input: Tensor) -> Tensor:
     """Gradients, one per output element, as one tensor of output_shape + input's shape."""
     from .ops.joining import stack
     if not rows:
@@ -298,7 +299,7 @@ def jacfwd(func: Callable[..., Any], argnums: argnums_t = 0, has_aux: bool = Fal
     return wrapper
 
 
-def _columns_to_jacobian(columns, output, input):
+def _columns_to_jacobian(columns: list[Any], output: Any, input: Tensor) -> Any:
     """Jacobian-vector products, one per input element, as output.shape + input.shape."""
     from .ops.joining import stack
     outputs, rebuild = _flatten(output)
@@ -372,7 +373,8 @@ def _random_guard(randomness):
         _random.Generator.forbidden = previous
 
 
-def _in_dims_per_leaf(in_dims, args, name):
+def _in_dims_per_leaf(in_dims: in_dims_t | None, args: tuple[Any, ...], name: str
+                      ) -> list[int | None]:
     """One mapped dim (or None) per input leaf, checked, in_dims broadcast over the args."""
     per_arg = (in_dims,) * len(args) if isinstance(in_dims, int) or in_dims is None else in_dims
     if not isinstance(per_arg, (tuple, list)) or len(per_arg) != len(args):
@@ -380,7 +382,7 @@ def _in_dims_per_leaf(in_dims, args, name):
                          f"compatible with the structure of `inputs`. in_dims has structure "
                          f"of length {len(per_arg) if isinstance(per_arg, (tuple, list)) else 1}"
                          f" but inputs has structure of length {len(args)}.")
-    dims = []
+    dims: list[int | None] = []
     for arg, dim in zip(args, per_arg):
         leaves, _ = _flatten(arg)
         dim_leaves = _flatten(dim)[0] if isinstance(dim, (tuple, list, dict)) else [dim] * len(
@@ -403,7 +405,7 @@ def _in_dims_per_leaf(in_dims, args, name):
     return dims
 
 
-def _stacked(results, out_dims, name):
+def _stacked(results: list[Any], out_dims: out_dims_t, name: str) -> Any:
     """Per-slice results stacked along out_dims, in the results' structure."""
     from .ops.joining import stack
     flats = [_flatten(result)[0] for result in results]
@@ -466,7 +468,8 @@ def functional_call(module: Module,
     try:
         for key, value in replacements.items():
             owner, name = _owner_of(module, key)
-            slot = owner._parameters if name in owner._parameters else (
+            # a replacement goes in the parameter's (or buffer's) own slot, a plain tensor too
+            slot: dict[str, Any] | None = owner._parameters if name in owner._parameters else (
                 owner._buffers if name in owner._buffers else None)
             saved.append((owner, name, slot, slot[name] if slot is not None else None))
             if slot is not None:
@@ -482,7 +485,7 @@ def functional_call(module: Module,
                 delattr(owner, name)
 
 
-def _owner_of(module, key):
+def _owner_of(module: Module, key: str) -> tuple[Module, str]:
     *path, name = key.split(".")
     for part in path:
         module = getattr(module, part)
