@@ -108,7 +108,7 @@ def _fractional(nd, input, kernel_size, output_size, output_ratio, return_indice
                                       f"'{input.dtype.legacy_name}'")
         batch = 1 if input.ndim == nd + 1 else input.shape[0]
         _random_samples = Tensor._make(_random.uniform_array(
-            None, (batch, input.size(-nd - 1), nd), input.dtype, 0, 1))
+            None, (batch, input.size(-nd - 1), nd), input.dtype, 0, 1, device=input.device))
     kernel_size = int_tuple(kernel_size, nd)
     _check(f"{function}()" if nd == 2 else "fractional_max_pool3d_out()", nd, input, kernel_size,
            output_size, _random_samples)
