@@ -1,21 +1,37 @@
 """biject_to and transform_to: from a constraint to a transform onto it from the reals, as
 torch.distributions.constraint_registry (biject_to's are bijective; transform_to's need not
 be)."""
+from __future__ import annotations
+
+from collections.abc import Callable
 from numbers import Number
+from typing import Any, TypeVar, overload
 
 from . import constraints, transforms
 
 __all__ = ["ConstraintRegistry", "biject_to", "transform_to"]
 
+_Factory = TypeVar("_Factory", bound=Callable[[Any], transforms.Transform])
+
 
 class ConstraintRegistry:
     """Constraint types to factories of transforms."""
 
-    def __init__(self):
-        self._registry = {}
+    def __init__(self) -> None:
+        self._registry: dict[type[constraints.Constraint],
+                             Callable[[Any], transforms.Transform]] = {}
         super().__init__()
 
-    def register(self, constraint, factory=None):
+    @overload
+    def register(self, constraint: constraints.Constraint | type[constraints.Constraint],
+                 factory: None = None) -> Callable[[_Factory], _Factory]: ...
+
+    @overload
+    def register(self, constraint: constraints.Constraint | type[constraints.Constraint],
+                 factory: _Factory) -> _Factory: ...
+
+    def register(self, constraint: constraints.Constraint | type[constraints.Constraint],
+                 factory: _Factory | None = None) -> _Factory | Callable[[_Factory], _Factory]:
         """Register factory(constraint) -> Transform for a Constraint subclass (or the class
         of an instance); without factory, a decorator."""
         if factory is None:
@@ -29,7 +45,7 @@ class ConstraintRegistry:
         self._registry[constraint] = factory
         return factory
 
-    def __call__(self, constraint):
+    def __call__(self, constraint: constraints.Constraint) -> transforms.Transform:
         try:
             factory = self._registry[type(constraint)]
         except KeyError:

@@ -20,6 +20,7 @@ __all__ = ["HalfCauchy"]
 
 class HalfCauchy(_Folded):
     """|X| for X ~ Cauchy(0, scale)."""
+    base_dist: Cauchy
     arg_constraints = {"scale": constraints.positive}
     support = constraints.nonnegative
     has_rsample = True

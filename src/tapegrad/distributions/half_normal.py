@@ -53,6 +53,7 @@ class _Folded(TransformedDistribution):
 
 class HalfNormal(_Folded):
     """|X| for X ~ Normal(0, scale)."""
+    base_dist: Normal
     arg_constraints = {"scale": constraints.positive}
     support = constraints.nonnegative
     has_rsample = True
