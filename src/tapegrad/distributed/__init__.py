@@ -79,7 +79,7 @@ class ReduceOp:
     BXOR = RedOpType.BXOR
 
 
-def _mpi_op(op):
+def _mpi_op(op: ReduceOp.RedOpType) -> Any:
     MPI = _mpi()
     return {ReduceOp.SUM: MPI.SUM, ReduceOp.AVG: MPI.SUM, ReduceOp.PRODUCT: MPI.PROD,
             ReduceOp.MIN: MPI.MIN, ReduceOp.MAX: MPI.MAX, ReduceOp.BAND: MPI.BAND,
@@ -197,24 +197,24 @@ def _run(async_op: bool, start: Callable[[], list[Any]],
 
 # ---- buffers: the arrays MPI reads and writes -----------------------------------------------
 
-def _buffer(tensor):
+def _buffer(tensor: Tensor) -> tuple[np.ndarray, Callable[[], None]]:
     """A C-contiguous array MPI can write into, and how to put it back into the tensor."""
     array = tensor._data
     if array.flags.c_contiguous and array.flags.writeable and _has_mpi_type(array.dtype):
         return array, lambda: None
     staging = np.ascontiguousarray(array, dtype=_transport_dtype(array.dtype))
 
-    def write_back():
+    def write_back() -> None:
         array[...] = staging.astype(array.dtype, copy=False)
     return staging, write_back
 
 
-def _has_mpi_type(dtype):
+def _has_mpi_type(dtype: np.dtype) -> bool:
     return (dtype.kind in "iu" or dtype.kind == "f" and dtype.itemsize in (4, 8)
             or dtype.kind == "c" and dtype.itemsize in (8, 16))
 
 
-def _transport_dtype(dtype):
+def _transport_dtype(dtype: np.dtype) -> np.dtype:
     """An MPI-reducible dtype holding every value of dtype exactly (half, bfloat16 and bool
     have no MPI reduction)."""
     if _has_mpi_type(dtype):
@@ -224,7 +224,8 @@ def _transport_dtype(dtype):
     return np.dtype(np.float32)
 
 
-def _check_same_shape(group, op_name, expected, tensors, role):
+def _check_same_shape(group: ProcessGroup, op_name: str, expected: Tensor,
+                      tensors: list[Tensor], role: str) -> None:
     """One tensor per rank (role: "input" or "output"), each of expected's shape and dtype."""
     if len(tensors) != group.size():
         raise RuntimeError(f"{group.name()}::{op_name}: invalid {role} tensor list size "
@@ -237,18 +238,18 @@ def _check_same_shape(group, op_name, expected, tensors, role):
                                f"(expected ({shape}), got ({got}))")
 
 
-def _check_root(group, op_name, root):
+def _check_root(group: ProcessGroup, op_name: str, root: int) -> None:
     if not 0 <= root < group.size():
         raise RuntimeError(f"{group.name()}::{op_name}: invalid root rank: {root}")
 
 
-def _root(group, op_name, src, group_src):
+def _root(group: ProcessGroup, op_name: str, src: int, group_src: int | None) -> int:
     root = group.group_rank(src) if group_src is None else group_src
     _check_root(group, op_name, root)
     return root
 
 
-def _average(array, size):
+def _average(array: np.ndarray, size: int) -> None:
     if array.dtype.kind in "iub":
         np.floor_divide(array, size, out=array)
     else:
@@ -406,7 +407,7 @@ def all_gather(tensor_list: list[Tensor], tensor: Tensor, group: ProcessGroup | 
     return _run(async_op, lambda: [group.comm.Iallgather(send, gathered)], finish)
 
 
-def _send_array(tensor):
+def _send_array(tensor: Tensor) -> np.ndarray:
     return np.ascontiguousarray(tensor._data, dtype=_transport_dtype(tensor._data.dtype))
 
 
