@@ -25,7 +25,7 @@ _DTYPES = ("float64", "float32", "float16", "int64", "int32", "int16", "int8", "
            "complex64", "complex128")
 
 
-def _safetensors_numpy():
+def _safetensors_numpy() -> Any:
     try:
         from safetensors import numpy as safetensors_numpy
     except ImportError as error:
@@ -40,11 +40,11 @@ def _safetensors_numpy():
 class _Encoder:
     """Splits an object into a JSON-ready structure and a dict of named contiguous arrays."""
 
-    def __init__(self):
-        self.arrays = {}
-        self.names = {}  # id(tensor) -> name: a tensor met twice is stored once
+    def __init__(self) -> None:
+        self.arrays: dict[str, np.ndarray] = {}
+        self.names: dict[int, str] = {}  # id(tensor) -> name: a tensor met twice is stored once
 
-    def encode(self, obj, path=""):
+    def encode(self, obj: Any, path: str = "") -> Any:
         if isinstance(obj, tapegrad.Tensor):
             return self.encode_tensor(obj, path)
         if obj is None or isinstance(obj, (bool, int, str)):
@@ -66,9 +66,9 @@ class _Encoder:
                         "only tensors, numbers, strings, None, dtypes, and tuples, lists and "
                         "dicts of these")
 
-    def encode_dict(self, mapping, path):
+    def encode_dict(self, mapping: dict[Any, Any], path: str) -> dict[str, Any]:
         is_ordered = isinstance(mapping, collections.OrderedDict)
-        node = {"kind": "OrderedDict" if is_ordered else "dict",
+        node: dict[str, Any] = {"kind": "OrderedDict" if is_ordered else "dict",
                 "items": [[self.encode(k), self.encode(v, f"{path}.{k}".lstrip("."))]
                           for k, v in mapping.items()]}
         metadata = getattr(mapping, "_metadata", None) if is_ordered else None
@@ -76,7 +76,7 @@ class _Encoder:
             node["metadata"] = self.encode(metadata)
         return node
 
-    def encode_tensor(self, tensor, path):
+    def encode_tensor(self, tensor: tapegrad.Tensor, path: str) -> dict[str, Any]:
         from .nn import Parameter
         name = self.names.get(id(tensor))
         if name is None:
@@ -91,7 +91,7 @@ class _Encoder:
                 array = array[..., None].view(np.float64)
             self.arrays[name] = array
             self.names[id(tensor)] = name
-        node = {"kind": "tensor", "name": name, "dtype": tensor.dtype.name,
+        node: dict[str, Any] = {"kind": "tensor", "name": name, "dtype": tensor.dtype.name,
                 "requires_grad": tensor.requires_grad,
                 "parameter": isinstance(tensor, Parameter)}
         if tensor.device.type != "cpu":
@@ -102,11 +102,12 @@ class _Encoder:
 class _Decoder:
     """Rebuilds an object from its JSON structure and the arrays of a safetensors file."""
 
-    def __init__(self, arrays, map_location=None):
+    def __init__(self, arrays: dict[str, np.ndarray], map_location: Any = None) -> None:
         self.arrays, self.map_location = arrays, map_location
-        self.tensors = {}  # name -> Tensor: two references to one name give one object
+        # name -> Tensor: two references to one name give one object
+        self.tensors: dict[str, tapegrad.Tensor] = {}
 
-    def decode(self, node):
+    def decode(self, node: Any) -> Any:
         if isinstance(node, list):
             return [self.decode(item) for item in node]
         if not isinstance(node, dict):
@@ -125,14 +126,15 @@ class _Decoder:
             return self.decode_dict(node, kind)
         raise ValueError(f"unknown node in the structure: {node!r}")
 
-    def decode_dict(self, node, kind):
+    def decode_dict(self, node: dict[str, Any], kind: str) -> dict[Any, Any]:
         pairs = ((self.decode(key), self.decode(value)) for key, value in node["items"])
         mapping = collections.OrderedDict(pairs) if kind == "OrderedDict" else dict(pairs)
         if "metadata" in node:
-            mapping._metadata = self.decode(node["metadata"])
+            # a state dict's version table, an attribute of its OrderedDict as in torch
+            mapping._metadata = self.decode(node["metadata"])  # type: ignore[attr-defined]
         return mapping
 
-    def decode_tensor(self, node):
+    def decode_tensor(self, node: dict[str, Any]) -> tapegrad.Tensor:
         name = node["name"]
         if name not in self.tensors:
             array = self.arrays[name]
@@ -154,20 +156,20 @@ class _Decoder:
 
 # ---- files ------------------------------------------------------------------------------------
 
-def _read_bytes(f):
+def _read_bytes(f: FileLike) -> tuple[bytes, str]:
     if isinstance(f, (str, os.PathLike)):
         with open(f, "rb") as handle:
             return handle.read(), os.fspath(f)
     return f.read(), getattr(f, "name", "the file object")
 
 
-def _safetensors_header(data):
+def _safetensors_header(data: bytes) -> dict[str, Any]:
     """The JSON header of a safetensors file (8-byte little-endian length, then JSON)."""
     (length,) = struct.unpack("<Q", data[:8])
     return json.loads(data[8:8 + length].decode("utf-8"))
 
 
-def _load_safetensors(data, map_location=None):
+def _load_safetensors(data: bytes, map_location: Any = None) -> Any:
     safetensors_numpy = _safetensors_numpy()
     arrays = safetensors_numpy.load(data)
     metadata = _safetensors_header(data).get("__metadata__") or {}
@@ -178,7 +180,7 @@ def _load_safetensors(data, map_location=None):
     return _Decoder(arrays, map_location).decode(json.loads(metadata[STRUCTURE_KEY]))
 
 
-def _detect_format(data, name):
+def _detect_format(data: bytes, name: str) -> str:
     if data[:4] == b"PK\x03\x04":
         return "torch"
     if len(data) >= 9 and data[8:9] == b"{":
