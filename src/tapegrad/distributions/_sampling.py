@@ -1,27 +1,33 @@
 """torch's CPU samplers that tapegrad's ops lack (standard gamma, Dirichlet, binomial), drawn
 from the generator in torch's order so that a shared seed gives torch's numbers, with the
 implicit reparameterisation gradients of the gamma and Dirichlet draws."""
+from __future__ import annotations
+
 import math
+from typing import Any
 
 import numpy as np
 
 import tapegrad
 from tapegrad import _mt, _random
+from tapegrad._dtype import dtype as _dtype
 from tapegrad._scipy import scipy
+from tapegrad._tensor import Tensor
 from tapegrad.autograd import Function, once_differentiable
 
 _F32 = np.float32
+_Array = np.ndarray[Any, Any]
 
 
-def _uniform(generator):
+def _uniform(generator: Any) -> float:
     return float(_mt._standard_uniform(generator, 1, np.dtype(np.float64))[0])
 
 
-def _normal(generator):
+def _normal(generator: Any) -> float:
     return float(_mt._scalar_normals(generator, 1)[0])
 
 
-def _gamma_one(generator, alpha, single):
+def _gamma_one(generator: Any, alpha: float, single: bool) -> float:
     """One draw of torch's sample_gamma: Marsaglia and Tsang's rejection in double, with
     alpha < 1 boosted by a uniform power; for float32 (single) the kernel's float steps on
     alpha are kept (alpha + 1, alpha - 1/3 and 1/alpha are float arithmetic there)."""
@@ -47,7 +53,7 @@ def _gamma_one(generator, alpha, single):
             return scale * d * v
 
 
-def standard_gamma_array(alpha):
+def standard_gamma_array(alpha: _Array) -> _Array:
     """Gamma(alpha, 1) draws for the array alpha (C order), as torch._standard_gamma: at least
     the dtype's smallest normal number."""
     generator = _random.torch_generator(None)  # the default one, as distributions draw
@@ -57,7 +63,7 @@ def standard_gamma_array(alpha):
     return np.maximum(drawn, np.finfo(alpha.dtype).tiny)
 
 
-def dirichlet_array(concentration):
+def dirichlet_array(concentration: _Array) -> _Array:
     """torch._sample_dirichlet: gammas drawn in double, normalised along the last dim, then
     kept inside (0, 1) in the concentration's dtype."""
     generator = _random.torch_generator(None)  # the default one, as distributions draw
@@ -68,12 +74,12 @@ def dirichlet_array(concentration):
     return np.clip(ratios, np.finfo(concentration.dtype).tiny, below_one)
 
 
-def _step(a):
+def _step(a: _Array) -> _Array:
     # central differences in a: the regularised incomplete functions are smooth in it
     return 1e-5 * np.maximum(a, 1e-3)
 
 
-def standard_gamma_grad(alpha, x):
+def standard_gamma_grad(alpha: _Array, x: _Array) -> _Array:
     """dx/dalpha for x = F^-1(u; alpha) held at fixed u: -dF/dalpha / density."""
     special = scipy("special", "the gradient of Gamma.rsample")
     alpha, x = alpha.astype(np.float64), x.astype(np.float64)
@@ -83,7 +89,7 @@ def standard_gamma_grad(alpha, x):
     return -dcdf / np.exp(log_density)
 
 
-def dirichlet_grad(x, alpha, total):
+def dirichlet_grad(x: _Array, alpha: _Array, total: _Array) -> _Array:
     """torch._dirichlet_grad: dx/dalpha for x ~ Beta(alpha, total - alpha) held at its
     quantile with beta fixed, divided by 1 - x (Dirichlet's backward then couples the
     components)."""
@@ -97,13 +103,13 @@ def dirichlet_grad(x, alpha, total):
     return -dcdf / np.exp(log_density) / (1 - x)
 
 
-def check_kernel(kernel, dtype):
+def check_kernel(kernel: str, dtype: _dtype) -> None:
     """torch's CPU samplers exist for float and double only."""
     if dtype not in (tapegrad.float32, tapegrad.float64):
         raise _random.not_implemented(kernel, dtype)
 
 
-def _as_tensor(array, like):
+def _as_tensor(array: _Array, like: Tensor) -> Tensor:
     return tapegrad.tensor(array, dtype=like.dtype)
 
 
@@ -111,7 +117,7 @@ class StandardGamma(Function):
     """torch._standard_gamma with its reparameterisation gradient."""
 
     @staticmethod
-    def forward(ctx, concentration):
+    def forward(ctx: Any, concentration: Tensor) -> Tensor:
         check_kernel("gamma_cpu", concentration.dtype)
         x = _as_tensor(standard_gamma_array(concentration.detach().numpy()), concentration)
         ctx.save_for_backward(concentration, x)
@@ -119,7 +125,7 @@ class StandardGamma(Function):
 
     @staticmethod
     @once_differentiable
-    def backward(ctx, grad_output):
+    def backward(ctx: Any, grad_output: Tensor) -> Tensor:
         concentration, x = ctx.saved_tensors
         grad = standard_gamma_grad(concentration.detach().numpy(), x.detach().numpy())
         return grad_output * _as_tensor(grad, x)
@@ -134,7 +140,7 @@ class _Dirichlet(Function):
     """torch._sample_dirichlet with the gradient torch's Dirichlet.rsample gives."""
 
     @staticmethod
-    def forward(ctx, concentration):
+    def forward(ctx: Any, concentration: Tensor) -> Tensor:
         check_kernel("dirichlet", concentration.dtype)
         x = _as_tensor(dirichlet_array(concentration.detach().numpy()), concentration)
         ctx.save_for_backward(x, concentration)
@@ -142,7 +148,7 @@ class _Dirichlet(Function):
 
     @staticmethod
     @once_differentiable
-    def backward(ctx, grad_output):
+    def backward(ctx: Any, grad_output: Tensor) -> Tensor:
         x, concentration = ctx.saved_tensors
         total = concentration.sum(-1, True).expand_as(concentration)
         arrays = (x.detach().numpy(), concentration.detach().numpy(), total.detach().numpy())
@@ -150,7 +156,7 @@ class _Dirichlet(Function):
         return grad * (grad_output - (x * grad_output).sum(-1, True))
 
 
-def _stirling_tail(k):
+def _stirling_tail(k: float) -> float:
     """log k! minus its Stirling approximation (torch tabulates k < 10 to the same values)."""
     if k < 10:
         return math.lgamma(k + 1) - (k + 0.5) * math.log(k + 1) + (k + 1) - 0.5 * math.log(
@@ -159,7 +165,7 @@ def _stirling_tail(k):
     return (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / square) / square) / (k + 1)
 
 
-def _binomial_inversion(generator, count, prob):
+def _binomial_inversion(generator: Any, count: float, prob: float) -> float:
     # counts geometric waiting times until they pass count
     log_q, total, successes = math.log1p(-prob), 0.0, 0
     while True:
@@ -169,7 +175,7 @@ def _binomial_inversion(generator, count, prob):
         successes += 1
 
 
-def _binomial_btrs(generator, count, prob):
+def _binomial_btrs(generator: Any, count: float, prob: float) -> float:
     """Hoermann's transformed rejection (BTRS), with torch's variant of the bound."""
     stddev = math.sqrt(count * prob * (1 - prob))
     b = 1.15 + 2.53 * stddev
@@ -198,7 +204,7 @@ def _binomial_btrs(generator, count, prob):
             return k
 
 
-def _binomial_one(generator, count, prob):
+def _binomial_one(generator: Any, count: float, prob: float) -> float:
     if count <= 0.0 or prob <= 0.0:
         return 0.0
     if prob >= 1.0:
@@ -213,7 +219,7 @@ def _binomial_one(generator, count, prob):
     return math.nan
 
 
-def binomial_array(count, prob):
+def binomial_array(count: _Array, prob: _Array) -> _Array:
     """torch.binomial's draws for arrays count and prob of one shape (C order)."""
     generator = _random.torch_generator(None)  # the default one, as distributions draw
     flat = [_binomial_one(generator, n, p)
