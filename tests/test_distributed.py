@@ -147,6 +147,9 @@ def test_world_of_one(world_of_one):
     with pytest.raises(ValueError, match="^Invalid destination rank: destination rank should "
                                          "not be the same as the rank of the current process.$"):
         dist.send(t, 0)
+    with pytest.raises(ValueError, match=r"^Argument ``gather_list`` must be specified on "
+                                         r"destination rank\.$"):
+        dist.gather_object("mine", None, dst=0)
 
 
 def test_ddp_world_of_one_trains_as_the_module(world_of_one):
