@@ -549,7 +549,7 @@ _smooth_l1_loss_backward = _elementwise_loss_backward(
     "SmoothL1LossBackwardBackward0", "_smooth_l1_loss_backward",
     lambda xp, difference, beta: xp.clip(difference / beta, -1, 1),
     lambda difference, beta: clamp(difference / beta, -1, 1),
-    lambda difference, beta: (np.abs(difference) < beta) / beta)
+    lambda difference, beta: (builtins.abs(difference) < beta) / beta)
 _smooth_l1_loss.derivatives(**_loss_backward_formulas(_smooth_l1_loss_backward, "beta"))
 
 
@@ -579,7 +579,7 @@ _huber_loss_backward = _elementwise_loss_backward(
     "HuberLossBackwardBackward0", "_huber_loss_backward",
     lambda xp, difference, delta: xp.clip(difference, -delta, delta),
     lambda difference, delta: clamp(difference, -delta, delta),
-    lambda difference, delta: (np.abs(difference) < delta) * 1.0)
+    lambda difference, delta: (builtins.abs(difference) < delta) * 1.0)
 _huber_loss.derivatives(**_loss_backward_formulas(_huber_loss_backward, "delta"))
 
 

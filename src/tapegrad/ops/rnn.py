@@ -7,38 +7,37 @@ once over a small vocabulary (`_ArrayOps` or `_TensorOps`): when the backward is
 (create_graph), the recurrence is recomputed from the saved inputs with tapegrad ops and
 differentiated with them, as torch's mkldnn_rnn_layer_differentiable_backward does.
 """
-import numpy as np
-
+from .. import _backend
 from .._tensor import Tensor
 from ..autograd.grad_mode import is_recording
 from ._define import defop
 from .joining import cat, stack
+from .shape import zeros_of
 from .unary import sigmoid, tanh
 
 
 class _ArrayOps:
-    """The recurrence's vocabulary on NumPy arrays."""
-    tanh = staticmethod(np.tanh)
-    cat = staticmethod(np.concatenate)
-    stack = staticmethod(np.stack)
-    zeros = staticmethod(np.zeros)
+    """The recurrence's vocabulary on the arrays of one array module (NumPy's, a device's)."""
 
-    @staticmethod
-    def transposed(weight):
+    def __init__(self, xp):
+        self.xp, self.tanh, self.cat, self.stack = xp, xp.tanh, xp.concatenate, xp.stack
+        self.zeros_like = xp.zeros_like
+
+    def transposed(self, weight):
         # OpenBLAS multiplies a small h by a row-major W_hh^T about 3x faster than by a view
-        return np.ascontiguousarray(weight.T)
+        return self.xp.ascontiguousarray(weight.T)
 
-    @staticmethod
-    def activation(hidden_size, dtype):
+    def activation(self, hidden_size, dtype):
         """The gates' activation: sigmoid on i, f, o and tanh on g, in one tanh over
         contiguous memory, as a * tanh(a * x) + b per column: sigmoid for a = b = 1/2 (which
         never overflows), tanh for a = 1, b = 0."""
-        is_candidate = np.repeat(np.array([False, False, True, False]), hidden_size)
-        scale = np.where(is_candidate, 1, 0.5).astype(dtype)
-        offset = np.where(is_candidate, 0, 0.5).astype(dtype)
+        xp = self.xp
+        is_candidate = xp.repeat(xp.asarray([False, False, True, False]), hidden_size)
+        scale = xp.where(is_candidate, 1, 0.5).astype(dtype)
+        offset = xp.where(is_candidate, 0, 0.5).astype(dtype)
 
         def activate(gates):
-            active = np.tanh(gates * scale)
+            active = xp.tanh(gates * scale)
             active *= scale
             active += offset
             return active
@@ -50,10 +49,7 @@ class _TensorOps:
     tanh = staticmethod(tanh)
     cat = staticmethod(cat)
     stack = staticmethod(stack)
-
-    @staticmethod
-    def zeros(shape, dtype):
-        return Tensor._make(np.zeros(shape, dtype.numpy))
+    zeros_like = staticmethod(zeros_of)
 
     @staticmethod
     def transposed(weight):
@@ -112,11 +108,11 @@ def _backpropagate(ops, grads, input, weight_ih, weight_hh, hx, cx, output, gate
     grad_output, grad_hidden, grad_cell = grads
     steps, batch, hidden_size = output.shape
     if grad_output is None:
-        grad_output = ops.zeros(output.shape, output.dtype)
+        grad_output = ops.zeros_like(output)
     if grad_hidden is None:
-        grad_hidden = ops.zeros(hx.shape, hx.dtype)
+        grad_hidden = ops.zeros_like(hx)
     if grad_cell is None:
-        grad_cell = ops.zeros(cx.shape, cx.dtype)
+        grad_cell = ops.zeros_like(cx)
     # What does not depend on the incoming gradients, for every step at once: how h moves c
     # (h = o * tanh(c)), and how each gate's input moves with c's gradient (i, f, g) or h's (o)
     in_gate, forget_gate, candidate, out_gate = _chunks(gates, hidden_size)
@@ -156,7 +152,7 @@ def mkldnn_rnn_layer(xp, input: Tensor, weight0: Tensor, weight1: Tensor, weight
     holds the activated gates and cells for backward, as uint8 bytes like torch's (whose bytes
     are oneDNN's). batch_sizes, mode, num_layers, bidirectional, batch_first and train are
     torch's bookkeeping: its nn.LSTM passes batch_first=False, having transposed the input."""
-    outputs, gates, cells = _recurrence(_ArrayOps, input, weight0, weight1, weight2, weight3,
+    outputs, gates, cells = _recurrence(_ArrayOps(xp), input, weight0, weight1, weight2, weight3,
                                         hx_, cx_, reverse)
     steps, batch, hidden_size = len(outputs), *outputs[0].shape
     workspace = xp.empty((steps, batch, 5 * hidden_size), outputs[0].dtype)
@@ -189,8 +185,8 @@ def _layer_grads(ctx):
         workspace = ctx.result3._data.view(output.dtype).reshape(steps, batch, 5 * hidden_size)
         arrays = [None if t is None else t._data
                   for t in (input, *ctx.grads[:3], *weights[:2], ctx.hx_, ctx.cx_)]
-        grads = _backpropagate(_ArrayOps, arrays[1:4], arrays[0], *arrays[4:], output,
-                               workspace[..., :4 * hidden_size],
+        grads = _backpropagate(_ArrayOps(_backend.array_module(output)), arrays[1:4],
+                               arrays[0], *arrays[4:], output, workspace[..., :4 * hidden_size],
                                workspace[..., 4 * hidden_size:], reverse, needs)
         grads = [None if g is None else Tensor._make(g) for g in grads]
     ctx.grads_of_inputs = grads
