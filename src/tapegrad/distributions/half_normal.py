@@ -28,7 +28,6 @@ class _Folded(TransformedDistribution):
     def scale(self) -> Tensor:
         return self.base_dist.scale
 
-
     def log_prob(self, value: Tensor) -> Tensor:
         if self._validate_args:
             self._validate_sample(value)
