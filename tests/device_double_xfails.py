@@ -48,7 +48,6 @@ XFAILS = {
     'lu_unpack_of_factor': "3x3: NotImplementedError: tapegrad's lu_factor_ex does not run on cuda:0 yet: it reaches a NumPy-only function (Implicit conversion to a NumPy array is not allowed. Please use `.get()` to construct a NumPy array explicitly.)",
     'matrix_exp': "3x3: NotImplementedError: tapegrad's matrix_exp does not run on cuda:0 yet: it reaches a NumPy-only function (Implicit conversion to a NumPy array is not allowed. Please use `.get()` to construct a NumPy array explicitly.)",
     'namespace_predicates': '3x4: AssertionError: ',
-    'native_dropout': '3x4: RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!',
     'orgqr': "4x3,3: NotImplementedError: tapegrad's householder_product does not run on cuda:0 yet: it reaches a NumPy-only function (Implicit conversion to a NumPy array is not allowed. Please use `.get()` to construct a NumPy array explicitly.)",
     'ormqr': "left: NotImplementedError: tapegrad's ormqr does not run on cuda:0 yet: it reaches a NumPy-only function (Implicit conversion to a NumPy array is not allowed. Please use `.get()` to construct a NumPy array explicitly.)",
     'ormqr_method': "3x2,2,3x2: NotImplementedError: tapegrad's ormqr does not run on cuda:0 yet: it reaches a NumPy-only function (Implicit conversion to a NumPy array is not allowed. Please use `.get()` to construct a NumPy array explicitly.)",
