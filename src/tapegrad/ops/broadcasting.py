@@ -5,7 +5,7 @@ import itertools
 
 import numpy as np
 
-from .._tensor import Size, Tensor
+from .._tensor import Size
 from ._checks import broadcast_shapes as _broadcast_shape
 from .indexing import masked_select
 from .joining import stack, tensor_list

@@ -3,7 +3,6 @@ sets of row vectors), pdist (the distances between the rows of one set) and reno
 slices to a maximum norm)."""
 import math
 
-import numpy as np
 
 from .. import _backend, _dtype
 from .._tensor import Tensor

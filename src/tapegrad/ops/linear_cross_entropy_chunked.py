@@ -11,7 +11,6 @@ then linear_bias and weight when given.
 """
 import inspect
 
-import numpy as np
 
 from .. import _backend
 from .._tensor import Tensor

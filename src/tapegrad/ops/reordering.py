@@ -1,6 +1,5 @@
 """Reordering copies (flip, rot90, roll, repeat, repeat_interleave, tril/triu) and diagonals
 (diagonal, diagonal_copy, diagonal_scatter, diag_embed, diag, diagflat)."""
-import numpy as np
 
 from .. import _backend
 from .._tensor import Tensor
