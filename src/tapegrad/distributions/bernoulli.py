@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import tapegrad
 from tapegrad._tensor import Size, Tensor
@@ -32,7 +32,7 @@ class Bernoulli(ExponentialFamily):
     def expand(self, batch_shape: _size, _instance: Self | None = None) -> Self:
         return self._expanded(Bernoulli, batch_shape, _instance, ("probs", "logits"))
 
-    def _new(self, *args, **kwargs):
+    def _new(self, *args: Any, **kwargs: Any) -> Tensor:
         return self._param.new(*args, **kwargs)
 
     @property

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import tapegrad
 from tapegrad._tensor import Size, Tensor
@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 __all__ = ["Binomial"]
 
 
-def _clamp_by_zero(x):
+def _clamp_by_zero(x: Tensor) -> Tensor:
     # clamp(x, min=0) with gradient 1/2 at 0
     return (x.clamp(min=0) + x - x.clamp(max=0)) / 2
 
@@ -38,7 +38,7 @@ class Binomial(Distribution):
         return self._expanded(Binomial, batch_shape, _instance,
                               ("total_count", "probs", "logits"))
 
-    def _new(self, *args, **kwargs):
+    def _new(self, *args: Any, **kwargs: Any) -> Tensor:
         return self._param.new(*args, **kwargs)
 
     @constraints.dependent_property(is_discrete=True, event_dim=0)
@@ -84,7 +84,7 @@ class Binomial(Distribution):
                           - log_factorial_n)
         return value * self.logits - log_factorial_k - log_factorial_nmk - normalize_term
 
-    def _homogeneous_count(self, what):
+    def _homogeneous_count(self, what: str) -> int:
         total_count = int(self.total_count.max())
         if not self.total_count.min() == total_count:
             raise NotImplementedError(f"Inhomogeneous total count not supported by `{what}`.")

@@ -60,18 +60,19 @@ transform_to = ConstraintRegistry()
 
 @biject_to.register(constraints.real)
 @transform_to.register(constraints.real)
-def _transform_to_real(constraint):
+def _transform_to_real(constraint: constraints.Constraint) -> transforms.Transform:
     return transforms.identity_transform
 
 
 @biject_to.register(constraints.independent)
-def _biject_to_independent(constraint):
+def _biject_to_independent(constraint: constraints._IndependentConstraint) -> transforms.Transform:
     return transforms.IndependentTransform(biject_to(constraint.base_constraint),
                                            constraint.reinterpreted_batch_ndims)
 
 
 @transform_to.register(constraints.independent)
-def _transform_to_independent(constraint):
+def _transform_to_independent(
+        constraint: constraints._IndependentConstraint) -> transforms.Transform:
     return transforms.IndependentTransform(transform_to(constraint.base_constraint),
                                            constraint.reinterpreted_batch_ndims)
 
@@ -80,7 +81,7 @@ def _transform_to_independent(constraint):
 @biject_to.register(constraints.nonnegative)
 @transform_to.register(constraints.positive)
 @transform_to.register(constraints.nonnegative)
-def _transform_to_positive(constraint):
+def _transform_to_positive(constraint: constraints.Constraint) -> transforms.Transform:
     return transforms.ExpTransform()
 
 
@@ -88,14 +89,15 @@ def _transform_to_positive(constraint):
 @biject_to.register(constraints.greater_than_eq)
 @transform_to.register(constraints.greater_than)
 @transform_to.register(constraints.greater_than_eq)
-def _transform_to_greater_than(constraint):
+def _transform_to_greater_than(
+        constraint: constraints._GreaterThan | constraints._GreaterThanEq) -> transforms.Transform:
     return transforms.ComposeTransform([transforms.ExpTransform(),
                                         transforms.AffineTransform(constraint.lower_bound, 1)])
 
 
 @biject_to.register(constraints.less_than)
 @transform_to.register(constraints.less_than)
-def _transform_to_less_than(constraint):
+def _transform_to_less_than(constraint: constraints._LessThan) -> transforms.Transform:
     return transforms.ComposeTransform([transforms.ExpTransform(),
                                         transforms.AffineTransform(constraint.upper_bound, -1)])
 
@@ -104,7 +106,8 @@ def _transform_to_less_than(constraint):
 @biject_to.register(constraints.half_open_interval)
 @transform_to.register(constraints.interval)
 @transform_to.register(constraints.half_open_interval)
-def _transform_to_interval(constraint):
+def _transform_to_interval(
+        constraint: constraints._Interval | constraints._HalfOpenInterval) -> transforms.Transform:
     lower, upper = constraint.lower_bound, constraint.upper_bound
     if isinstance(lower, Number) and lower == 0 and isinstance(upper, Number) and upper == 1:
         return transforms.SigmoidTransform()
@@ -113,50 +116,50 @@ def _transform_to_interval(constraint):
 
 
 @biject_to.register(constraints.simplex)
-def _biject_to_simplex(constraint):
+def _biject_to_simplex(constraint: constraints.Constraint) -> transforms.Transform:
     return transforms.StickBreakingTransform()
 
 
 @transform_to.register(constraints.simplex)
-def _transform_to_simplex(constraint):
+def _transform_to_simplex(constraint: constraints.Constraint) -> transforms.Transform:
     return transforms.SoftmaxTransform()
 
 
 @transform_to.register(constraints.lower_cholesky)
-def _transform_to_lower_cholesky(constraint):
+def _transform_to_lower_cholesky(constraint: constraints.Constraint) -> transforms.Transform:
     return transforms.LowerCholeskyTransform()
 
 
 @transform_to.register(constraints.positive_definite)
 @transform_to.register(constraints.positive_semidefinite)
-def _transform_to_positive_definite(constraint):
+def _transform_to_positive_definite(constraint: constraints.Constraint) -> transforms.Transform:
     return transforms.PositiveDefiniteTransform()
 
 
 @biject_to.register(constraints.corr_cholesky)
 @transform_to.register(constraints.corr_cholesky)
-def _transform_to_corr_cholesky(constraint):
+def _transform_to_corr_cholesky(constraint: constraints.Constraint) -> transforms.Transform:
     return transforms.CorrCholeskyTransform()
 
 
 @biject_to.register(constraints.cat)
-def _biject_to_cat(constraint):
+def _biject_to_cat(constraint: constraints._Cat) -> transforms.Transform:
     return transforms.CatTransform([biject_to(c) for c in constraint.cseq], constraint.dim,
                                    constraint.lengths)
 
 
 @transform_to.register(constraints.cat)
-def _transform_to_cat(constraint):
+def _transform_to_cat(constraint: constraints._Cat) -> transforms.Transform:
     return transforms.CatTransform([transform_to(c) for c in constraint.cseq], constraint.dim,
                                    constraint.lengths)
 
 
 @biject_to.register(constraints.stack)
-def _biject_to_stack(constraint):
+def _biject_to_stack(constraint: constraints._Stack) -> transforms.Transform:
     return transforms.StackTransform([biject_to(c) for c in constraint.cseq], constraint.dim)
 
 
 @transform_to.register(constraints.stack)
-def _transform_to_stack(constraint):
+def _transform_to_stack(constraint: constraints._Stack) -> transforms.Transform:
     return transforms.StackTransform([transform_to(c) for c in constraint.cseq],
                                      constraint.dim)

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import tapegrad
 from tapegrad._tensor import Size, Tensor
@@ -45,18 +45,17 @@ class ContinuousBernoulli(ExponentialFamily):
         new._lims = self._lims
         return new
 
-    def _new(self, *args, **kwargs):
+    def _new(self, *args: Any, **kwargs: Any) -> Tensor:
         return self._param.new(*args, **kwargs)
 
-    def _outside_unstable_region(self):
-        return tapegrad.max(tapegrad.le(self.probs, self._lims[0]),
-                            tapegrad.gt(self.probs, self._lims[1]))
+    def _outside_unstable_region(self) -> Tensor:
+        return tapegrad.le(self.probs, self._lims[0]) | tapegrad.gt(self.probs, self._lims[1])
 
-    def _cut_probs(self):
+    def _cut_probs(self) -> Tensor:
         return tapegrad.where(self._outside_unstable_region(), self.probs,
                               self._lims[0] * tapegrad.ones_like(self.probs))
 
-    def _cont_bern_log_norm(self):
+    def _cont_bern_log_norm(self) -> Tensor:
         """The log normalising constant."""
         cut = self._cut_probs()
         below_half = tapegrad.where(tapegrad.le(cut, 0.5), cut, tapegrad.zeros_like(cut))

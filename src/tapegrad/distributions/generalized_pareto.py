@@ -37,7 +37,7 @@ class GeneralizedPareto(Distribution):
         shape = self._extended_shape(sample_shape)
         return self.icdf(tapegrad.rand(shape, dtype=self.loc.dtype))
 
-    def _safe_concentration(self, zero):
+    def _safe_concentration(self, zero: Tensor) -> Tensor:
         # concentration 0 takes the exponential branch; 1 only keeps the other finite
         return tapegrad.where(zero, tapegrad.ones_like(self.concentration), self.concentration)
 
@@ -72,7 +72,7 @@ class GeneralizedPareto(Distribution):
         nonzero = self.loc + self.scale / safe * tapegrad.expm1(-safe * logu)
         return tapegrad.where(zero, self.loc - self.scale * logu, nonzero)
 
-    def _z(self, x):
+    def _z(self, x: Tensor) -> Tensor:
         return (x - self.loc) / self.scale
 
     @property

@@ -68,13 +68,13 @@ class _Match:
     """A registered pair, ordered by how specifically it matches (lexicographically)."""
     __slots__ = ["types"]
 
-    def __init__(self, *types):
+    def __init__(self, *types: type) -> None:
         self.types = types
 
     def __eq__(self, other):
         return self.types == other.types
 
-    def __le__(self, other):
+    def __le__(self, other: _Match) -> bool:
         for x, y in zip(self.types, other.types):
             if not issubclass(x, y):
                 return False
@@ -83,7 +83,7 @@ class _Match:
         return True
 
 
-def _dispatch_kl(type_p, type_q):
+def _dispatch_kl(type_p: type[Distribution], type_q: type[Distribution]) -> Any:
     matches = [(super_p, super_q) for super_p, super_q in _KL_REGISTRY
                if issubclass(type_p, super_p) and issubclass(type_q, super_q)]
     if not matches:
@@ -112,15 +112,15 @@ def kl_divergence(p: Distribution, q: Distribution) -> Tensor:
     return fun(p, q)
 
 
-def _infinite_like(tensor):
+def _infinite_like(tensor: Tensor) -> Tensor:
     return tapegrad.full_like(tensor, math.inf)
 
 
-def _x_log_x(tensor):
+def _x_log_x(tensor: Tensor) -> Tensor:
     return tapegrad.special.xlogy(tensor, tensor)  # 0 at 0
 
 
-def _batch_trace_XXT(bmat):
+def _batch_trace_XXT(bmat: Tensor) -> Tensor:
     """trace(X X^T) of each matrix in a batch."""
     n, m = bmat.size(-1), bmat.size(-2)
     return bmat.reshape(-1, m * n).pow(2).sum(-1).reshape(bmat.shape[:-2])
@@ -254,27 +254,27 @@ def _kl_laplace_laplace(p: Laplace, q: Laplace) -> Tensor:
     return t1 + t2 + t3 - 1
 
 
-def _half_log_det(scale_tril):
+def _half_log_det(scale_tril: Tensor) -> Tensor:
     return scale_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1)
 
 
-def _check_event_shapes(p, q, which):
+def _check_event_shapes(p: Distribution, q: Distribution, which: str) -> None:
     if p.event_shape != q.event_shape:
         raise ValueError(f"KL-divergence between two {which} with                          "
                          "different event shapes cannot be computed")
 
 
-def _lowrank_logdet(p):
+def _lowrank_logdet(p: LowRankMultivariateNormal) -> Tensor:
     return _batch_lowrank_logdet(p._unbroadcasted_cov_factor, p._unbroadcasted_cov_diag,
                                  p._capacitance_tril)
 
 
-def _lowrank_mahalanobis(q, x):
+def _lowrank_mahalanobis(q: LowRankMultivariateNormal, x: Tensor) -> Tensor:
     return _batch_lowrank_mahalanobis(q._unbroadcasted_cov_factor, q._unbroadcasted_cov_diag,
                                       x, q._capacitance_tril)
 
 
-def _lowrank_inverse_factor(q):
+def _lowrank_inverse_factor(q: LowRankMultivariateNormal) -> Tensor:
     """A with inv(q's covariance) = inv(D) - A^T A (Woodbury, through the capacitance)."""
     Wt_Dinv = q._unbroadcasted_cov_factor.mT / q._unbroadcasted_cov_diag.unsqueeze(-2)
     return tapegrad.linalg.solve_triangular(q._capacitance_tril, Wt_Dinv, upper=False)

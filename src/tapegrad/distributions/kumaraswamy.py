@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 __all__ = ["Kumaraswamy"]
 
 
-def _moments(a, b, n):
+def _moments(a: Tensor, b: Tensor, n: float) -> Tensor:
     """E[X^n] = b B(1 + n / a, b)."""
     arg1 = 1 + n / a
     return b * tapegrad.exp(tapegrad.lgamma(arg1) + tapegrad.lgamma(b)

@@ -17,22 +17,23 @@ if TYPE_CHECKING:
 __all__ = ["LowRankMultivariateNormal"]
 
 
-def _plus_identity(K):
+def _plus_identity(K: Tensor) -> Tensor:
     return K + tapegrad.eye(K.shape[-1], dtype=K.dtype)
 
 
-def _batch_capacitance_tril(W, D):
+def _batch_capacitance_tril(W: Tensor, D: Tensor) -> Tensor:
     """The Cholesky factor of I + W^T D^-1 W: the m x m matrix through which the n x n
     covariance W W^T + D is inverted and its determinant taken (Woodbury)."""
     Wt_Dinv = W.mT / D.unsqueeze(-2)
     return tapegrad.linalg.cholesky(_plus_identity(tapegrad.matmul(Wt_Dinv, W)))
 
 
-def _batch_lowrank_logdet(W, D, capacitance_tril):
+def _batch_lowrank_logdet(W: Tensor, D: Tensor, capacitance_tril: Tensor) -> Tensor:
     return 2 * capacitance_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1) + D.log().sum(-1)
 
 
-def _batch_lowrank_mahalanobis(W, D, x, capacitance_tril):
+def _batch_lowrank_mahalanobis(W: Tensor, D: Tensor, x: Tensor,
+                               capacitance_tril: Tensor) -> Tensor:
     Wt_Dinv_x = _batch_mv(W.mT / D.unsqueeze(-2), x)
     return (x.pow(2) / D).sum(-1) - _batch_mahalanobis(capacitance_tril, Wt_Dinv_x)
 
@@ -86,7 +87,7 @@ class LowRankMultivariateNormal(Distribution):
         new._validate_args = self._validate_args
         return new
 
-    def _matrix_shape(self):
+    def _matrix_shape(self) -> Size:
         return self._batch_shape + self._event_shape + self._event_shape
 
     @property
@@ -131,7 +132,7 @@ class LowRankMultivariateNormal(Distribution):
         return (self.loc + _batch_mv(self._unbroadcasted_cov_factor, eps_W)
                 + self._unbroadcasted_cov_diag.sqrt() * eps_D)
 
-    def _log_det(self):
+    def _log_det(self) -> Tensor:
         return _batch_lowrank_logdet(self._unbroadcasted_cov_factor,
                                      self._unbroadcasted_cov_diag, self._capacitance_tril)
 

@@ -76,7 +76,7 @@ class MixtureSameFamily(Distribution):
     def component_distribution(self) -> Distribution:
         return self._component_distribution
 
-    def _component_sum(self, values):
+    def _component_sum(self, values: Tensor) -> Tensor:
         probs = self._pad_mixture_dimensions(self.mixture_distribution.probs)
         return tapegrad.sum(probs * values, dim=-1 - self._event_ndims)
 
@@ -114,10 +114,10 @@ class MixtureSameFamily(Distribution):
             index = index.repeat(Size([1] * len(mix_shape)) + Size([1]) + es)
             return tapegrad.gather(comp_samples, gather_dim, index).squeeze(gather_dim)
 
-    def _pad(self, x):
+    def _pad(self, x: Tensor) -> Tensor:
         return x.unsqueeze(-1 - self._event_ndims)
 
-    def _pad_mixture_dimensions(self, x):
+    def _pad_mixture_dimensions(self, x: Tensor) -> Tensor:
         dist_batch_ndims = len(self.batch_shape)
         cat_batch_ndims = len(self.mixture_distribution.batch_shape)
         pad_ndims = 0 if cat_batch_ndims == 1 else dist_batch_ndims - cat_batch_ndims

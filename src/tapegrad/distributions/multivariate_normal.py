@@ -16,11 +16,11 @@ if TYPE_CHECKING:
 __all__ = ["MultivariateNormal"]
 
 
-def _batch_mv(bmat, bvec):
+def _batch_mv(bmat: Tensor, bvec: Tensor) -> Tensor:
     return tapegrad.matmul(bmat, bvec.unsqueeze(-1)).squeeze(-1)
 
 
-def _batch_mahalanobis(bL, bx):
+def _batch_mahalanobis(bL: Tensor, bx: Tensor) -> Tensor:
     """x^T (L L^T)^-1 x for lower-triangular L batched over a (broadcastable) prefix of x's
     batch dims: the x's sharing one L are gathered into the columns of one triangular solve,
     so L is never expanded."""
@@ -47,7 +47,7 @@ def _batch_mahalanobis(bL, bx):
     return permuted.permute(inverse).reshape(bx_batch_shape)
 
 
-def _precision_to_scale_tril(P):
+def _precision_to_scale_tril(P: Tensor) -> Tensor:
     # the Cholesky factor of P's inverse through the Cholesky factor of P with its rows and
     # columns reversed, which is upper triangular once flipped back
     Lf = tapegrad.linalg.cholesky(tapegrad.flip(P, (-2, -1)))
@@ -108,7 +108,7 @@ class MultivariateNormal(Distribution):
         new._validate_args = self._validate_args
         return new
 
-    def _matrix_shape(self):
+    def _matrix_shape(self) -> Size:
         return self._batch_shape + self._event_shape + self._event_shape
 
     @lazy_property
@@ -143,7 +143,7 @@ class MultivariateNormal(Distribution):
         eps = _standard_normal(shape, dtype=self.loc.dtype, device=self.loc.device)
         return self.loc + _batch_mv(self._unbroadcasted_scale_tril, eps)
 
-    def _half_log_det(self):
+    def _half_log_det(self) -> Tensor:
         return self._unbroadcasted_scale_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1)
 
     def log_prob(self, value: Tensor) -> Tensor:

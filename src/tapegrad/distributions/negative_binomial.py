@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import tapegrad
 from tapegrad._tensor import Size, Tensor
@@ -36,7 +36,7 @@ class NegativeBinomial(Distribution):
         return self._expanded(NegativeBinomial, batch_shape, _instance,
                               ("total_count", "probs", "logits"))
 
-    def _new(self, *args, **kwargs):
+    def _new(self, *args: Any, **kwargs: Any) -> Tensor:
         return self._param.new(*args, **kwargs)
 
     @property

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import tapegrad
 from tapegrad._tensor import Size, Tensor
@@ -33,7 +33,7 @@ class LogitRelaxedBernoulli(Distribution):
         new.temperature = self.temperature
         return new
 
-    def _new(self, *args, **kwargs):
+    def _new(self, *args: Any, **kwargs: Any) -> Tensor:
         return self._param.new(*args, **kwargs)
 
     probs, logits = _probs_and_logits(is_binary=True)

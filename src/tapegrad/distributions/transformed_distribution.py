@@ -109,9 +109,9 @@ class TransformedDistribution(Distribution):
         return log_prob + _sum_rightmost(self.base_dist.log_prob(y),
                                          event_dim - len(self.base_dist.event_shape))
 
-    def _monotonize_cdf(self, value):
+    def _monotonize_cdf(self, value: Tensor) -> Tensor:
         """value's cdf with the transforms' decreasing parts turned around."""
-        sign = 1
+        sign: int | Tensor = 1
         for transform in self.transforms:
             sign = sign * transform.sign
         if isinstance(sign, int) and sign == 1:

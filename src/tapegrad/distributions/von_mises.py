@@ -33,7 +33,7 @@ def _eval_poly(y, coefficients):
     return result
 
 
-def _log_modified_bessel_fn(x, order=0):
+def _log_modified_bessel_fn(x: Tensor, order: int = 0) -> Tensor:
     if order != 0 and order != 1:
         raise AssertionError(f"order must be 0 or 1, got {order}")
     y = x / 3.75
@@ -44,7 +44,8 @@ def _log_modified_bessel_fn(x, order=0):
     return tapegrad.where(x < 3.75, small.log(), large)
 
 
-def _rejection_sample(loc, concentration, proposal_r, x):
+def _rejection_sample(loc: Tensor, concentration: Tensor, proposal_r: Tensor,
+                      x: Tensor) -> Tensor:
     """Best and Fisher's wrapped-Cauchy rejection: every pending entry redraws until one
     acceptance, three uniforms per entry and round."""
     done = tapegrad.zeros(x.shape, dtype=tapegrad.bool)

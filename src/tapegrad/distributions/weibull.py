@@ -8,7 +8,7 @@ from tapegrad._tensor import Tensor
 from . import constraints
 from .exponential import Exponential
 from .transformed_distribution import TransformedDistribution
-from .transforms import AffineTransform, PowerTransform
+from .transforms import AffineTransform, PowerTransform, Transform
 from .utils import _size, broadcast_all, euler_constant
 
 if TYPE_CHECKING:
@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 __all__ = ["Weibull"]
 
 
-def _transforms(scale, concentration_reciprocal):
+def _transforms(scale: Tensor, concentration_reciprocal: Tensor) -> list[Transform]:
     return [PowerTransform(exponent=concentration_reciprocal), AffineTransform(loc=0, scale=scale)]
 
 

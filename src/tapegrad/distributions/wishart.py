@@ -16,12 +16,14 @@ from .utils import _size, finfo, lazy_property
 if TYPE_CHECKING:
     from typing_extensions import Self
 
+    from tapegrad._dtype import dtype as _dtype
+
 __all__ = ["Wishart"]
 
 _LOG_2 = math.log(2)
 
 
-def _mvdigamma(x, p):
+def _mvdigamma(x: Tensor, p: int) -> Tensor:
     """The multivariate digamma function: the derivative of mvlgamma(x, p)."""
     if not x.gt((p - 1) / 2).all():
         raise AssertionError("Wrong domain for multivariate digamma function.")
@@ -29,11 +31,11 @@ def _mvdigamma(x, p):
     return tapegrad.digamma(x.unsqueeze(-1) - shifts).sum(-1)
 
 
-def _clamp_above_eps(x):
+def _clamp_above_eps(x: Tensor) -> Tensor:
     return x.clamp(min=float(finfo(x.dtype).eps))
 
 
-def _chi2_of(df, p, batch_shape, dtype):
+def _chi2_of(df: Tensor, p: int, batch_shape: Size, dtype: _dtype) -> Chi2:
     # the squared diagonal of Bartlett's factor: chi-squared with df - i degrees, i < p
     return Chi2(df=df.unsqueeze(-1) - tapegrad.arange(p, dtype=dtype).expand(batch_shape + (-1,)))
 
@@ -140,7 +142,7 @@ class Wishart(ExponentialFamily):
         return self.df.view(self._batch_shape + (1, 1)) * (
             V.pow(2) + tapegrad.einsum("...i,...j->...ij", diag_V, diag_V))
 
-    def _bartlett_sampling(self, sample_shape=Size()):
+    def _bartlett_sampling(self, sample_shape: _size = Size()) -> Tensor:
         p = self._event_shape[-1]
         noise = _clamp_above_eps(self._dist_chi2.rsample(sample_shape).sqrt()).diag_embed(
             dim1=-2, dim2=-1)
@@ -175,7 +177,7 @@ class Wishart(ExponentialFamily):
                     break
         return sample
 
-    def _log_scale_det_term(self, p):
+    def _log_scale_det_term(self, p: int) -> Tensor:
         half_log_det = self._unbroadcasted_scale_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1)
         return p * _LOG_2 / 2 + half_log_det
 
