@@ -13,6 +13,7 @@ from .._scipy import scipy
 from .._tensor import Tensor
 from ._checks import broadcast_shapes
 from ._define import defop
+from ._scipy_of import scipy_of
 from .decomposition import (_check_matrices, _lapack_eigh, _lapack_svd, _LinAlgError, _mH,
                             _singular_and_invertible, _zero_pivots, inv, matrix_norm, pinv,
                             pinv_backward, solve, svdvals)
@@ -268,7 +269,8 @@ def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None, out=None)
 def _matrix_exp(xp, A: Tensor):
     if A.shape[-1] == 0:
         return A.copy()
-    return scipy("linalg", "torch.linalg.matrix_exp").expm(A).astype(A.dtype, copy=False)
+    linalg = scipy_of(xp, "linalg", A, "matrix_exp", "torch.linalg.matrix_exp")
+    return linalg.expm(A).astype(A.dtype, copy=False)
 
 
 def _matrix_exp_backward(ctx):

@@ -5,17 +5,13 @@ of erf, entr, xlog1py, zeta) and torch.special's names for ops declared in other
 Values come from SciPy's special (an optional extra, imported on first use), computed in
 float64 and rounded to the input's dtype; the orthogonal polynomials are in
 special_polynomials.py. Where torch's own values differ from SciPy's, that is said below."""
-import importlib
 import inspect
 import math
 
-import numpy as np
-
-from .. import _backend
-from .._scipy import scipy
 from .._tensor import Tensor
 from ._checks import is_number, overload_error, type_name
 from ._define import defop
+from ._scipy_of import scipy_value
 from .gamma import (checked_mvlgamma, checked_polygamma, digamma, igamma, igammac, lgamma)
 from .indexing import masked_fill
 from .loss import log_softmax as _log_softmax, softmax as _softmax
@@ -50,32 +46,6 @@ _SUMMARIES = {
                            "order 0."}
 
 
-def _special(xp, op_name, array):
-    """scipy.special for NumPy's arrays, CuPy's cupyx.scipy.special for CuPy's; any other array
-    module has none, and the op says so instead of copying to the host."""
-    if xp is np:
-        return scipy("special", f"torch.special.{op_name}")
-    if getattr(xp, "__name__", None) == "cupy":
-        return importlib.import_module("cupyx.scipy.special")
-    raise NotImplementedError(f"tapegrad's special_{op_name} does not run on "
-                              f"{_backend.device_of(array)} yet: its array module has no "
-                              "special functions (CuPy's are cupyx.scipy.special)")
-
-
-def _special_value(xp, op_name, compute, array):
-    """compute(special, array), or the op's NotImplementedError where the device's special
-    functions lack the one it needs (cupyx.scipy.special has no airy or spherical_jn)."""
-    special = _special(xp, op_name, array)
-    try:
-        return compute(special, array)
-    except AttributeError as error:
-        if xp is np:
-            raise
-        raise NotImplementedError(f"tapegrad's special_{op_name} does not run on "
-                                  f"{_backend.device_of(array)} yet: CuPy's special functions "
-                                  f"lack it ({error})") from None
-
-
 def _from_scipy(name, compute, node_name=None, save=(), argument="input", half=False):
     """A unary op computing compute(scipy.special, float64 array), in the input's floating
     dtype (integers and bool give the default float dtype, as in torch). argument: the name
@@ -83,7 +53,8 @@ def _from_scipy(name, compute, node_name=None, save=(), argument="input", half=F
     bfloat16."""
     def forward(xp, input: Tensor):
         refuse_unsupported(xp, f"{name}_cpu", input, half=half)
-        result = _special_value(xp, name, compute, input.astype(xp.float64))
+        result = scipy_value(xp, "special", compute, input.astype(xp.float64),
+                             f"special_{name}", f"torch.special.{name}")
         return xp.asarray(result).astype(input.dtype, copy=False)
 
     signature = inspect.signature(forward)
@@ -242,7 +213,8 @@ def _zeta(xp, input, other):
     x, q = (_as_array_of(xp, value, reference).astype(xp.float64) for value in (input, other))
     # torch's series sums 0 * inf at q = inf: NaN there unless x = 1 (SciPy: 0)
     result = xp.where(xp.isposinf(q) & (x != 1), xp.nan,
-                      _special_value(xp, "zeta", lambda special, x: special.zeta(x, q), x))
+                      scipy_value(xp, "special", lambda special, x: special.zeta(x, q), x,
+                                  "special_zeta", "torch.special.zeta"))
     return result.astype(reference.dtype, copy=False)
 
 

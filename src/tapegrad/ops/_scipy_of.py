@@ -1,0 +1,34 @@
+"""SciPy for an op's arrays: SciPy's own for NumPy's, CuPy's twin (cupyx.scipy) for CuPy's.
+Any other array module has none, and the op says so rather than copy the data to the host."""
+import importlib
+
+import numpy as np
+
+from .. import _backend
+from .._scipy import scipy
+
+
+def scipy_of(xp, submodule, array, op_name, needed_by):
+    """scipy.<submodule> for NumPy's arrays, cupyx.scipy.<submodule> for CuPy's; op_name is
+    tapegrad's op, needed_by torch's function (for SciPy's ImportError)."""
+    if xp is np:
+        return scipy(submodule, needed_by)
+    if getattr(xp, "__name__", None) == "cupy":
+        return importlib.import_module(f"cupyx.scipy.{submodule}")
+    raise NotImplementedError(f"tapegrad's {op_name} does not run on "
+                              f"{_backend.device_of(array)} yet: its array module has no "
+                              f"scipy.{submodule} (CuPy's is cupyx.scipy.{submodule})")
+
+
+def scipy_value(xp, submodule, compute, array, op_name, needed_by):
+    """compute(module, array) with scipy_of's module, or the op's NotImplementedError where
+    CuPy's module lacks the function (cupyx.scipy.special has no airy or spherical_jn)."""
+    module = scipy_of(xp, submodule, array, op_name, needed_by)
+    try:
+        return compute(module, array)
+    except AttributeError as error:
+        if xp is np:
+            raise
+        raise NotImplementedError(f"tapegrad's {op_name} does not run on "
+                                  f"{_backend.device_of(array)} yet: CuPy's "
+                                  f"cupyx.scipy.{submodule} lacks it ({error})") from None
