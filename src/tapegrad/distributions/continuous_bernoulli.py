@@ -146,7 +146,7 @@ class ContinuousBernoulli(ExponentialFamily):
 
     def _log_normalizer(self, x):
         unstable_low, unstable_high = self._lims[0] - 0.5, self._lims[1] - 0.5
-        outside = tapegrad.max(tapegrad.le(x, unstable_low), tapegrad.gt(x, unstable_high))
+        outside = tapegrad.le(x, unstable_low) | tapegrad.gt(x, unstable_high)
         cut = tapegrad.where(outside, x, unstable_low * tapegrad.ones_like(x))
         log_norm = (tapegrad.log(tapegrad.abs(tapegrad.special.expm1(cut)))
                     - tapegrad.log(tapegrad.abs(cut)))

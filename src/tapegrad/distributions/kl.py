@@ -389,7 +389,8 @@ def _kl_uniform_uniform(p: Uniform, q: Uniform) -> Tensor:
 
 
 @register_kl(Independent, Independent)
-def _kl_independent_independent(p: Independent, q: Independent) -> Tensor:
+def _kl_independent_independent(p: Independent[Distribution],
+                                q: Independent[Distribution]) -> Tensor:
     if p.reinterpreted_batch_ndims != q.reinterpreted_batch_ndims:
         raise NotImplementedError
     result = kl_divergence(p.base_dist, q.base_dist)

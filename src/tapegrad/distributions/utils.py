@@ -100,8 +100,7 @@ class lazy_property(Generic[T, R]):
             return _lazy_property_and_property(self.wrapped)
         with tapegrad.enable_grad():
             value = self.wrapped(instance)
-        # a Callable need not have a __name__; the decorated function has
-        setattr(instance, self.wrapped.__name__, value)  # type: ignore[attr-defined]
+        setattr(instance, self.wrapped.__name__, value)
         return value
 
 
