@@ -233,13 +233,16 @@ def _rrelu_noise(input, lower, upper, training, generator):
     _check_floating(input, "rrelu_with_noise_out_cpu" if training else "leaky_relu_cpu")
     if not training:
         return None
-    slopes = lower + (upper - lower) * _random.numpy_generator(generator).random(input.shape)
-    return np.where(input._data <= 0, slopes, 1).astype(input.dtype.numpy)
+    slopes = _random.uniform_array(generator, input.shape, input.dtype, lower, upper,
+                                   device=input.device)
+    return _backend.array_module(input._data).where(input._data <= 0, slopes, 1).astype(
+        input.dtype.numpy)
 
 
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     """Leaky ReLU whose negative slope is drawn per element in training, fixed at the mean of
-    [lower, upper] in eval. The slopes come from tapegrad's generator, not torch's."""
+    [lower, upper] in eval. The slopes are uniform_'s draws for every element (torch's
+    kernel draws for the negative ones only, so its numbers differ)."""
     if inplace:
         return rrelu_(input, lower, upper, training)
     return _torch_rrelu(input, lower, upper, training)
