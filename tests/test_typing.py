@@ -44,6 +44,7 @@ def f(x: torch.Tensor) -> None:
     reveal_type(torch.sort(x).values)
     reveal_type(torch.split(x, 2))
     reveal_type(torch.pi)
+    torch.max(x, x), torch.minimum(x, x), x.max(dim=0)  # no error: the two-tensor forms
     x.no_such_method()
     f(1)
     torch.no_such_function(x)

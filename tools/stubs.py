@@ -75,7 +75,7 @@ from {up}_layout import layout as _layout
 from {up} import return_types
 
 _Number = builtins.int | builtins.float | builtins.complex | builtins.bool
-_Dim = int | Sequence[int] | None
+_Dim = int | Sequence[int] | Tensor | None  # a Tensor: max(input, other), min(input, other)
 _DeviceLike = _device | str | int | None
 '''
 

@@ -12,7 +12,7 @@ from ._layout import layout as _layout
 from . import return_types
 
 _Number = builtins.int | builtins.float | builtins.complex | builtins.bool
-_Dim = int | Sequence[int] | None
+_Dim = int | Sequence[int] | Tensor | None  # a Tensor: max(input, other), min(input, other)
 _DeviceLike = _device | str | int | None
 
 __all__: list[str] = ["fft", "fft2", "fftfreq", "fftn", "fftshift", "hfft", "hfft2", "hfftn", "ifft", "ifft2", "ifftn", "ifftshift", "ihfft", "ihfft2", "ihfftn", "irfft", "irfft2", "irfftn", "rfft", "rfft2", "rfftfreq", "rfftn"]

@@ -12,7 +12,7 @@ from ._layout import layout as _layout
 from . import return_types
 
 _Number = builtins.int | builtins.float | builtins.complex | builtins.bool
-_Dim = int | Sequence[int] | None
+_Dim = int | Sequence[int] | Tensor | None  # a Tensor: max(input, other), min(input, other)
 _DeviceLike = _device | str | int | None
 
 __all__: list[str] = ["LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh", "householder_product", "inv", "inv_ex", "ldl_factor", "ldl_factor_ex", "ldl_solve", "lstsq", "lu", "lu_factor", "lu_factor_ex", "lu_solve", "matmul", "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet", "solve", "solve_ex", "solve_triangular", "svd", "svdvals", "tensorinv", "tensorsolve", "vander", "vecdot", "vector_norm"]

@@ -11,7 +11,7 @@ from ._dtype import dtype as _dtype
 from ._layout import layout as _layout
 
 _Number = builtins.int | builtins.float | builtins.complex | builtins.bool
-_Dim = int | Sequence[int] | None
+_Dim = int | Sequence[int] | Tensor | None  # a Tensor: max(input, other), min(input, other)
 _DeviceLike = _device | str | int | None
 
 

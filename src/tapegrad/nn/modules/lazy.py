@@ -77,7 +77,7 @@ class _Uninitialized(_TensorMixinBase):
 
     cls_to_become: type[Tensor]  # each subclass's: what materialize() turns it into
 
-    @property  # type: ignore[override]  # a property over Tensor's slot, which it guards
+    @property  # over Tensor's slot, which it guards
     def _data(self) -> Any:
         _computing_with(type(self))
 
@@ -90,7 +90,7 @@ class _Uninitialized(_TensorMixinBase):
         return _backend.device_of(_DATA.__get__(self))
 
     @property
-    def data(self) -> Tensor:  # type: ignore[override]  # torch's: the empty storage
+    def data(self) -> Tensor:  # torch's: the empty storage
         return Tensor._make(_DATA.__get__(self), self.dtype)
 
     @data.setter
