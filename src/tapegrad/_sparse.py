@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, cast, overload
 
 import numpy as np
 
-from . import _dtype, _layout, _printing
+from . import _backend, _dtype, _layout, _printing
 from ._tensor import Size, Tensor
 from .autograd import grad_mode
 
@@ -170,6 +170,9 @@ class SparseTensor(Tensor):
 
 def _new(indices: np.ndarray, values: np.ndarray, size: Sequence[int],
          coalesced: bool) -> SparseTensor:
+    if type(values) is not np.ndarray:  # coalescing, densifying, adding: NumPy code for now
+        raise NotImplementedError(f"tapegrad's sparse tensors do not run on "
+                                  f"{_backend.device_of(values)} yet")
     tensor = Tensor._make(np.empty(0, values.dtype))
     tensor.__class__ = SparseTensor
     tensor.__dict__.update(_sparse_indices=indices, _sparse_values=values, _size=Size(size),
