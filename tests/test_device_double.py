@@ -177,6 +177,35 @@ def test_accumulation_hooks_and_higher_order_stay_on_the_device(gpu):
                                np.cos([0.5, -1.0, 2.0]))
 
 
+def test_the_legacy_new_makes_its_tensor_on_the_tensors_device(gpu):
+    x = tapegrad.ones(2, device="cuda")
+    assert [x.new(3).device, x.new([1.0, 2.0]).device, x.new(tapegrad.Size([2])).device] == [
+        CUDA0] * 3
+    with pytest.raises(RuntimeError, match="^legacy constructor expects device type: cuda but "
+                                           "device type: cpu was passed$"):
+        x.new(2, device="cpu")
+
+
+@pytest.mark.parametrize("name, args", [
+    ("Normal", (0.5, 2.0)), ("Uniform", (-1.0, 2.0)), ("Laplace", (0.0, 1.5)),
+    ("Cauchy", (0.0, 1.0)), ("Gumbel", (0.0, 1.0)), ("LogNormal", (0.0, 0.5)),
+    ("Exponential", (1.5,)), ("Bernoulli", (0.3,)), ("Geometric", (0.3,)), ("Poisson", (2.0,)),
+    ("HalfNormal", (1.0,))])
+def test_distributions_with_number_parameters_run_on_the_device(gpu, name, args):
+    """A number beside a cuda parameter becomes a tensor on that device (broadcast_all), so
+    samples and densities stay there and equal the cpu's densities."""
+    from tapegrad import distributions
+    first, *rest = args
+    on_device = getattr(distributions, name)(tapegrad.full((3,), first, device="cuda"), *rest)
+    on_cpu = getattr(distributions, name)(tapegrad.full((3,), first), *rest)
+    sample = on_device.sample((2,))
+    assert sample.device == CUDA0 and sample.shape == (2, 3)
+    density = on_device.log_prob(sample)
+    assert density.device == CUDA0
+    np.testing.assert_allclose(density.cpu().numpy(), on_cpu.log_prob(sample.cpu()).numpy(),
+                               rtol=1e-6)
+
+
 def test_checkpoint_recomputes_on_the_device(gpu):
     from tapegrad.utils.checkpoint import checkpoint
     x = tapegrad.randn(4, 3, device="cuda", requires_grad=True)

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from . import _dtype
+from . import _device, _dtype
 from ._tensor import Size, Tensor  # first: loading it loads ops, which import _creation
 from ._creation import empty, tensor  # noqa: I001
 from ._device import as_device
@@ -31,9 +31,10 @@ def _options(dtype: _dtype.dtype) -> str:
 
 
 def legacy_new(dtype: _dtype.dtype, args: tuple[Any, ...], kwargs: dict[str, Any],
-               any_tensor: bool = False) -> Any:
+               any_tensor: bool = False, home: _device.device = _device.CPU) -> Any:
     """A tensor of dtype from torch's legacy constructor forms: sizes give an uninitialised
     tensor, a sequence or array its data, a tensor (of dtype unless any_tensor) itself.
+    home: the device it is made on (Tensor.new: the tensor's), the only one device= may name.
     Typed Any, not Tensor: Tensor.__new__ returns it as its Self when cls is Tensor."""
     device = kwargs.pop("device", None)
     if kwargs:
@@ -41,20 +42,20 @@ def legacy_new(dtype: _dtype.dtype, args: tuple[Any, ...], kwargs: dict[str, Any
                         [f"{k}={type(v).__name__}" for k, v in kwargs.items()])
         raise TypeError(f"new() received an invalid combination of arguments - got ({got}), but "
                         f"expected one of:\n{_LEGACY_SIGNATURES}")
-    if device is not None and as_device(device).type != "cpu":
-        raise RuntimeError("legacy constructor expects device type: cpu but device type: "
-                           f"{as_device(device).type} was passed")
+    if device is not None and as_device(device).type != home.type:
+        raise RuntimeError(f"legacy constructor expects device type: {home.type} but device "
+                           f"type: {as_device(device).type} was passed")
     if all(isinstance(a, (int, np.integer)) and not isinstance(a, bool) for a in args):
-        return empty(*args or (0,), dtype=dtype)
+        return empty(*args or (0,), dtype=dtype, device=home)
     data = args[0]
     if len(args) == 1 and isinstance(data, Size):
-        return empty(data, dtype=dtype)
+        return empty(data, dtype=dtype, device=home)
     if len(args) == 1 and isinstance(data, Tensor):
         if data.dtype is not dtype and not any_tensor:
             raise TypeError(f"expected {_options(dtype)} (got {_options(data.dtype)})")
         return data.detach()  # torch's legacy constructor aliases the tensor
     if len(args) == 1 and isinstance(data, (list, tuple, np.ndarray)):
-        return tensor(data, dtype=dtype)
+        return tensor(data, dtype=dtype, device=home)
     if len(args) == 1 and not isinstance(data, str):
         raise TypeError(f"new(): data must be a sequence (got {type(data).__name__})")
     raise TypeError(f"new(): invalid data type '{type(data).__name__}'")

@@ -33,13 +33,15 @@ def finfo(dtype: _dtype_t) -> np.finfo[Any]:
 
 def broadcast_all(*values: Tensor | float) -> tuple[Tensor, ...]:
     """Tensors and numbers broadcast to one shape; numbers become tensors of the first
-    tensor's dtype, or of the default dtype when all are numbers."""
+    tensor's dtype and device, or of the defaults when all are numbers."""
     if not all(isinstance(v, (Tensor, Number)) for v in values):
         raise ValueError("Input arguments must all be instances of Number, torch.Tensor or "
                          "objects implementing __torch_function__.")
     first = next((v for v in values if isinstance(v, Tensor)), None)
     dtype = tapegrad.get_default_dtype() if first is None else first.dtype
-    tensors = [v if isinstance(v, Tensor) else tapegrad.tensor(v, dtype=dtype) for v in values]
+    device = None if first is None else first.device
+    tensors = [v if isinstance(v, Tensor) else tapegrad.tensor(v, dtype=dtype, device=device)
+               for v in values]
     return tapegrad.broadcast_tensors(*tensors)
 
 

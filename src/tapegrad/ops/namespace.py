@@ -549,9 +549,10 @@ def fill_diagonal_(self, fill_value, wrap=False):
 
 
 def new(self, *args, **kwargs):
-    """The legacy constructor in this tensor's dtype: new(2, 3), new([1, 2]), new(size)."""
+    """The legacy constructor in this tensor's dtype, on its device: new(2, 3), new([1, 2]),
+    new(size)."""
     from .._legacy_tensor_types import legacy_new
-    return legacy_new(self.dtype, args, dict(kwargs))
+    return legacy_new(self.dtype, args, dict(kwargs), home=self.device)
 
 
 def dim_order(self, *, ambiguity_check=False):
