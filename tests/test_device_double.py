@@ -177,6 +177,16 @@ def test_accumulation_hooks_and_higher_order_stay_on_the_device(gpu):
                                np.cos([0.5, -1.0, 2.0]))
 
 
+@pytest.mark.parametrize("name", ["Gamma", "Dirichlet", "Beta"])
+def test_the_host_only_samplers_refuse_the_device_by_name(gpu, name):
+    from tapegrad import distributions
+    concentration = tapegrad.ones(3, device="cuda")
+    made = (getattr(distributions, name)(concentration, 1.0) if name != "Dirichlet" else
+            distributions.Dirichlet(concentration))
+    with pytest.raises(NotImplementedError, match="sampler does not run on cuda:0 yet$"):
+        made.sample()
+
+
 def test_the_legacy_new_makes_its_tensor_on_the_tensors_device(gpu):
     x = tapegrad.ones(2, device="cuda")
     assert [x.new(3).device, x.new([1.0, 2.0]).device, x.new(tapegrad.Size([2])).device] == [

@@ -10,7 +10,6 @@ import numpy as np
 
 import tapegrad
 from tapegrad import _mt, _random
-from tapegrad._dtype import dtype as _dtype
 from tapegrad._scipy import scipy
 from tapegrad._tensor import Tensor
 from tapegrad.autograd import Function, once_differentiable
@@ -103,10 +102,14 @@ def dirichlet_grad(x: _Array, alpha: _Array, total: _Array) -> _Array:
     return -dcdf / np.exp(log_density) / (1 - x)
 
 
-def check_kernel(kernel: str, dtype: _dtype) -> None:
-    """torch's CPU samplers exist for float and double only."""
-    if dtype not in (tapegrad.float32, tapegrad.float64):
-        raise _random.not_implemented(kernel, dtype)
+def check_kernel(kernel: str, like: Tensor) -> None:
+    """torch's CPU samplers exist for float and double only; these, drawn element by element
+    in torch's order, run on the cpu only."""
+    if like.device.type != "cpu":
+        raise NotImplementedError(f"tapegrad's {kernel.removesuffix('_cpu')} sampler does not "
+                                  f"run on {like.device} yet")
+    if like.dtype not in (tapegrad.float32, tapegrad.float64):
+        raise _random.not_implemented(kernel, like.dtype)
 
 
 def _as_tensor(array: _Array, like: Tensor) -> Tensor:
@@ -118,7 +121,7 @@ class StandardGamma(Function):
 
     @staticmethod
     def forward(ctx: Any, concentration: Tensor) -> Tensor:
-        check_kernel("gamma_cpu", concentration.dtype)
+        check_kernel("gamma_cpu", concentration)
         x = _as_tensor(standard_gamma_array(concentration.detach().numpy()), concentration)
         ctx.save_for_backward(concentration, x)
         return x
@@ -141,7 +144,7 @@ class _Dirichlet(Function):
 
     @staticmethod
     def forward(ctx: Any, concentration: Tensor) -> Tensor:
-        check_kernel("dirichlet", concentration.dtype)
+        check_kernel("dirichlet", concentration)
         x = _as_tensor(dirichlet_array(concentration.detach().numpy()), concentration)
         ctx.save_for_backward(x, concentration)
         return x

@@ -66,7 +66,7 @@ class Binomial(Distribution):
     def sample(self, sample_shape: _size = Size()) -> Tensor:
         shape = self._extended_shape(sample_shape)
         with tapegrad.no_grad():
-            check_kernel("binomial_cpu", self.total_count.dtype)
+            check_kernel("binomial_cpu", self.total_count)
             count = self.total_count.expand(shape).numpy()
             drawn = binomial_array(count, self.probs.expand(shape).numpy())
             return tapegrad.tensor(drawn, dtype=self.total_count.dtype)
