@@ -51,6 +51,7 @@ def two_gpus(gpu):
 @pytest.mark.skipif(ON_CUPY, reason="a real GPU is there")
 def test_without_a_backend_cuda_is_torchs_cpu_build():
     assert not tapegrad.cuda.is_available() and tapegrad.cuda.device_count() == 0
+    assert tapegrad.cuda.default_generators == ()
     with pytest.raises(AssertionError, match="Torch not compiled with CUDA enabled"):
         tapegrad.zeros(2, device="cuda")
     with pytest.raises(AssertionError, match="Torch not compiled with CUDA enabled"):
@@ -185,6 +186,19 @@ def test_the_host_only_samplers_refuse_the_device_by_name(gpu, name):
             distributions.Dirichlet(concentration))
     with pytest.raises(NotImplementedError, match="sampler does not run on cuda:0 yet$"):
         made.sample()
+
+
+def test_vmap_same_randomness_replays_the_devices_stream(gpu):
+    x = tapegrad.zeros(3, 4, device="cuda")
+    same = tapegrad.func.vmap(lambda row: row + tapegrad.rand(4, device="cuda"),
+                              randomness="same")(x)
+    assert all(bool((same[0] == row).all()) for row in same[1:])
+    different = tapegrad.func.vmap(lambda row: row + tapegrad.rand(4, device="cuda"),
+                                   randomness="different")(x)
+    assert not bool((different[0] == different[1]).all())
+    generators = tapegrad.cuda.default_generators
+    assert len(generators) == gpu.device_count()
+    assert [g.device.index for g in generators] == list(range(gpu.device_count()))
 
 
 def test_the_legacy_new_makes_its_tensor_on_the_tensors_device(gpu):

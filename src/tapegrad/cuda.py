@@ -20,6 +20,16 @@ if TYPE_CHECKING:
 
 globals().update(CUDA_TYPES)  # torch.cuda.FloatTensor, ...: they exist, unusable without CUDA
 
+if TYPE_CHECKING:
+    default_generators: tuple[_random.Generator, ...]
+else:
+    def __getattr__(name: str) -> Any:
+        # torch.cuda.default_generators: each device's generator (none without a GPU), read
+        # when asked, since a backend may be registered after import
+        if name == "default_generators":
+            return tuple(_random.device_generator(index) for index in range(device_count()))
+        raise AttributeError(f"module '{__name__}' has no attribute '{name}'")
+
 
 class OutOfMemoryError(RuntimeError):
     """Raised when a CUDA allocation fails (never, without a GPU)."""

@@ -345,16 +345,28 @@ def vmap(func: Callable[_P, _R], in_dims: in_dims_t = 0, out_dims: out_dims_t = 
                              f"dimension, got sizes {found} for the mapped dimension")
         size = sizes.pop()
         results = []
-        state = _random.get_rng_state() if randomness == "same" else None
+        # "same": every slice draws what the first drew, from the cpu's and each device's
+        state = _random_states() if randomness == "same" else None
         for index in range(size):
             if state is not None:
-                _random.set_rng_state(state)
+                _set_random_states(state)
             sliced = [leaf.select(dim, index) if dim is not None else leaf
                       for leaf, dim in zip(leaves, dims)]
             with _random_guard(randomness):
                 results.append(call(*rebuild(sliced), **kwargs))
         return _stacked(results, out_dims, name)
     return wrapper
+
+
+def _random_states() -> tuple[Tensor, list[Tensor]]:
+    from . import cuda
+    return _random.get_rng_state(), cuda.get_rng_state_all() if cuda.is_available() else []
+
+
+def _set_random_states(states: tuple[Tensor, list[Tensor]]) -> None:
+    from . import cuda
+    _random.set_rng_state(states[0])
+    cuda.set_rng_state_all(states[1])
 
 
 @contextlib.contextmanager
