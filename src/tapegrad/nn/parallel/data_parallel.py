@@ -18,10 +18,6 @@ from ...ops.joining import cat
 from ..modules.module import Module
 
 
-def _device_index(value: int | _device | str) -> int:
-    return value if isinstance(value, int) else _device(value).index or 0
-
-
 def _is_namedtuple(value):
     return isinstance(value, tuple) and hasattr(value, "_fields")
 
@@ -104,8 +100,8 @@ def _parallel_forward(module, inputs, kwargs, device_ids, output_device, dim):
 
 def _devices(device_ids, output_device):
     ids = list(range(cuda.device_count())) if device_ids is None else device_ids
-    return ([_device_index(index) for index in ids],
-            _device_index(ids[0] if output_device is None else output_device))
+    return ([cuda._index_or_current(index) for index in ids],
+            cuda._index_or_current(ids[0] if output_device is None else output_device))
 
 
 class DataParallel(Module):
