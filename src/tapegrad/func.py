@@ -14,7 +14,7 @@ import functools
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Callable, ParamSpec, TypeVar, cast
 
-from . import _random
+from . import _random, random
 from ._tensor import Tensor
 from .autograd import enable_grad
 from .autograd import grad as autograd_grad
@@ -346,27 +346,17 @@ def vmap(func: Callable[_P, _R], in_dims: in_dims_t = 0, out_dims: out_dims_t = 
         size = sizes.pop()
         results = []
         # "same": every slice draws what the first drew, from the cpu's and each device's
-        state = _random_states() if randomness == "same" else None
+        devices = random.every_device() if randomness == "same" else []
+        state = random.states_of(devices) if randomness == "same" else None
         for index in range(size):
             if state is not None:
-                _set_random_states(state)
+                random.restore_states(devices, state)
             sliced = [leaf.select(dim, index) if dim is not None else leaf
                       for leaf, dim in zip(leaves, dims)]
             with _random_guard(randomness):
                 results.append(call(*rebuild(sliced), **kwargs))
         return _stacked(results, out_dims, name)
     return wrapper
-
-
-def _random_states() -> tuple[Tensor, list[Tensor]]:
-    from . import cuda
-    return _random.get_rng_state(), cuda.get_rng_state_all() if cuda.is_available() else []
-
-
-def _set_random_states(states: tuple[Tensor, list[Tensor]]) -> None:
-    from . import cuda
-    _random.set_rng_state(states[0])
-    cuda.set_rng_state_all(states[1])
 
 
 @contextlib.contextmanager

@@ -9,7 +9,7 @@ Two strategies, as in torch:
   hands back the tensors it saves, in the same order.
 """
 
-from .. import _random, cuda, nn
+from .. import nn, random
 from .._tensor import Tensor
 from ..autograd import enable_grad, engine, no_grad
 from ..autograd.function import Function
@@ -74,24 +74,16 @@ class _ReplayedRandomness:
     def __init__(self, preserve, args):
         self.devices = sorted({a.device.index or 0 for a in args if isinstance(a, Tensor)
                                and a.device.type == "cuda"})
-        self.state = self._states() if preserve else None
-
-    def _states(self):
-        return _random.get_rng_state(), [cuda.get_rng_state(i) for i in self.devices]
-
-    def _restore(self, states):
-        _random.set_rng_state(states[0])
-        for index, state in zip(self.devices, states[1]):
-            cuda.set_rng_state(state, index)
+        self.state = random.states_of(self.devices) if preserve else None
 
     def __enter__(self):
         if self.state is not None:
-            self.current = self._states()
-            self._restore(self.state)
+            self.current = random.states_of(self.devices)
+            random.restore_states(self.devices, self.state)
 
     def __exit__(self, *exc_info):
         if self.state is not None:
-            self._restore(self.current)
+            random.restore_states(self.devices, self.current)
 
 
 class CheckpointFunction(Function):
