@@ -208,14 +208,7 @@ def _statically_bound_class(cls):
     tree = ast.parse(Path(_tensor.__file__).read_text())
     body = next(node for node in tree.body
                 if isinstance(node, ast.ClassDef) and node.name == cls.__name__).body
-    names = set()
-    for node in body:
-        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
-            names.add(node.name)
-        for target in getattr(node, "targets", [getattr(node, "target", None)]):
-            elements = target.elts if isinstance(target, ast.Tuple) else [target]
-            names.update(e.id for e in elements if isinstance(e, ast.Name))
-    return names | set(cls.__slots__)
+    return _bound_in(body) | set(cls.__slots__)
 
 
 def return_types_stub():
