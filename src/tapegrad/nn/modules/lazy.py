@@ -95,10 +95,9 @@ class _Uninitialized(_TensorMixinBase):
 
     @data.setter
     def data(self, value: Tensor) -> None:  # Module.to's: a cast placeholder's (empty) data
-        if not isinstance(value, Tensor):
-            raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
-        _DATA.__set__(self, _DATA.__get__(value))
-        self.dtype = value.dtype
+        # Tensor's setter, given what a placeholder can hand over: its .data, not its _data
+        handed = value.data if isinstance(value, Tensor) else value
+        Tensor.data.fset(self, handed)  # type: ignore[attr-defined]  # mypy sees no fset here
 
     @property
     def shape(self) -> Size:
