@@ -6,14 +6,17 @@ program: its own methods, operators and indexing work (results stay on its devic
 itself refuses it, as NumPy refuses CuPy's arrays: `np.asarray(a)` raises CuPy's TypeError
 and a NumPy function handed one raises too. So an op or helper that calls `np.` on a device
 array instead of `xp.` fails here as it would on a GPU, and so does one that mixes arrays of
-two devices. `install(count)` registers it as tapegrad's cuda backend.
+two devices. Its SciPy twin (`DoubleBackend.scipy`) offers only the functions CuPy's
+cupyx.scipy has. `install(count)` registers it as tapegrad's cuda backend.
 """
 import contextlib
+import importlib
 import operator
 import types
 
 import numpy as np
 
+import cupyx_scipy_names
 from tapegrad import _backend
 
 IMPLICIT = ("Implicit conversion to a NumPy array is not allowed. Please use `.get()` to "
@@ -248,6 +251,13 @@ class DoubleBackend:
 
     def empty_cache(self):
         pass
+
+    def scipy(self, submodule):
+        """SciPy's submodule run on device arrays, offering only what CuPy's cupyx.scipy has."""
+        module = importlib.import_module(f"scipy.{submodule}")
+        names = getattr(cupyx_scipy_names, submodule.upper())
+        return FakeCupy(self, types.SimpleNamespace(**{name: getattr(module, name)
+                                                      for name in names if hasattr(module, name)}))
 
 
 def install(count=2):

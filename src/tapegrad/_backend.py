@@ -8,8 +8,9 @@ A backend object has: `type` ("cuda"), `array_type`, `xp` (the array module), `d
 arrays on device index), `index_of(array)`, `to_device(array, index)` (a copy onto a device of
 a NumPy array or one of its own on any device), `to_host(array)` (a copy into a NumPy array),
 and for torch.cuda `synchronize(index)`, `device_name(index)`, `memory_allocated(index)` and
-`empty_cache()`. Random numbers need nothing more: each device's generator (_random.py) draws
-with xp on that device. tests/device_double.py implements the protocol on NumPy for the tests.
+`empty_cache()`; optionally `scipy(submodule)`, SciPy's submodule for its arrays (CuPy's
+cupyx.scipy; ops/_scipy_of.py). Random numbers need nothing more: each device's generator
+(_random.py) draws with xp on that device. tests/device_double.py implements the protocol on NumPy for the tests.
 """
 from typing import Any, Sequence
 

@@ -3,6 +3,7 @@
 Imported only when something asks for cuda; raises ImportError when CuPy or a CUDA device is
 missing, and tapegrad then answers as torch's CPU-only build does.
 """
+import importlib
 from typing import Any
 
 try:
@@ -59,3 +60,7 @@ class CupyBackend:
 
     def empty_cache(self) -> None:
         cupy.get_default_memory_pool().free_all_blocks()
+
+    def scipy(self, submodule: str) -> Any:
+        """SciPy's submodule for CuPy's arrays (cupyx.scipy.<submodule>)."""
+        return importlib.import_module(f"cupyx.scipy.{submodule}")

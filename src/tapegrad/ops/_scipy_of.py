@@ -1,6 +1,6 @@
-"""SciPy for an op's arrays: SciPy's own for NumPy's, CuPy's twin (cupyx.scipy) for CuPy's.
-Any other array module has none, and the op says so rather than copy the data to the host."""
-import importlib
+"""SciPy for an op's arrays: SciPy's own for NumPy's, the device backend's twin for a device's
+(CuPy's: cupyx.scipy). A backend without one, or a twin without the function, makes the op say
+so rather than copy the data to the host."""
 
 import numpy as np
 
@@ -9,15 +9,17 @@ from .._scipy import scipy
 
 
 def scipy_of(xp, submodule, array, op_name, needed_by):
-    """scipy.<submodule> for NumPy's arrays, cupyx.scipy.<submodule> for CuPy's; op_name is
-    tapegrad's op, needed_by torch's function (for SciPy's ImportError)."""
+    """scipy.<submodule> for NumPy's arrays, the device backend's twin of it for a device's
+    (CuPy's: cupyx.scipy.<submodule>); op_name is tapegrad's op, needed_by torch's function
+    (for SciPy's ImportError)."""
     if xp is np:
         return scipy(submodule, needed_by)
-    if getattr(xp, "__name__", None) == "cupy":
-        return importlib.import_module(f"cupyx.scipy.{submodule}")
-    raise NotImplementedError(f"tapegrad's {op_name} does not run on "
-                              f"{_backend.device_of(array)} yet: its array module has no "
-                              f"scipy.{submodule} (CuPy's is cupyx.scipy.{submodule})")
+    twin = getattr(_backend.ARRAY_TYPES.get(type(array)), "scipy", None)
+    if twin is None:
+        raise NotImplementedError(f"tapegrad's {op_name} does not run on "
+                                  f"{_backend.device_of(array)} yet: its array module has no "
+                                  f"scipy.{submodule}")
+    return twin(submodule)
 
 
 def scipy_value(xp, submodule, compute, array, op_name, needed_by):

@@ -270,7 +270,11 @@ def _matrix_exp(xp, A: Tensor):
     if A.shape[-1] == 0:
         return A.copy()
     linalg = scipy_of(xp, "linalg", A, "matrix_exp", "torch.linalg.matrix_exp")
-    return linalg.expm(A).astype(A.dtype, copy=False)
+    if xp is np:  # SciPy's expm takes a batch of matrices, CuPy's one matrix
+        return linalg.expm(A).astype(A.dtype, copy=False)
+    n = A.shape[-1]
+    result = xp.stack([linalg.expm(matrix) for matrix in A.reshape(-1, n, n)])
+    return result.reshape(A.shape).astype(A.dtype, copy=False)
 
 
 def _matrix_exp_backward(ctx):
