@@ -122,8 +122,22 @@ scaled_modified_bessel_k0 = _from_scipy("scaled_modified_bessel_k0",
                                         lambda special, x: special.k0e(x), argument="x")
 scaled_modified_bessel_k1 = _from_scipy("scaled_modified_bessel_k1",
                                         lambda special, x: special.k1e(x), argument="x")
-spherical_bessel_j0 = _from_scipy("spherical_bessel_j0",
-                                  lambda special, x: special.spherical_jn(0, x), argument="x")
+
+
+@defop(None, promote="float", name="special_spherical_bessel_j0")
+def spherical_bessel_j0(xp, x: Tensor):
+    """sin(x) / x, the spherical Bessel function of the first kind of order 0: torch's Taylor
+    polynomial below 1/2 (where the quotient would lose digits), 0 at the infinities. In array
+    ops, so it runs on every device (CuPy's special has no spherical_jn)."""
+    refuse_unsupported(xp, "spherical_bessel_j0_cpu", x, half=False)
+    t = x.astype(xp.float64)
+    square = t * t
+    series = 1.0
+    for n in range(12, 0, -2):  # 1 - x^2/3! + x^4/5! - ... up to x^12/13!
+        series = 1.0 - square * series / ((n + 1) * n)
+    with xp.errstate(invalid="ignore", divide="ignore"):
+        quotient = xp.where(xp.isinf(t), 0.0, xp.sin(t) / t)
+    return xp.where(xp.abs(t) < 0.5, series, quotient).astype(x.dtype, copy=False)
 
 
 # ---- binary: a number allowed on either side, three overloads and three nodes --------------------
