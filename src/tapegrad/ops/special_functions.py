@@ -41,9 +41,7 @@ _SUMMARIES = {
     "scaled_modified_bessel_k0": "exp(x) K0(x), the scaled modified Bessel function of the "
                                  "second kind of order 0.",
     "scaled_modified_bessel_k1": "exp(x) K1(x), the scaled modified Bessel function of the "
-                                 "second kind of order 1.",
-    "spherical_bessel_j0": "sin(x) / x, the spherical Bessel function of the first kind of "
-                           "order 0."}
+                                 "second kind of order 1."}
 
 
 def _from_scipy(name, compute, node_name=None, save=(), argument="input", half=False):
