@@ -1,7 +1,8 @@
 """The Householder family: geqrf (LAPACK's QR: R and the reflectors' vectors and scales),
 householder_product (torch.orgqr: Q from them) and ormqr (Q or Q^T applied to a matrix without
-forming Q), by SciPy's LAPACK matrix by matrix; gradients are torch's formulas in tapegrad
-ops."""
+forming Q), by SciPy's LAPACK matrix by matrix on the cpu; on a device (CuPy has geqrf, through
+qr's 'raw' mode, but no orgqr or ormqr) the reflectors are applied one by one to the whole
+batch; gradients are torch's formulas in tapegrad ops."""
 import numpy as np
 
 from .._tensor import Tensor
@@ -14,19 +15,39 @@ from .joining import cat, stack
 from .linalg import matmul
 from .reduction import return_type, sum
 from .reordering import tril
-from .shape import unsqueeze, zeros_of
+from .shape import constant_beside, unsqueeze, zeros_of
 
 geqrf_return = return_type("geqrf", ("a", "tau"))
 
 
 def _constant(array, like):
-    """A constant for a formula: an array when the formula runs on arrays, else a Tensor."""
-    array = array.astype(like.dtype if is_array(like) else like.dtype.numpy)
-    return array if is_array(like) else Tensor._make(array)
+    """A constant for a formula, beside like: an array when the formula runs on arrays, else a
+    Tensor."""
+    return constant_beside(like, array.astype(like.dtype if is_array(like) else
+                                              like.dtype.numpy))
+
+
+def _reflected(xp, input, tau, C, left, transpose):
+    """Q C, Q^H C (transpose), C Q or C Q^H, Q = H_1 ... H_k, H_i = I - tau_i v_i v_i^H, with
+    the reflectors applied one at a time to the whole batch (ormqr's work, for a device)."""
+    k = tau.shape[-1]
+    V = xp.tril(input[..., :k], -1) + xp.eye(input.shape[-2], k, dtype=input.dtype)
+    scales = xp.conj(tau) if transpose else tau
+    C = C.copy()
+    for i in (range(k) if left == transpose else range(k - 1, -1, -1)):
+        v, t = V[..., i:, i:i + 1], scales[..., i, None, None]
+        if left:  # v is 0 above row i: only C's rows from i change
+            C[..., i:, :] -= (t * v) @ (xp.conj(xp.swapaxes(v, -1, -2)) @ C[..., i:, :])
+        else:
+            C[..., :, i:] -= (C[..., :, i:] @ v) @ (t * xp.conj(xp.swapaxes(v, -1, -2)))
+    return C
 
 
 @defop("GeqrfBackward0")
 def _geqrf(xp, input: Tensor):
+    if xp is not np:  # CuPy's 'raw' QR is LAPACK's geqrf, vectors transposed as NumPy's
+        vectors, tau = xp.linalg.qr(input, mode="raw")
+        return xp.ascontiguousarray(xp.swapaxes(vectors, -1, -2)), tau
     m, n = input.shape[-2:]
     a = input.copy()
     tau = xp.zeros(input.shape[:-2] + (min(m, n),), input.dtype)
@@ -61,6 +82,8 @@ def _householder_product(xp, input: Tensor, tau: Tensor):
     m, n = input.shape[-2:]
     Q = xp.empty(input.shape, input.dtype)
     Q[...] = xp.eye(m, n, dtype=input.dtype)  # no reflectors: the first n columns of I
+    if xp is not np:
+        return _reflected(xp, input, tau, Q, left=True, transpose=False)
     if input.size and tau.shape[-1]:
         orgqr = _routine("orgqr", input, "torch.linalg.householder_product")
         for index in xp.ndindex(input.shape[:-2]):
@@ -152,6 +175,8 @@ def householder_product(input, tau, *, out=None):
 
 @defop("OrmqrBackward0", save=("input", "input2", "result", "left", "transpose"))
 def _ormqr(xp, input: Tensor, input2: Tensor, input3: Tensor, left=True, transpose=False):
+    if xp is not np:
+        return _reflected(xp, input, input2, input3, left, transpose)
     C = input3.copy()
     if C.size and input2.shape[-1]:
         ormqr = _routine("ormqr", C, "torch.ormqr")
