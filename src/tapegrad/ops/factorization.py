@@ -7,6 +7,7 @@ solves come out as torch's; gradients are torch's formulas written in tapegrad o
 matrices take the conjugate transpose where real ones take the transpose (A^H in the formulas,
 LAPACK's conjugate solves, Hermitian LDL unless hermitian=False)."""
 import math
+import warnings
 
 import numpy as np
 
@@ -15,6 +16,7 @@ from .._scipy import scipy
 from .._tensor import Tensor
 from .._warnings import warn
 from ._checks import broadcast_shapes
+from ._scipy_of import scipy_of
 from ._define import array_of, defop
 from .complex_parts import conj_of
 from .decomposition import _check_matrices, _failure, _is_vector_rhs, _mH, _mT
@@ -54,12 +56,12 @@ def _routine(name, like, needed_by, hermitian=True):
     return getattr(module, _PREFIXES[like.dtype.name] + name)
 
 
-def _batch(*arrays, cores=None):
+def _batch(*arrays, cores=None, xp=np):
     """The broadcast batch shape of arrays (their dims before the last `cores[i]`, 2 by
     default), and each array broadcast to it."""
     cores = cores or (2,) * len(arrays)
     batch = np.broadcast_shapes(*(a.shape[:a.ndim - c] for a, c in zip(arrays, cores)))
-    return batch, [np.broadcast_to(a, batch + a.shape[a.ndim - c:])
+    return batch, [xp.broadcast_to(a, batch + a.shape[a.ndim - c:])
                    for a, c in zip(arrays, cores)]
 
 
@@ -71,6 +73,8 @@ def _check_info(info, routine):
 def _trsm(xp, A, B, upper, left, transpose, unitriangular):
     """op(A) X = B (left) or X op(A) = B for triangular A, op(A) = A or A^T, by BLAS's trsm:
     no check for a zero on A's diagonal, which gives infinities and NaN as torch's."""
+    if xp is not np:
+        return _device_trsm(xp, A, B, upper, left, transpose, unitriangular)
     batch, (A, B) = _batch(A, B)
     X = xp.empty(B.shape, B.dtype)
     if X.size == 0:
@@ -84,6 +88,8 @@ def _trsm(xp, A, B, upper, left, transpose, unitriangular):
 
 def _getrf(xp, A, name):
     """LU with partial pivoting of each matrix: (LU, 1-based int32 pivots, info)."""
+    if xp is not np:
+        return _device_getrf(xp, A, name)
     m, n = A.shape[-2:]
     LU = A.copy()
     pivots = xp.zeros(A.shape[:-2] + (min(m, n),), xp.int32)
@@ -99,6 +105,8 @@ def _getrf(xp, A, name):
 
 def _getrs(xp, LU, pivots, B, left, adjoint):
     """X with A X = B, A^T X = B (adjoint), X A = B or X A^T = B from A's LU factors."""
+    if xp is not np:
+        return _device_getrs(xp, LU, pivots, B, left, adjoint)
     batch, (LU, pivots, B) = _batch(LU, pivots, B, cores=(2, 1, 2))
     X = xp.empty(B.shape, B.dtype)
     if X.size == 0:
@@ -114,6 +122,127 @@ def _getrs(xp, LU, pivots, B, left, adjoint):
         else:  # X A^H = B is A X^H = B^H
             X[index] = getrs(lu, rows, b.conj().T, trans=0)[0].conj().T
     return X
+
+
+# ---- the same on a device: SciPy's twin (CuPy's cupyx.scipy.linalg) and array ops ---------
+# Only what CuPy's twin and SciPy's (the test double's) do alike is called; where they differ
+# (a zero on a triangular diagonal, a matrix that is not positive-definite), array ops give
+# LAPACK's answer on both.
+
+def _twin(xp, array, name):
+    return scipy_of(xp, "linalg", array, name.removeprefix("torch."), name)
+
+
+def _device_trsm(xp, A, B, upper, left, transpose, unitriangular):
+    """_trsm on a device: the twin's solve_triangular over the whole batch (cuBLAS's batched
+    trsm on CuPy). A zero on a diagonal makes SciPy's raise where cuBLAS's (and torch's) give
+    infinities: such a batch is solved by substitution instead."""
+    batch, (A, B) = _batch(A, B, xp=xp)
+    if B.size == 0:
+        return xp.empty(B.shape, B.dtype)
+    # X A = B is A^T X^T = B^T (and X A^T = B is A X^T = B^T): the twin solves from the left
+    trans = int(transpose) if left else int(not transpose)
+    rhs = B if left else B.swapaxes(-1, -2)
+    if not unitriangular and bool((xp.diagonal(A, 0, -2, -1) == 0).any()):
+        X = _substitute(xp, A.swapaxes(-1, -2) if trans else A, rhs, upper != bool(trans))
+    else:
+        X = _twin(xp, A, "torch.linalg.solve_triangular").solve_triangular(
+            A, rhs, trans=trans, lower=not upper, unit_diagonal=unitriangular,
+            check_finite=False)
+    return X if left else X.swapaxes(-1, -2)
+
+
+def _substitute(xp, A, B, upper):
+    """X with A X = B for triangular A with no unit diagonal, a row of X at a time, so a zero
+    pivot gives BLAS's infinities and NaN (inf, then 0 * inf in the rows after)."""
+    n = A.shape[-1]
+    X = xp.empty(B.shape, B.dtype)
+    for i in (range(n - 1, -1, -1) if upper else range(n)):
+        known = slice(i + 1, n) if upper else slice(0, i)
+        row = B[..., i, :] - (A[..., i:i + 1, known] @ X[..., known, :])[..., 0, :]
+        X[..., i, :] = row / A[..., i, i, None]
+    return X
+
+
+def _first_zero(xp, diagonal):
+    """LAPACK's info from each matrix's diagonal: the 1-based position of its first zero, or 0."""
+    info = xp.zeros(diagonal.shape[:-1], xp.int32)
+    if diagonal.shape[-1]:
+        zero = diagonal == 0
+        info = xp.where(zero.any(-1), zero.argmax(-1) + 1, 0).astype(xp.int32)
+    return info
+
+
+def _device_getrf(xp, A, name):
+    """_getrf on a device: the twin's lu_factor (cuSOLVER's getrf on CuPy), a matrix at a
+    time as it takes one. Neither returns info (both warn of a singular matrix instead): it is
+    the first zero on U's diagonal, as LAPACK's."""
+    m, n = A.shape[-2:]
+    LU = A.copy()
+    pivots = xp.zeros(A.shape[:-2] + (min(m, n),), xp.int32)
+    if A.size:
+        lu_factor = _twin(xp, A, name).lu_factor
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the singular matrix's warning: info tells it
+            for index in np.ndindex(A.shape[:-2]):
+                LU[index], pivots_0 = lu_factor(A[index], check_finite=False)
+                pivots[index] = pivots_0 + 1
+    return LU, pivots, _first_zero(xp, xp.diagonal(LU, 0, -2, -1))
+
+
+def _device_getrs(xp, LU, pivots, B, left, adjoint):
+    """_getrs on a device: the twin's lu_solve (cuSOLVER's getrs on CuPy) a matrix at a time."""
+    batch, (LU, pivots, B) = _batch(LU, pivots, B, cores=(2, 1, 2), xp=xp)
+    X = xp.empty(B.shape, B.dtype)
+    if X.size == 0:
+        return X
+    lu_solve = _twin(xp, LU, "torch.linalg.lu_solve").lu_solve
+    conjugate = 2 if B.dtype.kind == "c" else 1  # LAPACK's trans for A^H
+    for index in np.ndindex(batch):
+        factors, b = (LU[index], pivots[index] - 1), B[index]
+        if left:
+            X[index] = lu_solve(factors, b, trans=conjugate if adjoint else 0,
+                                check_finite=False)
+        elif not adjoint:  # X A = B is A^T X^T = B^T
+            X[index] = lu_solve(factors, b.T, trans=1, check_finite=False).T
+        else:  # X A^H = B is A X^H = B^H
+            X[index] = lu_solve(factors, b.conj().T, trans=0, check_finite=False).conj().T
+    return X
+
+
+def _device_potrf(xp, A, upper):
+    """potrf on a device by array ops over the batch, a column at a time (LAPACK's unblocked
+    potf2): CuPy's cholesky gives garbage for a matrix that is not positive-definite and
+    NumPy's raises, where torch wants LAPACK's info and partial factor. A failed matrix keeps
+    its columns done, the failing pivot's value, and A's own entries after it. (factor, info)"""
+    if upper:  # U^H U = A from A's upper triangle is L L^H = A^H from A^H's lower one
+        L, info = _device_potrf(xp, A.conj().swapaxes(-1, -2), False)
+        return L.conj().swapaxes(-1, -2), info
+    L = xp.tril(A)
+    info = xp.zeros(A.shape[:-2], xp.int32)
+    going = xp.ones(A.shape[:-2], bool)
+    for j in range(A.shape[-1]):
+        row = L[..., j, :j]
+        pivot = L[..., j, j].real - (row * row.conj()).real.sum(-1)
+        fine = going & (pivot > 0)  # not positive (NaN included): the matrix fails here
+        info = xp.where(going & ~fine, j + 1, info).astype(xp.int32)
+        root = xp.sqrt(xp.where(fine, pivot, 1))
+        column = (L[..., j + 1:, j] - (L[..., j + 1:, :j] @ row.conj()[..., None])[..., 0])
+        L[..., j + 1:, j] = xp.where(fine[..., None], column / root[..., None],
+                                     L[..., j + 1:, j])
+        L[..., j, j] = xp.where(fine, root, xp.where(going, pivot, L[..., j, j]))
+        going = fine
+    return L, info
+
+
+def _device_potrs(xp, factor, B, upper):
+    """potrs on a device: A = L L^H (or U^H U) solved by two triangular solves."""
+    adjoint = factor.conj().swapaxes(-1, -2)
+    if upper:
+        return _device_trsm(xp, factor, _device_trsm(xp, adjoint, B, False, True, False, False),
+                            True, True, False, False)
+    return _device_trsm(xp, adjoint, _device_trsm(xp, factor, B, False, True, False, False),
+                        True, True, False, False)
 
 
 def _check_float(kernel, *tensors):
@@ -250,7 +379,9 @@ NOT_POSITIVE_DEFINITE = ("The factorization could not be completed because the i
 def _cholesky_ex(xp, A: Tensor, upper=False, check_errors=False):
     factor = xp.zeros_like(A)
     info = xp.zeros(A.shape[:-2], xp.int32)
-    if A.size:
+    if A.size and xp is not np:
+        factor, info = _device_potrf(xp, A, upper)
+    elif A.size:
         potrf = _routine("potrf", A, "torch.linalg.cholesky_ex")
         for index in xp.ndindex(A.shape[:-2]):
             # a failed matrix keeps LAPACK's partial factor (the failing pivot included)
@@ -284,6 +415,8 @@ def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
 
 @defop("CholeskySolveBackward0", save=("input2", "result", "upper"))
 def _cholesky_solve(xp, input: Tensor, input2: Tensor, upper=False):
+    if xp is not np:
+        return _device_potrs(xp, input2, input, upper)
     batch, (B, factor) = _batch(input, input2)
     X = xp.empty(B.shape, B.dtype)
     if X.size:
@@ -325,7 +458,12 @@ def cholesky_solve(input, input2, upper=False, *, out=None):
 def _cholesky_inverse(xp, input: Tensor, upper=False):
     inverse = xp.zeros_like(input)
     info = xp.zeros(input.shape[:-2], xp.int32)
-    if input.size:
+    if xp is not np:  # potri's info (a zero on the factor's diagonal), then a solve of A X = I
+        info = _first_zero(xp, xp.diagonal(input, 0, -2, -1))
+        if not info.any():
+            identity = xp.broadcast_to(xp.eye(input.shape[-1], dtype=input.dtype), input.shape)
+            inverse = _device_potrs(xp, input, identity, upper)
+    elif input.size:
         potri = _routine("potri", input, "torch.cholesky_inverse")
         for index in xp.ndindex(input.shape[:-2]):
             half, info[index] = potri(input[index], lower=int(not upper))
@@ -470,7 +608,7 @@ def _lu_factor_ex(xp, A: Tensor, pivot=True, check_errors=False, name="linalg.lu
         first = int(xp.argmax(flat > 0))
         prefix = f"(Batch element {first}): " if A.ndim > 2 else ""
         raise RuntimeError(
-            f"torch.{name}: {prefix}U[{flat[first]},{flat[first]}] is zero and using it on "
+            f"torch.{name}: {prefix}U[{int(flat[first])},{int(flat[first])}] is zero and using it on "
             "lu_solve would result in a division by zero. If you still want to perform the "
             "factorization, consider calling linalg.lu(A, pivot) or linalg.lu_factor_ex(A, "
             "pivot)")
