@@ -18,6 +18,8 @@ from .decomposition import (_check_matrices, _lapack_eigh, _lapack_svd, _LinAlgE
                             _singular_and_invertible, _zero_pivots, inv, matrix_norm, pinv,
                             pinv_backward, solve, svdvals)
 from .complex_parts import real
+from .factorization import _trsm
+from .factorization_householder import _device_geqrf, _reflected
 from .joining import cat, narrow
 from .linalg import matmul, mm, vdot
 from .pointwise import clone, mul, nan_to_num
@@ -369,12 +371,14 @@ def _lstsq(xp, A: Tensor, B: Tensor, rcond=None, driver="gelsy"):
     """(solution, residuals, rank, singular values) as LAPACK's driver gives them, one matrix
     at a time. torch's residuals (squared norms of AX - B) exist only for tall A, drivers that
     report them, and full rank throughout; rank and singular values only for the drivers that
-    compute them, over A's own batch."""
-    lapack = scipy("linalg", "torch.linalg.lstsq")
+    compute them, over A's own batch. On a device, torch's CUDA gels (_device_gels)."""
     vector = B.ndim == A.ndim - 1
     rhs = B[..., None] if vector else B
     (m, n), k = A.shape[-2:], rhs.shape[-1]
     batch = np.broadcast_shapes(A.shape[:-2], rhs.shape[:-2])
+    if xp is not np:
+        return _device_gels(xp, A, rhs, batch, vector)
+    lapack = scipy("linalg", "torch.linalg.lstsq")
     count = math.prod(batch)
     A_all = xp.broadcast_to(A, batch + (m, n)).reshape(count, m, n)
     rhs_all = xp.broadcast_to(rhs, batch + (m, k)).reshape(count, m, k)
@@ -420,6 +424,37 @@ def _gels(xp, lapack, matrix, right):
     return output[:n], xp.sum(xp.abs(output[n:]) ** 2, axis=0)
 
 
+def _device_gels(xp, A, rhs, batch, vector):
+    """_lstsq's outputs as torch's CUDA gels gives them, over the whole batch: for m >= n,
+    A = QR and R X = (Q^H B)[:n], the squared norms of Q^H B's other rows being the residuals
+    (of tall A); for m < n, A^H = QR, R^H Z = B and X = Q [Z; 0], the least-norm solution. No
+    rank or singular values, and (cuBLAS's trsm) a zero on R's diagonal gives infinities, not
+    torch's cpu error."""
+    (m, n), k = A.shape[-2:], rhs.shape[-1]
+    real_dtype = xp.finfo(A.dtype).dtype
+    rhs = xp.broadcast_to(rhs, batch + (m, k))
+    residuals = xp.zeros(batch + (k,) if m > n else 0, real_dtype)
+    if A.size == 0 or rhs.size == 0:  # as the cpu's: zeros
+        solution = xp.zeros(batch + (n, k), A.dtype)
+    elif m >= n:
+        vectors, tau = _device_geqrf(xp, A)
+        projected = _reflected(xp, vectors, tau, rhs, left=True, transpose=True)
+        solution = _trsm(xp, vectors[..., :n, :], projected[..., :n, :], upper=True, left=True,
+                         transpose=False, unitriangular=False)
+        if m > n:
+            residuals = xp.sum(xp.abs(projected[..., n:, :]) ** 2, axis=-2)
+    else:
+        vectors, tau = _device_geqrf(xp, xp.conj(xp.swapaxes(A, -1, -2)))
+        R_h = xp.conj(xp.swapaxes(vectors[..., :m, :], -1, -2))  # its lower triangle: R^H
+        padded = xp.zeros(batch + (n, k), A.dtype)
+        padded[..., :m, :] = _trsm(xp, R_h, rhs, upper=False, left=True, transpose=False,
+                                   unitriangular=False)
+        solution = _reflected(xp, vectors, tau, padded, left=True, transpose=False)
+    if vector:
+        solution = solution[..., 0]
+    return solution, residuals, xp.zeros(0, xp.int64), xp.zeros(0, real_dtype)
+
+
 def _lstsq_backward(ctx):
     """torch's linalg_lstsq_backward: the solution is pinv(A) B, and a residual |AX - B|^2
     has the gradients 2 (AX - B) X^H and -2 (AX - B) (X being optimal)."""
@@ -452,7 +487,8 @@ _lstsq.derivatives(A=lambda ctx: _lstsq_backward(ctx)[0],
 
 def lstsq(A, B, rcond=None, *, driver=None):
     """A least-squares solution X of A X = B, with LAPACK's driver (torch's CPU default
-    'gelsy'); rank and singular values are not differentiable."""
+    'gelsy'; on cuda 'gels', the only one there, as torch's); rank and singular values are not
+    differentiable."""
     if A.ndim < 2:
         raise RuntimeError("torch.linalg.lstsq: input must have at least 2 dimensions.")
     if B.ndim < 1:
@@ -469,7 +505,11 @@ def lstsq(A, B, rcond=None, *, driver=None):
         raise RuntimeError("torch.linalg.lstsq: input.size(-2) should match other.size(-2)")
     if A.dtype not in (_dtype.float32, _dtype.float64, _dtype.complex64, _dtype.complex128):
         raise RuntimeError("This function doesn't handle types other than float and double")
-    driver = "gelsy" if driver is None else driver
+    on_cuda = A.device.type == "cuda"
+    driver = ("gels" if on_cuda else "gelsy") if driver is None else driver.lower()
+    if on_cuda and driver != "gels":
+        raise RuntimeError("torch.linalg.lstsq: `driver` other than `gels` is not supported on "
+                           "CUDA")
     if driver not in _DRIVERS:
         raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of (gels, "
                            "gelsy, gelsd, gelss)")
