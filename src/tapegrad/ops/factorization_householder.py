@@ -43,11 +43,17 @@ def _reflected(xp, input, tau, C, left, transpose):
     return C
 
 
+def _device_geqrf(xp, A):
+    """geqrf of a batch on a device: CuPy's 'raw' QR is cuSOLVER's geqrf (LAPACK's vectors and
+    scales), its vectors transposed as NumPy's are."""
+    vectors, tau = xp.linalg.qr(A, mode="raw")
+    return xp.ascontiguousarray(xp.swapaxes(vectors, -1, -2)), tau
+
+
 @defop("GeqrfBackward0")
 def _geqrf(xp, input: Tensor):
-    if xp is not np:  # CuPy's 'raw' QR is LAPACK's geqrf, vectors transposed as NumPy's
-        vectors, tau = xp.linalg.qr(input, mode="raw")
-        return xp.ascontiguousarray(xp.swapaxes(vectors, -1, -2)), tau
+    if xp is not np:
+        return _device_geqrf(xp, input)
     m, n = input.shape[-2:]
     a = input.copy()
     tau = xp.zeros(input.shape[:-2] + (min(m, n),), input.dtype)
