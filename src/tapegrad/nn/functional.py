@@ -5,6 +5,7 @@ from typing import TYPE_CHECKING
 from ..ops import NN_FUNCTIONS
 
 globals().update(NN_FUNCTIONS)
+from . import grad as grad  # noqa: E402  (torch.nn.functional.grad is torch.nn.grad)
 from .attention_functional import (  # noqa: E402  (`as`: a public name, to a type checker)
     multi_head_attention_forward as multi_head_attention_forward)
 

@@ -45,7 +45,7 @@ __all__ = [
     # channelshuffle
     "ChannelShuffle",
     # container
-    "ModuleDict", "ModuleList", "ParameterDict", "ParameterList", "Sequential",
+    "Container", "ModuleDict", "ModuleList", "ParameterDict", "ParameterList", "Sequential",
     # conv
     "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d",
     # ctc_loss
@@ -68,13 +68,13 @@ __all__ = [
     # linear_cross_entropy_options
     "LinearCrossEntropyOptions",
     # local_response_norm
-    "LocalResponseNorm",
+    "CrossMapLRN2d", "LocalResponseNorm",
     # loss
     "BCELoss", "BCEWithLogitsLoss", "CosineEmbeddingLoss", "CrossEntropyLoss",
     "GaussianNLLLoss", "HingeEmbeddingLoss", "HuberLoss", "KLDivLoss", "L1Loss",
     "LinearCrossEntropyLoss", "MSELoss", "MarginRankingLoss", "MultiLabelMarginLoss",
-    "MultiLabelSoftMarginLoss", "MultiMarginLoss", "NLLLoss", "PoissonNLLLoss", "SmoothL1Loss",
-    "SoftMarginLoss", "TripletMarginLoss", "TripletMarginWithDistanceLoss",
+    "MultiLabelSoftMarginLoss", "MultiMarginLoss", "NLLLoss", "NLLLoss2d", "PoissonNLLLoss",
+    "SmoothL1Loss", "SoftMarginLoss", "TripletMarginLoss", "TripletMarginWithDistanceLoss",
     # module
     "Module",
     # normalization

@@ -1,7 +1,9 @@
-"""Containers: Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict (torch's)."""
+"""Containers: Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict, and the deprecated
+Container (torch's)."""
 from __future__ import annotations
 
 import operator
+import warnings
 from collections import OrderedDict
 from collections.abc import (ItemsView, Iterable, Iterator, KeysView, Mapping, Sequence,
                              ValuesView)
@@ -13,9 +15,28 @@ import tapegrad
 from ..parameter import Parameter
 from .module import Module, typename
 
-__all__ = ["ModuleDict", "ModuleList", "ParameterDict", "ParameterList", "Sequential"]
+__all__ = ["Container", "ModuleDict", "ModuleList", "ParameterDict", "ParameterList", "Sequential"]
 
 T = TypeVar("T", bound=Module)
+
+_CONTAINER_DEPRECATED = ("`nn.Container` is deprecated. All of its functionality is now "
+                         "implemented in `nn.Module`. Subclass that instead.")
+
+
+class Container(Module):
+    """torch's deprecated nn.Container: a Module whose keyword arguments become its children.
+    Making one, or a subclass of it, warns as torch's does."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        warnings.warn(_CONTAINER_DEPRECATED, FutureWarning, stacklevel=2)
+
+    def __init__(self, **kwargs: Module | None) -> None:
+        if type(self) is Container:
+            warnings.warn(_CONTAINER_DEPRECATED, FutureWarning, stacklevel=2)
+        super().__init__()
+        for name, module in kwargs.items():
+            self.add_module(name, module)
 
 
 def _indent_all(text: str, spaces: int) -> str:
