@@ -13,6 +13,7 @@ import tapegrad
 from compare import error_of, torch_or_skip
 from test_device_double import gpu  # noqa: F401 (a fixture)
 
+pytestmark = pytest.mark.usefixtures("gpu")  # every test runs on the double (or a GPU)
 RNG = np.random.default_rng(15)
 DTYPES = ("float64", "float32", "complex128", "complex64")
 
@@ -108,13 +109,13 @@ def singular_batch(dtype="float64"):
 
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("shape", [(4, 4), (2, 3, 5, 5), (3, 5), (2, 5, 3)])
-def test_lu_factor_ex_pivots_info_and_gradient(gpu, dtype, shape):
+def test_lu_factor_ex_pivots_info_and_gradient(dtype, shape):
     got = on_both(lambda lib, a: tuple(lib.linalg.lu_factor_ex(a)), matrices(*shape, dtype=dtype),
                   grad=dtype == "float64", dtype=dtype)
     assert got[1].dtype == got[2].dtype == np.int32 and got[1].min() >= 1
 
 
-def test_lu_factor_ex_of_singular_matrices_reports_lapacks_info(gpu):
+def test_lu_factor_ex_of_singular_matrices_reports_lapacks_info():
     a = singular_batch()
     LU, pivots, info = on_both(lambda lib, a: tuple(lib.linalg.lu_factor_ex(a)), a)
     want = with_torch(lambda lib, a: tuple(lib.linalg.lu_factor_ex(a)), a)
@@ -124,12 +125,12 @@ def test_lu_factor_ex_of_singular_matrices_reports_lapacks_info(gpu):
 
 
 @pytest.mark.parametrize("batched", [False, True])
-def test_lu_factor_of_a_singular_matrix_raises_as_the_cpu(gpu, batched):
+def test_lu_factor_of_a_singular_matrix_raises_as_the_cpu(batched):
     a = singular_batch() if batched else singular_batch()[2]
     device_error_is_cpus(lambda lib, a: lib.linalg.lu_factor(a), a)
 
 
-def test_lu_and_unpack_and_legacy_lu(gpu):
+def test_lu_and_unpack_and_legacy_lu():
     a = matrices(2, 4, 3)
     on_both(lambda lib, a: tuple(lib.linalg.lu(a)), a, grad=True)
     on_both(lambda lib, a: tuple(lib.lu_unpack(*lib.linalg.lu_factor(a))), a, grad=True)
@@ -139,7 +140,7 @@ def test_lu_and_unpack_and_legacy_lu(gpu):
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("left, adjoint", [(True, False), (True, True), (False, False),
                                            (False, True)])
-def test_lu_solve_broadcast_left_and_adjoint(gpu, dtype, left, adjoint):
+def test_lu_solve_broadcast_left_and_adjoint(dtype, left, adjoint):
     a = matrices(2, 1, 3, 3, dtype=dtype)
     b = matrices(4, 3, 2, dtype=dtype) if left else matrices(4, 2, 3, dtype=dtype)
 
@@ -150,7 +151,7 @@ def test_lu_solve_broadcast_left_and_adjoint(gpu, dtype, left, adjoint):
     assert x.shape == (2, 4, 3, 2) if left else (2, 4, 2, 3)
 
 
-def test_legacy_lu_solve(gpu):
+def test_legacy_lu_solve():
     on_both(lambda lib, b, a: lib.lu_solve(b, *lib.linalg.lu_factor(a)), matrices(3, 2),
             matrices(3, 3), grad=True)
 
@@ -158,7 +159,7 @@ def test_legacy_lu_solve(gpu):
 # ---- inv_ex, solve_ex -----------------------------------------------------------------------
 
 @pytest.mark.parametrize("dtype", DTYPES)
-def test_inv_ex_and_solve_ex_of_a_batch(gpu, dtype):
+def test_inv_ex_and_solve_ex_of_a_batch(dtype):
     a, b = matrices(2, 4, 4, dtype=dtype), matrices(2, 4, dtype=dtype)
     grad = dtype == "float64"
     on_both(lambda lib, a: tuple(lib.linalg.inv_ex(a)), a, grad=grad, dtype=dtype)
@@ -178,7 +179,7 @@ def singular_for_solves():
     return a
 
 
-def test_inv_ex_of_singular_matrices_gives_infinities_and_info(gpu):
+def test_inv_ex_of_singular_matrices_gives_infinities_and_info():
     a = singular_for_solves()
     inverse, info = on_both(lambda lib, a: tuple(lib.linalg.inv_ex(a)), a)
     want = with_torch(lambda lib, a: tuple(lib.linalg.inv_ex(a)), a)
@@ -192,7 +193,7 @@ def test_inv_ex_of_singular_matrices_gives_infinities_and_info(gpu):
 
 
 @pytest.mark.parametrize("batched", [False, True])
-def test_inv_and_solve_of_singular_matrices_raise_as_the_cpu(gpu, batched):
+def test_inv_and_solve_of_singular_matrices_raise_as_the_cpu(batched):
     a = singular_for_solves() if batched else singular_for_solves()[1]
     device_error_is_cpus(lambda lib, a: lib.linalg.inv_ex(a, check_errors=True), a)
     device_error_is_cpus(lambda lib, a: lib.linalg.inv(a), a)
@@ -205,7 +206,7 @@ def test_inv_and_solve_of_singular_matrices_raise_as_the_cpu(gpu, batched):
 @pytest.mark.parametrize("upper", [True, False])
 @pytest.mark.parametrize("left", [True, False])
 @pytest.mark.parametrize("unitriangular", [False, True])
-def test_solve_triangular_broadcast(gpu, dtype, upper, left, unitriangular):
+def test_solve_triangular_broadcast(dtype, upper, left, unitriangular):
     a = matrices(2, 1, 3, 3, dtype=dtype)
     b = matrices(4, 3, 2, dtype=dtype) if left else matrices(4, 2, 3, dtype=dtype)
     on_both(lambda lib, a, b: lib.linalg.solve_triangular(
@@ -215,7 +216,7 @@ def test_solve_triangular_broadcast(gpu, dtype, upper, left, unitriangular):
 
 @pytest.mark.parametrize("upper", [True, False])
 @pytest.mark.parametrize("left", [True, False])
-def test_solve_triangular_with_a_zero_pivot_gives_torchs_infinities(gpu, upper, left):
+def test_solve_triangular_with_a_zero_pivot_gives_torchs_infinities(upper, left):
     # SciPy's solve_triangular raises here, cuBLAS's trsm and torch give inf and NaN
     a = matrices(2, 4, 4)
     a[0, 1, 1] = 0
@@ -231,7 +232,7 @@ def test_solve_triangular_with_a_zero_pivot_gives_torchs_infinities(gpu, upper, 
 
 @pytest.mark.parametrize("transpose", [False, True])
 @pytest.mark.parametrize("upper", [True, False])
-def test_triangular_solve(gpu, transpose, upper):
+def test_triangular_solve(transpose, upper):
     a, b = matrices(2, 3, 3), matrices(3, 2)
     on_both(lambda lib, b, a: tuple(lib.triangular_solve(b, a, upper, transpose)), b, a,
             grad=True)
@@ -244,7 +245,7 @@ def test_triangular_solve(gpu, transpose, upper):
 
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("upper", [False, True])
-def test_cholesky_ex_of_a_batch(gpu, dtype, upper):
+def test_cholesky_ex_of_a_batch(dtype, upper):
     a = hermitian(2, 3, 4, 4, dtype=dtype)
     on_both(lambda lib, a: tuple(lib.linalg.cholesky_ex(a, upper=upper)), a,
             grad=dtype == "float64", dtype=dtype)
@@ -252,7 +253,7 @@ def test_cholesky_ex_of_a_batch(gpu, dtype, upper):
 
 @pytest.mark.parametrize("dtype", ["float64", "complex128"])
 @pytest.mark.parametrize("upper", [False, True])
-def test_cholesky_ex_keeps_lapacks_info_and_partial_factor(gpu, dtype, upper):
+def test_cholesky_ex_keeps_lapacks_info_and_partial_factor(dtype, upper):
     # NumPy's cholesky raises and CuPy's gives garbage for these; torch gives LAPACK's
     # unblocked partial factor (up to 32 x 32: OpenBLAS blocks larger ones)
     a = hermitian(4, 8, 8, dtype=dtype)
@@ -267,7 +268,7 @@ def test_cholesky_ex_keeps_lapacks_info_and_partial_factor(gpu, dtype, upper):
 
 
 @pytest.mark.parametrize("upper", [False, True])
-def test_cholesky_ex_of_a_nan_pivot_fails_as_torchs(gpu, upper):
+def test_cholesky_ex_of_a_nan_pivot_fails_as_torchs(upper):
     # LAPACK's potrf stops at a NaN pivot (torch's info 4); SciPy's OpenBLAS potrf goes on
     # (the cpu's info 0), the device stops as torch
     a = hermitian(2, 6, 6)
@@ -279,7 +280,7 @@ def test_cholesky_ex_of_a_nan_pivot_fails_as_torchs(gpu, upper):
     np.testing.assert_allclose(got[0], want[0], rtol=1e-10, atol=1e-12, equal_nan=True)
 
 
-def test_cholesky_ex_info_of_a_large_matrix(gpu):
+def test_cholesky_ex_info_of_a_large_matrix():
     a = hermitian(2, 100, 100)
     a[1, 70:, 70:] -= 1000 * np.eye(30)
     got = run(tapegrad, lambda lib, a: lib.linalg.cholesky_ex(a).info, [a], "cuda")[0][0]
@@ -287,7 +288,7 @@ def test_cholesky_ex_info_of_a_large_matrix(gpu):
 
 
 @pytest.mark.parametrize("batched", [False, True])
-def test_cholesky_of_a_matrix_not_positive_definite_raises_as_the_cpu(gpu, batched):
+def test_cholesky_of_a_matrix_not_positive_definite_raises_as_the_cpu(batched):
     a = hermitian(2, 3, 3)
     a[1, 2, 2] = -10
     a = a if batched else a[1]
@@ -297,7 +298,7 @@ def test_cholesky_of_a_matrix_not_positive_definite_raises_as_the_cpu(gpu, batch
 
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("upper", [False, True])
-def test_cholesky_solve_broadcast(gpu, dtype, upper):
+def test_cholesky_solve_broadcast(dtype, upper):
     a = hermitian(2, 1, 3, 3, dtype=dtype)
 
     def solve(lib, b, a):
@@ -305,7 +306,7 @@ def test_cholesky_solve_broadcast(gpu, dtype, upper):
     on_both(solve, matrices(4, 3, 2, dtype=dtype), a, grad=dtype == "float64", dtype=dtype)
 
 
-def test_cholesky_solve_with_a_zero_pivot_gives_infinities(gpu):
+def test_cholesky_solve_with_a_zero_pivot_gives_infinities():
     factor = np.tril(matrices(3, 3))
     factor[1, 1] = 0
     x = on_both(lambda lib, b, f: lib.cholesky_solve(b, f), matrices(3, 2), factor)[0]
@@ -314,7 +315,7 @@ def test_cholesky_solve_with_a_zero_pivot_gives_infinities(gpu):
 
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("upper", [False, True])
-def test_cholesky_inverse(gpu, dtype, upper):
+def test_cholesky_inverse(dtype, upper):
     factor = np.linalg.cholesky(hermitian(2, 4, 4, dtype=dtype))
     factor = factor.conj().swapaxes(-1, -2) if upper else factor
     inverse = on_both(lambda lib, f: lib.cholesky_inverse(f, upper), factor,
@@ -329,7 +330,7 @@ def hermitian_of(factor, upper):
 
 
 @pytest.mark.parametrize("batched", [False, True])
-def test_cholesky_inverse_of_a_singular_factor_raises_as_the_cpu(gpu, batched):
+def test_cholesky_inverse_of_a_singular_factor_raises_as_the_cpu(batched):
     factor = np.tril(matrices(2, 3, 3))
     factor[1, 2, 2] = 0
     factor = factor if batched else factor[1]
@@ -339,7 +340,7 @@ def test_cholesky_inverse_of_a_singular_factor_raises_as_the_cpu(gpu, batched):
 # ---- empty matrices -------------------------------------------------------------------------
 
 @pytest.mark.parametrize("shape", [(0, 3, 3), (2, 0, 0)])
-def test_empty_matrices(gpu, shape):
+def test_empty_matrices(shape):
     a, spd = np.zeros(shape), np.broadcast_to(np.eye(shape[-1]), shape).copy()
     b = np.zeros(shape[:-1] + (2,))
     on_both(lambda lib, a: tuple(lib.linalg.lu_factor_ex(a)), a, grad=True)
@@ -352,7 +353,7 @@ def test_empty_matrices(gpu, shape):
     on_both(lambda lib, a, b: lib.linalg.solve_triangular(a, b, upper=True), spd, b, grad=True)
 
 
-def test_no_right_hand_sides(gpu):
+def test_no_right_hand_sides():
     a = matrices(2, 3, 3)
     on_both(lambda lib, a, b: lib.linalg.solve_triangular(a, b, upper=False), a,
             np.zeros((2, 3, 0)), grad=True)
