@@ -1,0 +1,89 @@
+"""torch.cuda.amp and torch.cpu.amp: the device-bound spellings torch keeps with a
+FutureWarning, each the torch.amp class for one device type."""
+from __future__ import annotations
+
+import functools
+import sys
+import types
+import warnings
+from typing import Any, Callable
+
+from .. import _dtype
+from . import autocast_mode
+from .grad_scaler import GradScaler as _GradScaler
+
+
+def _deprecated(old: str, new: str) -> None:
+    warnings.warn(f"`{old}(args...)` is deprecated. Please use `{new}` instead.",
+                  FutureWarning, stacklevel=3)
+
+
+class CudaAutocast(autocast_mode.autocast):
+    """torch.cuda.amp.autocast: torch.amp.autocast("cuda", ...)."""
+
+    def __init__(self, enabled: bool = True, dtype: _dtype.dtype = _dtype.float16,
+                 cache_enabled: bool = True) -> None:
+        _deprecated("torch.cuda.amp.autocast", "torch.amp.autocast('cuda', args...)")
+        super().__init__("cuda", enabled=enabled, dtype=dtype, cache_enabled=cache_enabled)
+
+
+class CpuAutocast(autocast_mode.autocast):
+    """torch.cpu.amp.autocast: torch.amp.autocast("cpu", ...)."""
+
+    def __init__(self, enabled: bool = True, dtype: _dtype.dtype = _dtype.bfloat16,
+                 cache_enabled: bool = True) -> None:
+        _deprecated("torch.cpu.amp.autocast", "torch.amp.autocast('cpu', args...)")
+        super().__init__("cpu", enabled=enabled, dtype=dtype, cache_enabled=cache_enabled)
+
+
+def _scaler_for(device: str) -> type[_GradScaler]:
+    class GradScaler(_GradScaler):
+        __doc__ = f"torch.{device}.amp.GradScaler: torch.amp.GradScaler('{device}', ...)."
+
+        def __init__(self, init_scale: float = 2.0**16, growth_factor: float = 2.0,
+                     backoff_factor: float = 0.5, growth_interval: int = 2000,
+                     enabled: bool = True) -> None:
+            _deprecated(f"torch.{device}.amp.GradScaler",
+                        f"torch.amp.GradScaler('{device}', args...)")
+            super().__init__(device, init_scale=init_scale, growth_factor=growth_factor,
+                             backoff_factor=backoff_factor, growth_interval=growth_interval,
+                             enabled=enabled)
+    return GradScaler
+
+
+CudaGradScaler = _scaler_for("cuda")
+CpuGradScaler = _scaler_for("cpu")
+
+
+def cuda_custom_fwd(fwd: Callable[..., Any] | None = None, *,
+                    cast_inputs: _dtype.dtype | None = None) -> Any:
+    """torch.cuda.amp.custom_fwd: torch.amp.custom_fwd(device_type="cuda")."""
+    _deprecated("torch.cuda.amp.custom_fwd",
+                "torch.amp.custom_fwd(args..., device_type='cuda')")
+    return functools.partial(autocast_mode.custom_fwd, device_type="cuda")(
+        fwd=fwd, cast_inputs=cast_inputs)
+
+
+def cuda_custom_bwd(bwd: Callable[..., Any]) -> Any:
+    """torch.cuda.amp.custom_bwd: torch.amp.custom_bwd(device_type="cuda")."""
+    _deprecated("torch.cuda.amp.custom_bwd",
+                "torch.amp.custom_bwd(args..., device_type='cuda')")
+    return autocast_mode.custom_bwd(bwd, device_type="cuda")
+
+
+def _namespace(name: str, **members: Any) -> types.ModuleType:
+    """A module `name` holding members under their torch names, importable by name."""
+    module = types.ModuleType(name, f"{name}: the deprecated spellings of tapegrad.amp's.")
+    for member_name, member in members.items():
+        if isinstance(member, type):
+            member.__name__, member.__qualname__ = member_name, member_name
+            member.__module__ = name
+        setattr(module, member_name, member)
+    module.__all__ = list(members)  # type: ignore[attr-defined]
+    sys.modules[name] = module
+    return module
+
+
+cuda_amp = _namespace("tapegrad.cuda.amp", autocast=CudaAutocast, GradScaler=CudaGradScaler,
+                      custom_fwd=cuda_custom_fwd, custom_bwd=cuda_custom_bwd)
+cpu_amp = _namespace("tapegrad.cpu.amp", autocast=CpuAutocast, GradScaler=CpuGradScaler)
