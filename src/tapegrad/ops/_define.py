@@ -30,6 +30,8 @@ from ..autograd.graph import FREED_GRAPH, Node, SavedTensor, save, sequence_numb
 from ._checks import broadcast_shapes, counting_tensor, type_name
 
 REGISTRY = {}
+# Set by tapegrad.amp while some thread has autocast on (Note [Autocast] in amp/autocast_mode.py)
+autocast_hook = None
 
 
 # torch computes inf/nan without warnings; NumPy would warn. Every op call switches NumPy's
@@ -308,6 +310,8 @@ class Op:
             args = self._bind(args, kwargs)
         if args and type(args[0]) is not Tensor and grad_mode._state.raw:
             return self._on_arrays(args)
+        if autocast_hook is not None:  # Note [Autocast] in amp/autocast_mode.py
+            args = autocast_hook(self.__name__, args)
         n_inputs = self.n_inputs
         if self.inputs_lead:
             inputs = args[:n_inputs] if self.has_attributes else args
