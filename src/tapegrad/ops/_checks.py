@@ -201,6 +201,10 @@ NN_TORCH_NAMES.update(cross_entropy="cross_entropy_loss", logsigmoid="log_sigmoi
                       nll_loss="nll_loss_nd", unfold="im2col")
 
 
+# Set by tapegrad.amp, with ops/_define.py's, while some thread has autocast on
+autocast_hook = None
+
+
 def public(function, name, method=False):
     """What tapegrad exports for one of its functions as torch.<name> or Tensor.<name>: a
     Python function wrapped by `diagnosed` (declared ops check their inputs themselves)."""
@@ -217,6 +221,8 @@ def diagnosed(function, name, method=False):
     positions do not count the tensor."""
     def call(*args, **kwargs):
         try:
+            if autocast_hook is not None:  # Note [Autocast] in amp/autocast_mode.py
+                return autocast_hook(name, args, kwargs, function)
             return function(*args, **kwargs)
         except (AttributeError, TypeError) as error:
             blame(error, name, function, args, kwargs, method)
