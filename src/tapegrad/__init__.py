@@ -42,10 +42,21 @@ __version__ = "0.1.0"
 # torch programs do not reach for.
 _LAZY = {"explain": "explain", "viz": "viz", "serialization": "serialization",
          "load": "serialization", "save": "serialization", "distributions": "distributions"}
+# torch.amp, torch.cpu and autocast's state functions: for mixed-precision scripts only
+_AUTOCAST_STATE = ("autocast", "is_autocast_enabled", "set_autocast_enabled",
+                   "get_autocast_dtype", "set_autocast_dtype", "is_autocast_cache_enabled",
+                   "set_autocast_cache_enabled", "autocast_increment_nesting",
+                   "autocast_decrement_nesting", "clear_autocast_cache")
+_LAZY.update(amp="amp", cpu="cpu", **dict.fromkeys(_AUTOCAST_STATE, "amp.autocast_mode"))
 
 
 if TYPE_CHECKING:  # what the loops above and the lazy imports bind, for type checkers
-    from . import _functions, distributions, explain, serialization, viz
+    from . import _functions, amp, cpu, distributions, explain, serialization, viz
+    from .amp.autocast_mode import (autocast, autocast_decrement_nesting,
+                                    autocast_increment_nesting, clear_autocast_cache,
+                                    get_autocast_dtype, is_autocast_cache_enabled,
+                                    is_autocast_enabled, set_autocast_cache_enabled,
+                                    set_autocast_dtype, set_autocast_enabled)
     from ._functions import *  # noqa: F403  (their signatures, written by tools/stubs.py)
     from .serialization import load, save
 else:  # a module __getattr__ would make every unknown name Any to a type checker
@@ -83,7 +94,10 @@ def result_type(tensor1, tensor2):
 # package, count an imported name as public only when listed): these, and the ops.
 __all__ = [
     "Generator", "Size", "Tensor", "arange", "are_deterministic_algorithms_enabled",
-    "as_tensor", "bfloat16", "bool", "cdouble", "cfloat", "channels_last", "channels_last_3d",
+    "as_tensor", "autocast", "autocast_decrement_nesting", "autocast_increment_nesting",
+    "bfloat16", "clear_autocast_cache", "get_autocast_dtype", "is_autocast_cache_enabled",
+    "is_autocast_enabled", "set_autocast_cache_enabled", "set_autocast_dtype",
+    "set_autocast_enabled", "bool", "cdouble", "cfloat", "channels_last", "channels_last_3d",
     "complex128", "complex64", "contiguous_format", "default_generator", "device", "double",
     "dtype", "empty", "empty_like", "empty_permuted", "empty_strided", "enable_grad", "eye",
     "finfo", "float", "float16", "float32", "float64", "from_dlpack", "from_numpy",
