@@ -28,6 +28,9 @@ else:
         # when asked, since a backend may be registered after import
         if name == "default_generators":
             return tuple(_random.device_generator(index) for index in range(device_count()))
+        if name == "amp":  # torch.cuda.amp's deprecated spellings, imported when first used
+            from .amp.deprecated import cuda_amp
+            return cuda_amp
         raise AttributeError(f"module '{__name__}' has no attribute '{name}'")
 
 
