@@ -3,7 +3,8 @@ lu_solve, lu_unpack), LDL, triangular and Cholesky solves and the *_ex forms tha
 LAPACK's info instead of raising, with torch's legacy names (the Householder family is in
 factorization_householder.py). Forwards run SciPy's LAPACK and BLAS routines matrix by matrix,
 as torch calls LAPACK, so pivots, partial factors of failed matrices and infinities of singular
-solves come out as torch's; gradients are torch's formulas written in tapegrad ops. Complex
+solves come out as torch's; on a device, SciPy's twin (CuPy's cupyx.scipy.linalg) and array ops
+give the same answers (LDL stays on the cpu: CuPy has no sytrf). Gradients are torch's formulas written in tapegrad ops. Complex
 matrices take the conjugate transpose where real ones take the transpose (A^H in the formulas,
 LAPACK's conjugate solves, Hermitian LDL unless hermitian=False)."""
 import math
@@ -15,9 +16,10 @@ from .. import _dtype
 from .._scipy import scipy
 from .._tensor import Tensor
 from .._warnings import warn
+from . import _bunch_kaufman
 from ._checks import broadcast_shapes
-from ._scipy_of import scipy_of
 from ._define import array_of, defop
+from ._scipy_of import scipy_of
 from .complex_parts import conj_of
 from .decomposition import _check_matrices, _failure, _is_vector_rhs, _mH, _mT
 from .joining import cat
@@ -871,7 +873,12 @@ def _ldl_factor_ex(xp, A: Tensor, hermitian=False, check_errors=False,
     LD = xp.zeros_like(A)
     pivots = xp.zeros(A.shape[:-1], xp.int32)
     info = xp.zeros(A.shape[:-2], xp.int32)
-    if A.size:
+    if A.size and xp is not np:  # CuPy has no sytrf: its steps in array ops
+        n = A.shape[-1]
+        found = _bunch_kaufman.factor(xp, A.reshape(-1, n, n), hermitian)
+        LD, pivots, info = (array.reshape(shape) for array, shape in
+                            zip(found, (A.shape, A.shape[:-1], A.shape[:-2])))
+    elif A.size:
         sytrf = _routine("sytrf", A, name, hermitian)
         for index in xp.ndindex(A.shape[:-2]):
             factor, pivots[index], info[index] = sytrf(A[index], lower=1)
@@ -902,9 +909,13 @@ def ldl_factor(A, *, hermitian=False, out=None):
 @defop("NotImplemented")
 def _ldl_solve(xp, LD: Tensor, pivots, B: Tensor, hermitian=False):
     """pivots: an int32 array (an attribute, so the node has no edge for it)."""
-    batch, (LD, pivots, B) = _batch(LD, pivots, B, cores=(2, 1, 2))
+    batch, (LD, pivots, B) = _batch(LD, pivots, B, cores=(2, 1, 2), xp=xp)
     X = xp.empty(B.shape, B.dtype)
-    if X.size:
+    if X.size and xp is not np:  # CuPy has no sytrs: its steps in array ops
+        count, n = math.prod(batch), LD.shape[-1]
+        X = _bunch_kaufman.solve(xp, LD.reshape(count, n, n), pivots.reshape(count, n),
+                                 B.reshape(count, n, -1), hermitian).reshape(B.shape)
+    elif X.size:
         sytrs = _routine("sytrs", X, "torch.linalg.ldl_solve", hermitian)
         for index in xp.ndindex(batch):
             X[index], _ = sytrs(LD[index], pivots[index], B[index], lower=1)
