@@ -20,7 +20,7 @@ _MATRIX_PRODUCTS = ("mm bmm baddbmm addmm addbmm linear matmul _convolution conv
                     "conv3d conv_tbc conv_transpose1d conv_transpose2d conv_transpose3d "
                     "convolution prelu scaled_dot_product_attention linalg_vecdot "
                     # tapegrad's ops that the @ operator and the unnamed entries reach
-                    "_mm _bmm _addmm _baddbmm _addbmm").split()
+                    "_mm _bmm _addmm _baddbmm _addbmm _prelu_kernel").split()
 
 _CPU_FP32 = (
     "avg_pool3d binary_cross_entropy grid_sampler polar prod quantile nanquantile stft cdist "
