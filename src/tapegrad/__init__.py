@@ -39,9 +39,10 @@ __version__ = "0.1.0"
 # Imported on first access, and attributes like any other: serialization imports zipfile, json
 # and pathlib (about 7 ms, more than its share of `import tapegrad`); distributions is 80
 # modules' worth of classes (about 18 ms); explain and viz are tapegrad's own extras, which
-# torch programs do not reach for.
+# torch programs do not reach for; testing is for test code only.
 _LAZY = {"explain": "explain", "viz": "viz", "serialization": "serialization",
-         "load": "serialization", "save": "serialization", "distributions": "distributions"}
+         "load": "serialization", "save": "serialization", "distributions": "distributions",
+         "testing": "testing"}
 # torch.amp, torch.cpu and autocast's state functions: for mixed-precision scripts only
 _AUTOCAST_STATE = ("autocast", "is_autocast_enabled", "set_autocast_enabled",
                    "get_autocast_dtype", "set_autocast_dtype", "is_autocast_cache_enabled",
@@ -51,7 +52,7 @@ _LAZY.update(amp="amp", cpu="cpu", **dict.fromkeys(_AUTOCAST_STATE, "amp.autocas
 
 
 if TYPE_CHECKING:  # what the loops above and the lazy imports bind, for type checkers
-    from . import _functions, amp, cpu, distributions, explain, serialization, viz
+    from . import _functions, amp, cpu, distributions, explain, serialization, testing, viz
     from .amp.autocast_mode import (autocast, autocast_decrement_nesting,
                                     autocast_increment_nesting, clear_autocast_cache,
                                     get_autocast_dtype, is_autocast_cache_enabled,
