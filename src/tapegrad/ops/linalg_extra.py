@@ -14,8 +14,8 @@ from .._tensor import Tensor
 from ._checks import broadcast_shapes
 from ._define import defop
 from ._scipy_of import scipy_of
-from .decomposition import (_check_matrices, _lapack_eigh, _lapack_svd, _LinAlgError, _mH,
-                            _singular_and_invertible, _zero_pivots, inv, matrix_norm, pinv,
+from .decomposition import (_check_matrices, _failure, _lapack_eigh, _lapack_svd, _LinAlgError,
+                            _mH, _singular_and_invertible, _zero_pivots, inv, matrix_norm, pinv,
                             pinv_backward, solve, svdvals)
 from .complex_parts import real
 from .factorization import _trsm
@@ -389,17 +389,22 @@ def _lstsq(xp, A: Tensor, B: Tensor, rcond=None, driver="gelsy"):
     residuals = xp.zeros((count, k), real_dtype)
     rank = xp.zeros(count, xp.int64)
     singular_values = xp.zeros((count, min(m, n)), real_dtype)
+    info = xp.zeros(count, xp.int32)  # gels's: the first zero on R's diagonal
     for i, (matrix, right) in enumerate(zip(A_all, rhs_all)):
         if matrix.size == 0 or right.size == 0:
             continue
         if driver == "gels":
-            solution[i], residuals[i] = _gels(xp, lapack, matrix, right)
+            solution[i], residuals[i], info[i] = _gels(xp, lapack, matrix, right)
             continue
         solution[i], found, rank[i], values = lapack.lstsq(
             matrix, right, cond=rcond, check_finite=False, lapack_driver=driver)
         residuals[i] = found if xp.size(found) else xp.nan  # nan: not reported
         if values is not None:
             singular_values[i] = values
+    if info.any():
+        raise _failure(xp, "torch.linalg.lstsq", A.ndim > 2, info, "The least squares solution "
+                       "could not be computed because the input matrix does not have full "
+                       "rank (error code: {}).")
     solution = solution.reshape(batch + (n, k))
     has_residuals = m > n and driver != "gelsy" and not xp.isnan(residuals).any()
     residuals = residuals.reshape(batch + (k,)) if has_residuals else xp.zeros(0, real_dtype)
@@ -414,14 +419,15 @@ def _lstsq(xp, A: Tensor, B: Tensor, rcond=None, driver="gelsy"):
 
 
 def _gels(xp, lapack, matrix, right):
-    """LAPACK's QR (or LQ) least squares for a full-rank matrix: the solution, and the squared
-    norms of the rows beyond n of its output (the residuals, for a tall matrix)."""
+    """LAPACK's QR (or LQ) least squares for a full-rank matrix: the solution, the squared
+    norms of the rows beyond n of its output (the residuals, for a tall matrix) and LAPACK's
+    info (> 0: A has not full rank)."""
     (m, n), k = matrix.shape, right.shape[-1]
     gels, = lapack.get_lapack_funcs(("gels",), (matrix, right))
     padded = xp.zeros((max(m, n), k), matrix.dtype)
     padded[:m] = right
-    output = gels(matrix, padded)[1]
-    return output[:n], xp.sum(xp.abs(output[n:]) ** 2, axis=0)
+    _, output, info = gels(matrix, padded)
+    return output[:n], xp.sum(xp.abs(output[n:]) ** 2, axis=0), info
 
 
 def _device_gels(xp, A, rhs, batch, vector):
