@@ -13,6 +13,7 @@ import contextlib
 import importlib
 import operator
 import types
+import weakref
 
 import numpy as np
 
@@ -24,10 +25,27 @@ IMPLICIT = ("Implicit conversion to a NumPy array is not allowed. Please use `.g
 
 
 class DeviceArray:
-    __slots__ = ("array", "index")
+    """A device array as CuPy's: its `base` is None or the array owning the memory it views
+    (the same object for all its views), `data` a MemoryPointer to its first element, and
+    `DeviceArray(shape, dtype, memptr=..., strides=...)` an array over memory another array
+    has, with no base (CuPy's as_strided makes its views so). The double's own results come
+    from `_on(numpy_array, index)`."""
+    __slots__ = ("array", "index", "base", "__weakref__")
 
-    def __init__(self, array, index):
-        self.array, self.index = array, index
+    def __init__(self, shape, dtype=float, memptr=None, strides=None, order="C"):
+        if memptr is None:
+            raise NotImplementedError("the double makes new arrays with xp's functions; "
+                                      "DeviceArray(...) takes a memptr")
+        dtype = np.dtype(dtype)
+        shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        if strides is None:
+            strides = np.empty(shape, dtype, order=order).strides
+        _check_bounds(memptr, shape, tuple(strides), dtype.itemsize)
+        holder = _ArrayOver({"shape": shape, "typestr": dtype.str, "descr": dtype.descr,
+                             "strides": tuple(strides), "data": (memptr.ptr, False),
+                             "version": 3}, memptr.mem.allocation)
+        self.array, self.index, self.base = np.asarray(holder), memptr.device_id, None
+        _ROOTS[id(self.array)] = self
 
     # NumPy refuses device arrays, as it refuses CuPy's
     def __array__(self, *args, **kwargs):
@@ -44,7 +62,14 @@ class DeviceArray:
 
     @property
     def __cuda_array_interface__(self):  # where the data lies, as CuPy's says: no access to it
-        return self.array.__array_interface__
+        interface = dict(self.array.__array_interface__)
+        if not self.array.size:
+            interface["data"] = (0, False)  # CuPy's, for an empty array
+        return interface
+
+    @property
+    def data(self):
+        return MemoryPointer(_Memory.of(self.array, self.index), _address(self.array))
 
     @property
     def shape(self):
@@ -95,6 +120,99 @@ class DeviceArray:
         return f"DeviceArray({self.array!r}, cuda:{self.index})"
 
 
+def _address(array):
+    return array.__array_interface__["data"][0]
+
+
+class _ArrayOver:
+    """What NumPy makes an array over given memory from (as its own stride tricks do): the
+    array's base, not an ndarray, so NumPy's views of that array keep it as their base, as
+    CuPy's keep a memptr-built array."""
+
+    def __init__(self, interface, allocation):
+        self.__array_interface__, self.allocation = interface, allocation
+
+
+class _Memory:
+    """CuPy's BaseMemory: an allocation's first address and size, the size rounded up to
+    CuPy's pool unit (512 bytes), as its pooled allocations are; one per allocation."""
+    __slots__ = ("allocation", "ptr", "size", "device_id", "__weakref__")
+    _known = weakref.WeakValueDictionary()  # id(allocation) -> its _Memory
+
+    @classmethod
+    def of(cls, array, index):
+        allocation = _allocation(array)
+        memory = cls._known.get(id(allocation))
+        if memory is None:
+            memory = cls._known[id(allocation)] = cls()
+            memory.allocation, memory.ptr, memory.device_id = (allocation, _address(allocation),
+                                                               index)
+            memory.size = -(-allocation.nbytes // 512) * 512
+        return memory
+
+
+def _allocation(array):
+    """The NumPy array owning the memory array lies in (through NumPy's and our holders)."""
+    while True:
+        base = array.base
+        if isinstance(base, np.ndarray):
+            array = base
+        elif isinstance(base, _ArrayOver):
+            return base.allocation
+        elif isinstance(getattr(base, "base", None), np.ndarray):  # NumPy's DummyArray
+            array = base.base
+        else:
+            return array
+
+
+class MemoryPointer:
+    """CuPy's MemoryPointer: `ptr` (an address), `mem` (the allocation), `device_id`; adding
+    bytes moves it within the allocation."""
+    __slots__ = ("mem", "ptr", "device_id")
+
+    def __init__(self, mem, ptr):
+        self.mem, self.ptr, self.device_id = mem, ptr, mem.device_id
+
+    def __add__(self, offset):
+        return MemoryPointer(self.mem, self.ptr + offset)
+
+
+def _check_bounds(memptr, shape, strides, itemsize):
+    # CuPy does not check; on the double a view past its allocation would read host memory
+    allocation = memptr.mem.allocation
+    if 0 in shape:
+        return
+    low = memptr.ptr + sum((n - 1) * s for n, s in zip(shape, strides) if s < 0)
+    high = memptr.ptr + sum((n - 1) * s for n, s in zip(shape, strides) if s > 0) + itemsize
+    if low < _address(allocation) or high > _address(allocation) + allocation.nbytes:
+        raise ValueError("the double: a view past the memory its pointer points into")
+
+
+# id(NumPy array) -> the device array that CuPy would give no base: an allocation's owner, or
+# an array built over a memory pointer. Its views hold it as their base.
+_ROOTS = weakref.WeakValueDictionary()
+
+
+def _on(array, index):
+    """array (NumPy's) as a device array, its base the device array owning its memory."""
+    root = array
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    known = _ROOTS.get(id(root))
+    if known is not None and known.index != index:
+        known = None
+    if root is array and known is not None:
+        return known
+    result = DeviceArray.__new__(DeviceArray)
+    result.array, result.index = array, index
+    if root is array:
+        result.base = None
+        _ROOTS[id(array)] = result
+    else:
+        result.base = known if known is not None else _on(root, index)
+    return result
+
+
 def _binary(name):
     def method(self, *args):
         return _wrap(getattr(self.array, name)(*_unwrap(args, self.index)), self.index)
@@ -132,9 +250,9 @@ def _unwrap(value, index):
 def _wrap(value, index):
     """Arrays (and NumPy scalars, which CuPy returns as 0-d arrays) back onto the device."""
     if isinstance(value, np.ndarray):
-        return DeviceArray(value, index)
+        return _on(value, index)
     if isinstance(value, np.generic):
-        return DeviceArray(np.asarray(value), index)
+        return _on(np.asarray(value), index)
     if type(value) in (tuple, list):
         return type(value)(_wrap(v, index) for v in value)
     if isinstance(value, tuple) and hasattr(value, "_fields"):  # NumPy's named results
@@ -165,6 +283,8 @@ class FakeCupy:
 
     def __getattr__(self, name):
         value = getattr(self._module, name)
+        if value is np.lib.stride_tricks.as_strided:
+            return _as_strided
         if isinstance(value, types.ModuleType):
             return FakeCupy(self._backend, value)
         if isinstance(value, np.ufunc):
@@ -178,10 +298,17 @@ class FakeCupy:
             return value if dtype is None else value.astype(dtype, copy=False)
         if type(value) is np.ndarray:
             raise TypeError(f"Unsupported type {np.ndarray}")  # a move goes through to_device
-        return DeviceArray(np.asarray(value, dtype, **kwargs), self._backend.current)
+        return _on(np.asarray(value, dtype, **kwargs), self._backend.current)
 
     def asnumpy(self, value):
         return value.array.copy()
+
+
+def _as_strided(x, shape=None, strides=None):
+    """CuPy's as_strided: an array over x's memory pointer, so with no base (and no
+    `writeable`: CuPy's arrays are all writable)."""
+    return DeviceArray(x.shape if shape is None else tuple(shape), x.dtype, memptr=x.data,
+                       strides=x.strides if strides is None else tuple(strides))
 
 
 def _on_device(function, backend):
@@ -235,7 +362,7 @@ class DoubleBackend:
 
     def to_device(self, array, index):
         host = array.array if type(array) is DeviceArray else array
-        return DeviceArray(np.array(host, copy=True), index)
+        return _on(np.array(host, copy=True), index)
 
     def to_host(self, array):
         return array.array.copy()
