@@ -4,8 +4,11 @@ bytes read as another dtype); their copy and scatter twins, and as_strided_.
 
 A tensor's storage is the memory of the ndarray that owns its data (numpy's chain of `.base`),
 so `storage_offset()` and the strides count elements from the start of that memory, as torch's
-do from the start of its storage.
+do from the start of its storage. A device array built over a memory pointer (CuPy's only way
+to a view of any geometry) has no base: tapegrad remembers the owner of those it builds.
 """
+import weakref
+
 import numpy as np
 
 from .. import _backend
@@ -19,7 +22,8 @@ from .shape import constant_beside, in_place_twin, reshape, reshape_in_place, ze
 
 def _owner(array):
     """The array owning array's memory (numpy's stride tricks put a holder in between; a
-    device array's views keep their base as NumPy's do)."""
+    device array's views keep their base as NumPy's do, up to one built over a memory
+    pointer, whose owner _DEVICE_OWNERS keeps)."""
     kind = np.ndarray if isinstance(array, np.ndarray) else type(array)
     while True:
         base = array.base
@@ -27,14 +31,31 @@ def _owner(array):
             array = base
         elif isinstance(getattr(base, "base", None), kind):
             array = base.base
-        else:
+        elif kind is np.ndarray or id(array) not in _DEVICE_OWNERS:
             return array
+        else:
+            array = _DEVICE_OWNERS[id(array)][1]
+
+
+# id(device array built over a memory pointer) -> (a weak reference that drops the entry
+# when the array goes, the array owning its memory)
+_DEVICE_OWNERS = {}
+
+
+def _device_view(xp, array, size, dtype, byte_strides, byte_offset, owner):
+    """CuPy's only way to a view of any geometry: an array over array's memory pointer. It
+    has no base, so tapegrad remembers its owner (storage_offset() and the storage of the view
+    and of its views depend on it)."""
+    result = xp.ndarray(size, dtype, memptr=array.data + byte_offset, strides=byte_strides)
+    key = id(result)
+    _DEVICE_OWNERS[key] = (weakref.ref(result, lambda _: _DEVICE_OWNERS.pop(key, None)), owner)
+    return result
 
 
 def _address(array):
     if type(array) is np.ndarray:
         return array.__array_interface__["data"][0]
-    return array.__cuda_array_interface__["data"][0]  # a device's pointer, metadata only
+    return array.data.ptr  # a device's pointer (CuPy's array interface gives 0 when empty)
 
 
 def _lowest_address(array):
@@ -55,23 +76,20 @@ def storage_of(input):
     """input's whole storage as a 1-D array of its dtype (sharing the memory)."""
     itemsize = input._data.itemsize
     count = _storage_nbytes(_owner(input._data)) // itemsize
-    return _strided_array(_backend.array_module(input._data), input._data, (count,),
+    return strided_array(_backend.array_module(input._data), input._data, (count,),
                           (itemsize,), -offset_in_storage(input) * itemsize)
 
 
-def _strided_array(xp, array, size, byte_strides, byte_offset, dtype=None):
+def strided_array(xp, array, size, byte_strides, byte_offset, dtype=None):
     """A view of array's storage: `byte_offset` bytes from array's first element (possibly
     before it), with the given shape and byte strides, read as dtype."""
     dtype = array.dtype if dtype is None else dtype
     if 0 in size:
         return xp.empty(size, dtype)  # torch allows any offset for an empty view
     owner = _owner(array)
+    if xp is not np:  # no read-only arrays there: tapegrad's own checks refuse shared writes
+        return _device_view(xp, array, size, dtype, byte_strides, byte_offset, owner)
     start = _address(array) - _lowest_address(owner) + byte_offset
-    if xp is not np:
-        # CuPy's as_strided forgets the array it views (no .base), and with it where the
-        # storage begins: storage_offset() and views of the result would be silently wrong
-        raise NotImplementedError(f"tapegrad's storage views (as_strided, unfold, view(dtype)) "
-                                  f"do not run on {_backend.device_of(array)} yet")
     result = np.ndarray(size, dtype, buffer=owner, offset=start, strides=byte_strides)
     if any(n > 1 and s == 0 for n, s in zip(size, byte_strides)):
         result.flags.writeable = False  # elements that share memory: torch refuses writes
@@ -170,7 +188,7 @@ def like_layout(values, array):
     if shared_positions(array) is not None:  # elements sharing memory: a plain copy
         return np.zeros(array.shape, array.dtype) if values is None else values.copy()
     storage = np.zeros(owner.nbytes // array.itemsize, array.dtype)
-    result = _strided_array(np, storage, array.shape, array.strides,
+    result = strided_array(np, storage, array.shape, array.strides,
                             _array_offset(array) * array.itemsize)
     if values is not None:
         result[...] = values
@@ -181,7 +199,7 @@ def same_geometry(array, storage_like):
     """array's sizes, strides and offset over the storage of storage_like (an array laid out
     as array's base: like_layout)."""
     offset = _array_offset(array) - _array_offset(storage_like)
-    return _strided_array(np, storage_like, array.shape, array.strides, offset * array.itemsize)
+    return strided_array(np, storage_like, array.shape, array.strides, offset * array.itemsize)
 
 
 def writable(array):
@@ -210,7 +228,7 @@ def _as_strided(xp, input: Tensor, size, stride, storage_offset, geometry):
     # geometry: the input's (sizes, strides, storage offset) when the view was taken. Offsets
     # count from the input, so a view replayed on a copy of the base lands where it should.
     itemsize = input.itemsize
-    return _strided_array(xp, input, size, tuple(s * itemsize for s in stride),
+    return strided_array(xp, input, size, tuple(s * itemsize for s in stride),
                           (storage_offset - geometry[2]) * itemsize)
 
 
@@ -321,14 +339,15 @@ def _as_strided_scatter(xp, input: Tensor, src: Tensor, size, stride, storage_of
     (size, stride, storage_offset) view (None: input's offset), seen as input is."""
     itemsize, (shape, strides, offset) = input.itemsize, geometry
     count = _storage_nbytes(_owner(input)) // itemsize
-    storage = _strided_array(xp, input, (count,), (itemsize,), -offset * itemsize).copy()
+    storage = strided_array(xp, input, (count,), (itemsize,), -offset * itemsize).copy()
     start = offset if storage_offset is None else storage_offset
-    view = _strided_array(xp, storage, size, tuple(s * itemsize for s in stride),
+    view = strided_array(xp, storage, size, tuple(s * itemsize for s in stride),
                           start * itemsize)
     if view.size:
-        view.flags.writeable = True  # where elements share memory, the last write wins
+        if xp is np:
+            view.flags.writeable = True  # where elements share memory, the last write wins
         view[...] = src
-    return _strided_array(xp, storage, shape, tuple(s * itemsize for s in strides),
+    return strided_array(xp, storage, shape, tuple(s * itemsize for s in strides),
                           offset * itemsize)
 
 
@@ -379,9 +398,12 @@ def _unfolded(size, stride, dim, window, step):
 @defop("UnfoldBackward0", save=("dimension", "size", "step"), view=True)
 def _unfold_view(xp, input: Tensor, dimension, size, step):
     if not input.ndim:  # one window of at most one element
-        return xp.lib.stride_tricks.as_strided(input, (size,), (input.itemsize,))
-    shape, strides = _unfolded(input.shape, input.strides, dimension, size, step)
-    return xp.lib.stride_tricks.as_strided(input, shape, strides)
+        shape, strides = (size,), (input.itemsize,)
+    else:
+        shape, strides = _unfolded(input.shape, input.strides, dimension, size, step)
+    if xp is not np:  # CuPy's as_strided would forget the storage
+        return strided_array(xp, input, shape, strides, 0)
+    return np.lib.stride_tricks.as_strided(input, shape, strides)
 
 
 def contiguous_strides(shape):
@@ -436,7 +458,7 @@ def unfold_copy(input, dimension, size, step):
 
 @defop(None, view=True, name="view_dtype")
 def _view_dtype(xp, input: Tensor, size, byte_strides, dtype):
-    return _strided_array(xp, input, size, byte_strides, 0, dtype)
+    return strided_array(xp, input, size, byte_strides, 0, dtype)
 
 
 def view_dtype(input, dtype):
