@@ -403,7 +403,7 @@ def resize_(input, *sizes, memory_format=None):
     needed = offset + numel(sizes)
     storage = strided.storage_of(input)
     if needed > storage.size:
-        larger = np.zeros(needed, input.dtype.numpy)
+        larger = _backend.array_module(storage).zeros(needed, input.dtype.numpy)
         larger[:storage.size] = storage
         storage = larger
     if sizes != input._data.shape:  # torch counts a change of shape as a write
@@ -422,6 +422,8 @@ def _expand(xp, input: Tensor, size):
     strides = _expanded_strides(input, size)
     if strides == result.strides:
         return result
+    if xp is not np:  # CuPy's as_strided takes no writeable, and would forget the storage
+        return strided.strided_array(xp, input, size, strides, 0)
     return xp.lib.stride_tricks.as_strided(input, size, strides, writeable=False)
 
 
