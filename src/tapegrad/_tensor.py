@@ -666,6 +666,8 @@ class Tensor(TensorMethods):
         return strides if dim is None else strides[self._wrap_dim(dim)]
 
     def data_ptr(self) -> _int:
+        if type(self._data) is not np.ndarray:
+            return self._data.data.ptr  # a device array's memory pointer
         return self._data.__array_interface__["data"][0]
 
     # ---- in-place -------------------------------------------------------------------------
