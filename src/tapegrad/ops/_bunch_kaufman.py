@@ -52,7 +52,6 @@ def factor(xp, A, hermitian):
     n x n matrices A (batch, n, n); pivots 1-based, negative for 2 x 2 blocks, as LAPACK's."""
     batch, n = A.shape[0], A.shape[-1]
     conjugate = hermitian and A.dtype.kind == "c"
-    cj = xp.conj if conjugate else (lambda values: values)
     A = _full(xp, A, conjugate)
     index = xp.arange(n)
     k = xp.zeros(batch, xp.int64)
@@ -89,7 +88,7 @@ def factor(xp, A, hermitian):
         trailing = index >= k_[:, None]
         inside = trailing[:, :, None] & trailing[:, None, :] & active[:, None, None]
         A = xp.where(inside, swapped, A)
-        A = _eliminate(xp, A, k_, step, active & ~singular, conjugate, cj, index)
+        A = _eliminate(xp, A, k_, step, active & ~singular, conjugate, index)
         first = xp.where(step == 1, kp + 1, -(kp + 1)).astype(xp.int32)
         at_k = (index == k_[:, None]) | ((index == k_[:, None] + 1) & (step == 2)[:, None])
         pivots = xp.where(at_k & active[:, None], first[:, None], pivots)
@@ -100,58 +99,52 @@ def factor(xp, A, hermitian):
 
 
 def _nonzero(xp, values):
-    """values, with 1 for 0: the 2 x 2 formulas run for every matrix and are kept only where
-    the block is one (whose determinant is not 0); no division by 0 meanwhile."""
+    """values, with 1 for 0: both steps' formulas run for every matrix and are kept only where
+    that step is taken (whose pivots are not 0), so no division by 0 meanwhile."""
     return xp.where(values == 0, 1, values)
 
 
-def _eliminate(xp, A, k, step, active, conjugate, cj, index):
+def _eliminate(xp, A, k, step, active, conjugate, index):
     """One elimination step of sytf2 / hetf2 at column k[b] (a 1 x 1 pivot) or columns k[b],
-    k[b] + 1 (2 x 2): the trailing matrix's update and the columns of L, for the active
-    matrices; the result mirrored, so its rows stay its columns' (conjugates)."""
-    a = _column(xp, A, k)
+    k[b] + 1 (2 x 2) of the active matrices: the trailing matrix's update and L's columns; the
+    result mirrored, so its rows stay its columns (conjugated)."""
+    cj = xp.conj if conjugate else (lambda values: values)
+    k1 = xp.minimum(k + 1, A.shape[-1] - 1)
+    a, c = _column(xp, A, k), _column(xp, A, k1)
     akk = _entry(xp, a, k)
     # 1 x 1: A -= x x^H / akk past k, and x / akk is L's column
-    pivot = akk.real if conjugate else akk
-    d11 = 1.0 / xp.where(pivot == 0, 1, pivot)  # 0: a zero column, not eliminated
+    d11 = 1.0 / _nonzero(xp, akk.real if conjugate else akk)
     x = xp.where(index > k[:, None], a, 0)
     update_one = (d11[:, None, None] * x[:, :, None]) * cj(x)[:, None, :]
-    column_one = x * d11[:, None]
-    # 2 x 2 with columns k and k + 1
-    k1 = xp.minimum(k + 1, A.shape[-1] - 1)
-    c = _column(xp, A, k1)
+    # 2 x 2: A -= a wk^H + c wkp1^H past k + 1, and wk, wkp1 are L's columns
     past = index > k1[:, None]
     a2, c2 = xp.where(past, a, 0), xp.where(past, c, 0)
-    d21 = _entry(xp, a, k1)
-    d22_entry = _entry(xp, c, k1)
-    safe = _nonzero(xp, d21)
-    if conjugate:  # hetf2's scaling by |d21|
-        size = xp.abs(safe)
-        d11_2, d22_2 = d22_entry.real / size, akk.real / size
-        unit = safe / size
-        scale = 1.0 / _nonzero(xp, d11_2 * d22_2 - 1.0) / size
-        wk = scale[:, None] * (d11_2[:, None] * a2 - unit[:, None] * c2)
-        wkp1 = scale[:, None] * (d22_2[:, None] * c2 - xp.conj(unit)[:, None] * a2)
-    else:
-        d11_2, d22_2 = d22_entry / safe, akk / safe
-        scale = 1.0 / _nonzero(xp, d11_2 * d22_2 - 1.0) / safe
-        wk = scale[:, None] * (d11_2[:, None] * a2 - c2)
-        wkp1 = scale[:, None] * (d22_2[:, None] * c2 - a2)
+    wk, wkp1 = _two_by_two(xp, a2, c2, akk, _entry(xp, a, k1), _entry(xp, c, k1), conjugate)
     update_two = a2[:, :, None] * cj(wk)[:, None, :] + c2[:, :, None] * cj(wkp1)[:, None, :]
-    one = (step == 1) & active
-    two = (step == 2) & active
-    A = A - xp.where(one[:, None, None], update_one, 0) - xp.where(two[:, None, None],
-                                                                     update_two, 0)
-    on_k = index[None, :, None] == k[:, None, None]  # (batch, 1, n) selector of column k
-    on_k1 = index[None, :, None] == k1[:, None, None]
-    columns = xp.swapaxes(A, -1, -2)  # rows of the transpose: column j is row j there
-    columns = xp.where(on_k & one[:, None, None], xp.where(index > k[:, None], column_one,
-                                                           a)[:, None, :], columns)
-    columns = xp.where(on_k & two[:, None, None], xp.where(past, wk, a)[:, None, :], columns)
-    columns = xp.where(on_k1 & two[:, None, None], xp.where(past, wkp1, c)[:, None, :],
-                       columns)
-    A = xp.swapaxes(columns, -1, -2)
-    return _full(xp, A, conjugate)
+    one, two = (step == 1) & active, (step == 2) & active
+    A = (A - xp.where(one[:, None, None], update_one, 0)
+         - xp.where(two[:, None, None], update_two, 0))
+    columns = xp.swapaxes(A, -1, -2)  # L's columns are its rows
+    columns = _set_row(xp, columns, k, xp.where(index > k[:, None], x * d11[:, None], a), one)
+    columns = _set_row(xp, columns, k, xp.where(past, wk, a), two)
+    columns = _set_row(xp, columns, k1, xp.where(past, wkp1, c), two)
+    return _full(xp, xp.swapaxes(columns, -1, -2), conjugate)
+
+
+def _two_by_two(xp, a, c, d11, d21, d22, conjugate):
+    """L's two columns (wk, wkp1) under the 2 x 2 block [[d11, d21^H], [d21, d22]] of columns
+    a, c, in sytf2's arithmetic (hetf2's, scaled by |d21|, if Hermitian)."""
+    d21 = _nonzero(xp, d21)
+    if conjugate:
+        size = xp.abs(d21)
+        d11_, d22_, unit = d22.real / size, d11.real / size, d21 / size
+        scale = 1.0 / _nonzero(xp, d11_ * d22_ - 1.0) / size
+        return (scale[:, None] * (d11_[:, None] * a - unit[:, None] * c),
+                scale[:, None] * (d22_[:, None] * c - xp.conj(unit)[:, None] * a))
+    d11_, d22_ = d22 / d21, d11 / d21  # sytf2's names: d11 is the second diagonal over d21
+    scale = 1.0 / _nonzero(xp, d11_ * d22_ - 1.0) / d21
+    return (scale[:, None] * (d11_[:, None] * a - c),
+            scale[:, None] * (d22_[:, None] * c - a))
 
 
 def _swap_rows(xp, B, first, second, active):
