@@ -343,7 +343,7 @@ def _device_binomial_inversion(source: Any, count: Any, prob: Any, open_: Any,
 def _device_binomial_btrs(source: Any, count: Any, prob: Any, open_: Any,
                           samples: Any) -> None:
     """samples[open_] by Hoermann's BTRS with torch's bound, as _binomial_btrs: the constants
-    of each element travel with it while it is open."""
+    of each element (a row) travel with it while it is open."""
     xp, double = source.xp, np.dtype(np.float64)
     n, p = count[open_], prob[open_]
     stddev = xp.sqrt(n * p * (1 - p))
@@ -354,10 +354,10 @@ def _device_binomial_btrs(source: Any, count: Any, prob: Any, open_: Any,
     at_mode = ((m + 0.5) * xp.log((m + 1) / (r * (n - m + 1)))
                + _stirling_tails(xp, m) + _stirling_tails(xp, n - m))
     constants = xp.stack([n, -0.0873 + 0.0248 * b + 0.01 * p, b, n * p + 0.5, 0.92 - 4.2 / b,
-                          r, (2.83 + 5.1 / b) * stddev, m, at_mode])
+                          r, (2.83 + 5.1 / b) * stddev, m, at_mode], axis=1)
     with np.errstate(all="ignore"):  # draws outside [0, n] pass through the logarithms
         while open_.size:
-            n, a, b, c, v_r, r, alpha, m, at_mode = constants
+            n, a, b, c, v_r, r, alpha, m, at_mode = constants.T
             u = source.unit(open_.size, double) - 0.5
             v = source.unit(open_.size, double)
             us = 0.5 - xp.abs(u)
@@ -371,7 +371,7 @@ def _device_binomial_btrs(source: Any, count: Any, prob: Any, open_: Any,
             accepted = inside & (squeezed | (xp.log(v * alpha / (a / (us * us) + b)) <= bound))
             samples[open_[accepted]] = k[accepted]
             still = ~accepted
-            open_, constants = open_[still], constants[:, still]
+            open_, constants = open_[still], constants[still]
 
 
 def _stirling_tails(xp: Any, k: Any) -> Any:
