@@ -162,6 +162,11 @@ def _set_row(xp, B, k, values, where):
     return xp.where(on_k & where[:, None, None], values[:, None, :], B)
 
 
+def _combined(xp, L, k, rows):
+    """The rows weighted by column k[b] of L: sum over i of L[b, i, k[b]] rows[b, i]."""
+    return xp.sum(_column(xp, L, k)[:, :, None] * rows, axis=1)
+
+
 def solve(xp, LD, pivots, B, hermitian):
     """X with A X = B from factor's (LD, pivots) of A, as LAPACK's sytrs (hetrs) with lower=1:
     LD (batch, n, n), pivots (batch, n), B (batch, n, nrhs), batches alike."""
@@ -206,10 +211,9 @@ def solve(xp, LD, pivots, B, hermitian):
         pivot = _entry(xp, pivots, k_).astype(xp.int64)
         two = (pivot < 0) & (k_ > 0)
         k0 = xp.maximum(k_ - 1, 0)
-        later = xp.where(index > k_[:, None], 1, 0).astype(B.dtype)[:, :, None] * B
-        done = xp.swapaxes(L, -1, -2) @ later  # row j: sum over i > k of L[i, j] B[i]
-        B = _set_row(xp, B, k_, _row(xp, B, k_) - _row(xp, done, k_), active)
-        B = _set_row(xp, B, k0, _row(xp, B, k0) - _row(xp, done, k0), active & two)
+        later = xp.where((index > k_[:, None])[:, :, None], B, 0)  # B's rows past k
+        B = _set_row(xp, B, k_, _row(xp, B, k_) - _combined(xp, L, k_, later), active)
+        B = _set_row(xp, B, k0, _row(xp, B, k0) - _combined(xp, L, k0, later), active & two)
         B = _swap_rows(xp, B, k_, xp.abs(pivot) - 1, active)
         k = xp.where(active, k - xp.where(two, 2, 1), k)
     return B
