@@ -153,6 +153,18 @@ def test_lstsq_of_a_rank_deficient_matrix_gives_infinities_on_cuda():
                                                       driver="gels"))
 
 
+@pytest.mark.parametrize("shape", [(4, 3), (1, 4, 3), (3, 3, 5)])
+def test_lstsq_gels_refuses_a_matrix_without_full_rank_on_the_cpu_in_torchs_words(shape):
+    a = matrices(*shape)
+    a[..., 1, :] = a[..., :, 1] = 0
+    b = matrices(*shape[:-1], 2)
+    cpu = error_of(lambda: tapegrad.linalg.lstsq(tapegrad.tensor(a), tapegrad.tensor(b),
+                                                 driver="gels"))
+    torch = pytest.importorskip("torch")
+    assert cpu == error_of(lambda: torch.linalg.lstsq(torch.tensor(a), torch.tensor(b),
+                                                      driver="gels"))
+
+
 @pytest.mark.parametrize("shapes", [((4, 0), (4, 2)), ((0, 3), (0, 2)), ((4, 3), (4, 0)),
                                     ((0, 4, 3), (0, 4, 2))])
 def test_lstsq_of_empty_matrices_on_the_device(shapes):

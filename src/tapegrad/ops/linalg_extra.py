@@ -402,7 +402,8 @@ def _lstsq(xp, A: Tensor, B: Tensor, rcond=None, driver="gelsy"):
         if values is not None:
             singular_values[i] = values
     if info.any():
-        raise _failure(xp, "torch.linalg.lstsq", A.ndim > 2, info, "The least squares solution "
+        batched = math.prod(A.shape[:-2]) > 1  # as torch's: a lone matrix is not named
+        raise _failure(xp, "torch.linalg.lstsq", batched, info, "The least squares solution "
                        "could not be computed because the input matrix does not have full "
                        "rank (error code: {}).")
     solution = solution.reshape(batch + (n, k))
