@@ -15,7 +15,7 @@ import collections.abc
 import functools
 import threading
 import warnings
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable, Literal, TypeVar
 
 import numpy as np
 
@@ -79,7 +79,9 @@ def set_autocast_enabled(device_type: str, enabled: bool) -> None:
     if was_on is not now_on:
         with _lock:
             _threads_on += 1 if now_on else -1
-            _define.autocast_hook = _checks.autocast_hook = _hook if _threads_on else None
+            hook = _hook if _threads_on else None
+            # the ops' modules are not type-checked: their global reads as None there
+            _define.autocast_hook = _checks.autocast_hook = hook  # type: ignore[assignment]
 
 
 def get_autocast_dtype(device_type: str) -> _dtype.dtype:
@@ -161,7 +163,7 @@ class autocast:
         set_autocast_cache_enabled(self._cache_enabled)
         return self
 
-    def __exit__(self, *exc_info: object) -> bool:
+    def __exit__(self, *exc_info: object) -> Literal[False]:
         if autocast_decrement_nesting() == 0:
             clear_autocast_cache()
         set_autocast_enabled(self.device, self.prev)

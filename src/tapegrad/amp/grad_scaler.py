@@ -6,7 +6,7 @@ from __future__ import annotations
 import warnings
 from collections import defaultdict
 from enum import Enum
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable, cast
 
 from .. import _backend, _creation, _dtype
 from .._tensor import Tensor
@@ -185,7 +185,7 @@ class GradScaler:
             scale.mul_(self._backoff_factor)
             growth_tracker.fill_(0)
             return
-        successful = int(growth_tracker.item()) + 1
+        successful = cast(int, growth_tracker.item()) + 1
         if successful == self._growth_interval:
             grown = scale * self._growth_factor
             if bool(grown.isfinite()):  # an overflowing scale stays as it was
@@ -198,7 +198,7 @@ class GradScaler:
         """The current scale as a Python float (1.0 when disabled)."""
         if not self._enabled:
             return 1.0
-        return self._init_scale if self._scale is None else float(self._scale.item())
+        return self._init_scale if self._scale is None else cast(float, self._scale.item())
 
     def get_growth_factor(self) -> float:
         return self._growth_factor
@@ -223,7 +223,7 @@ class GradScaler:
             return 0
         if self._growth_tracker is None:
             return self._init_growth_tracker
-        return int(self._growth_tracker.item())
+        return cast(int, self._growth_tracker.item())
 
     def is_enabled(self) -> bool:
         return self._enabled
