@@ -267,3 +267,22 @@ def test_as_strided_of_an_offset_view_has_the_cpus_gradient():
         (view * view).sum().backward()
         results.append(values(leaf.grad))
     np.testing.assert_array_equal(results[1], results[0])
+
+
+# ---- other views built with as_strided ------------------------------------------------------
+
+OTHER_VIEWS = {
+    "diagonal": lambda t: t.view(2, 5).diagonal(1)[1:],
+    "view_as_real": lambda t: tapegrad.view_as_real(t.view(tapegrad.complex128))[1:],
+}
+
+
+@pytest.mark.parametrize("make", [
+    pytest.param(make, id=name, marks=pytest.mark.xfail(
+        reason=f"{name} builds its device view with xp.lib.stride_tricks.as_strided, which on "
+               "CuPy (and the double) has no base, so its storage offset is lost; "
+               "strided.strided_array keeps it", strict=True))
+    for name, make in OTHER_VIEWS.items()])
+def test_other_strided_views_start_where_torchs_do(make):
+    torch = pytest.importorskip("torch")
+    check_alike(make, torch)
