@@ -502,21 +502,21 @@ SINGULAR_INVERSE = ("The diagonal element {} is zero, the inversion could not be
                     "because the input matrix is singular.")
 
 
-def _solver_lu(xp, A, name):
-    """torch's LU for solving with A: of A^T when A is real and row-major contiguous (LAPACK
-    is column-major), solved with the transposed flag. (LU, pivots, info, transposed)."""
-    transposed = A.flags.c_contiguous and A.dtype.kind != "c"
-    return (*_getrf(xp, A.swapaxes(-1, -2) if transposed else A, name), transposed)
+def _nan_spread(xp, A, X):
+    """X with NaN throughout for each matrix of A holding a NaN: torch's LAPACK carries a NaN
+    pivot through the whole factor, where SciPy's may leave some rows of X finite."""
+    has_nan = xp.isnan(A).any(axis=(-2, -1))
+    return xp.where(has_nan[..., None, None], xp.nan, X) if has_nan.any() else X
 
 
 @defop("LinalgInvExBackward0", save=("result",))
 def _inv_ex(xp, A: Tensor, check_errors=False):
-    LU, pivots, info, transposed = _solver_lu(xp, A, "torch.linalg.inv_ex")
+    LU, pivots, info = _getrf(xp, A, "torch.linalg.inv_ex")
     if check_errors and info.any():
         raise _failure(xp, "linalg.inv_ex", A.ndim > 2, info, SINGULAR_INVERSE)
     # as torch, the solve of A X = I: a singular matrix gives infinities, not an error
     identity = xp.broadcast_to(xp.eye(A.shape[-1], dtype=A.dtype), A.shape)
-    return _getrs(xp, LU, pivots, identity, True, transposed), info
+    return _nan_spread(xp, A, _getrs(xp, LU, pivots, identity, True, False)), info
 
 
 _inv_ex.derivatives(A=lambda ctx: -matmul(_mH(ctx.result), matmul(ctx.grad, _mH(ctx.result))))
@@ -530,19 +530,18 @@ def inv_ex(A, *, check_errors=False, out=None):
 
 @defop("LinalgSolveExBackward0", save=("A", "result", "left"))
 def _solve_ex(xp, A: Tensor, B: Tensor, left=True, check_errors=False):
-    LU, pivots, info, transposed = _solver_lu(xp, A, "torch.linalg.solve_ex")
+    LU, pivots, info = _getrf(xp, A, "torch.linalg.solve_ex")
     if check_errors and info.any():
         raise _failure(xp, "torch.linalg.solve_ex", A.ndim > 2, info,
                        "The solver failed because the input matrix is singular.")
     vector = _is_vector_rhs(A, B)
-    X = _getrs(xp, LU, pivots, B[..., None] if vector else B, left, transposed)
+    X = _nan_spread(xp, A, _getrs(xp, LU, pivots, B[..., None] if vector else B, left, False))
     return X[..., 0] if vector else X, info
 
 
 def _solve_ex_grad_B(ctx):
     """A^-H grad (left) or grad A^-H, by LAPACK as the forward: infinities for a singular A
-    (torch's backward solves with the saved LU), where linalg.solve would raise. A^T is
-    factored as torch's saved LU is, for a row-major A."""
+    (torch's backward solves with the saved LU), where linalg.solve would raise."""
     return _solve_ex(_mH(ctx.A), ctx.grad, ctx.left)[0]
 
 
