@@ -27,7 +27,9 @@ from ._random import (Generator, default_generator, get_rng_state, initial_seed,
                       seed, set_rng_state)
 from ._tensor import Size, Tensor, device, is_tensor
 from .interop import from_dlpack, from_torch
-from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled
+from .autograd.anomaly_mode import (is_anomaly_check_nan_enabled, is_anomaly_enabled,
+                                    set_anomaly_enabled)
+from .func import vmap
 from .autograd import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
                        no_grad, set_grad_enabled)
 from .ops import TORCH_FUNCTIONS
@@ -39,10 +41,10 @@ __version__ = "0.1.0"
 # Imported on first access, and attributes like any other: serialization imports zipfile, json
 # and pathlib (about 7 ms, more than its share of `import tapegrad`); distributions is 80
 # modules' worth of classes (about 18 ms); explain and viz are tapegrad's own extras, which
-# torch programs do not reach for; testing is for test code only.
+# torch programs do not reach for; testing is for test code only, jit a few decorators.
 _LAZY = {"explain": "explain", "viz": "viz", "serialization": "serialization",
          "load": "serialization", "save": "serialization", "distributions": "distributions",
-         "testing": "testing"}
+         "testing": "testing", "jit": "jit"}
 # torch.amp, torch.cpu and autocast's state functions: for mixed-precision scripts only
 _AUTOCAST_STATE = ("autocast", "is_autocast_enabled", "set_autocast_enabled",
                    "get_autocast_dtype", "set_autocast_dtype", "is_autocast_cache_enabled",
@@ -52,7 +54,8 @@ _LAZY.update(amp="amp", cpu="cpu", **dict.fromkeys(_AUTOCAST_STATE, "amp.autocas
 
 
 if TYPE_CHECKING:  # what the loops above and the lazy imports bind, for type checkers
-    from . import _functions, amp, cpu, distributions, explain, serialization, testing, viz
+    from . import (_functions, amp, cpu, distributions, explain, jit, serialization, testing,
+                   viz)
     from .amp.autocast_mode import (autocast, autocast_decrement_nesting,
                                     autocast_increment_nesting, clear_autocast_cache,
                                     get_autocast_dtype, is_autocast_cache_enabled,
@@ -110,10 +113,11 @@ __all__ = [
     "is_inference_mode_enabled", "is_tensor", "layout", "linspace", "load", "logspace", "long",
     "manual_seed", "memory_format", "no_grad", "numel", "ones", "ones_like", "preserve_format",
     "promote_types", "rand", "rand_like", "randint", "randint_like", "randn", "randn_like",
-    "randperm", "result_type", "save", "scalar_tensor", "seed", "set_default_device",
-    "set_default_dtype", "set_float32_matmul_precision", "set_grad_enabled", "set_printoptions",
-    "set_rng_state", "short", "sparse_coo", "sparse_coo_tensor", "strided", "tensor", "uint64",
-    "uint8", "use_deterministic_algorithms", "zeros", "zeros_like"
+    "randperm", "result_type", "save", "scalar_tensor", "seed", "set_anomaly_enabled",
+    "set_default_device", "set_default_dtype", "set_float32_matmul_precision",
+    "set_grad_enabled", "set_printoptions", "set_rng_state", "short", "sparse_coo",
+    "sparse_coo_tensor", "strided", "tensor", "uint64", "uint8", "use_deterministic_algorithms",
+    "vmap", "zeros", "zeros_like"
 ]
 if TYPE_CHECKING:
     __all__ += _functions.__all__

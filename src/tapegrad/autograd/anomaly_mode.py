@@ -30,7 +30,8 @@ def is_anomaly_check_nan_enabled() -> bool:
     return _check_nan
 
 
-def _set(enabled: bool, check_nan: bool) -> None:
+def set_anomaly_enabled(enabled: bool, check_nan: bool = True) -> None:
+    """torch.set_anomaly_enabled: anomaly detection on or off from here on."""
     global _enabled, _check_nan
     _enabled, _check_nan = enabled, check_nan
 
@@ -45,10 +46,10 @@ class detect_anomaly:
 
     def __enter__(self) -> None:
         self.prev = (_enabled, _check_nan)
-        _set(True, self.check_nan)
+        set_anomaly_enabled(True, self.check_nan)
 
     def __exit__(self, *exc_info: object) -> None:
-        _set(*self.prev)
+        set_anomaly_enabled(*self.prev)
 
     def __call__(self, func: F) -> F:
         @functools.wraps(func)
@@ -63,13 +64,13 @@ class set_detect_anomaly:
 
     def __init__(self, mode: bool, check_nan: bool = True) -> None:
         self.prev = (_enabled, _check_nan)
-        _set(bool(mode), check_nan)
+        set_anomaly_enabled(bool(mode), check_nan)
 
     def __enter__(self) -> None:
         pass
 
     def __exit__(self, *exc_info: object) -> None:
-        _set(*self.prev)
+        set_anomaly_enabled(*self.prev)
 
 
 def record_forward_trace(node: Node) -> None:
