@@ -173,9 +173,9 @@ def test_lstsq_of_empty_matrices_on_the_device(shapes):
 
 # ---- LDL -------------------------------------------------------------------------------------
 
-LDL_CASES = [  # (dtype, hermitian)
-    ("float64", False), ("float32", False), ("complex128", False), ("complex128", True),
-    ("complex64", True)]
+LDL_CASES = [  # (dtype, hermitian): a real matrix is Hermitian and symmetric alike
+    ("float64", False), ("float32", False), ("complex128", False), ("complex64", False),
+    ("float64", True)]
 
 
 @pytest.mark.parametrize("dtype,hermitian", LDL_CASES)
@@ -206,6 +206,26 @@ def test_ldl_factor_of_a_large_batch_with_mixed_pivots():
 def test_ldl_factor_reads_only_the_lower_triangle():
     a = matrices(5, 5)  # not symmetric: the upper triangle is ignored, as LAPACK's
     on_both(lambda lib, a: tuple(lib.linalg.ldl_factor_ex(a)), a)
+
+
+def test_complex_hermitian_ldl_is_refused_on_cuda_as_torchs_cusolver_refuses_it():
+    a = symmetric(2, 4, 4, dtype="complex128", hermitian=True)
+    message = ("torch.linalg.ldl_factor: complex tensors with hermitian=True flag are not "
+               "supported with cuSOLVER backend. Currently preferred backend is "
+               "at::LinalgBackend::Default, please set 'default' or 'magma' backend with "
+               "torch.backends.cuda.preferred_linalg_library")
+    for factor in (tapegrad.linalg.ldl_factor, tapegrad.linalg.ldl_factor_ex):
+        assert error_of(lambda: factor(tapegrad.tensor(a, device="cuda"), hermitian=True)) == (
+            "RuntimeError", message)
+    LD, pivots = tapegrad.linalg.ldl_factor(tapegrad.tensor(a), hermitian=True)
+    b = tapegrad.tensor(matrices(2, 4, 1, dtype="complex128"), device="cuda")
+    assert error_of(lambda: tapegrad.linalg.ldl_solve(LD.cuda(), pivots.cuda(), b,
+                                                      hermitian=True)) == (
+        "RuntimeError", "torch.linalg.ldl_solve: complex tensors with hermitian=True flag are "
+        "not supported on CUDA.")
+    # nothing to factor: torch returns before its kernel's check
+    empty = tapegrad.zeros(0, 3, 3, dtype=tapegrad.complex128, device="cuda")
+    assert tapegrad.linalg.ldl_factor_ex(empty, hermitian=True).LD.shape == (0, 3, 3)
 
 
 def test_ldl_factor_ex_reports_a_zero_pivot_in_info_and_ldl_factor_raises():

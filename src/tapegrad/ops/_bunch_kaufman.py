@@ -1,11 +1,11 @@
 """LDL by Bunch-Kaufman pivoting in array ops, for a device (CuPy has no sytrf or sytrs): the
-steps of LAPACK's unblocked sytf2 / hetf2 and sytrs / hetrs (lower triangle), so the pivots and
-LD come out as torch's LAPACK gives them. Every matrix of the batch takes its own steps (1 x 1 or
+steps of LAPACK's unblocked sytf2 and sytrs (lower triangle), so the pivots and LD come out as
+torch's LAPACK (and cuSOLVER) give them. Every matrix of the batch takes its own steps (1 x 1 or
 2 x 2 pivot blocks), all at once: step t works on column k[b] of matrix b, masked where a matrix
 is done, so the loop runs n times whatever the pivots and never reads a device value on the host.
 
-Hermitian (complex, hermitian=True) factors A = P L D L^H P^H, else A = P L D L^T P^T; real
-matrices are both."""
+A = P L D L^T P^T for real and complex symmetric matrices; the Hermitian form of complex ones
+is not here, as torch's CUDA (cuSOLVER) has none either."""
 import math
 
 _ALPHA = (1.0 + math.sqrt(17.0)) / 8.0  # LAPACK's growth bound for a 1 x 1 pivot
@@ -33,26 +33,17 @@ def _entry(xp, vectors, k):
     return xp.take_along_axis(vectors, k[:, None], axis=1)[:, 0]
 
 
-def _full(xp, A, conjugate):
-    """The lower triangle mirrored above the diagonal (conjugated if Hermitian, whose diagonal
-    is real): pivots and swaps then read whole rows and columns."""
-    lower = xp.tril(A, -1)
-    upper = xp.swapaxes(xp.conj(lower) if conjugate else lower, -1, -2)
-    diagonal = xp.diagonal(A, 0, -2, -1)
-    return lower + upper + _diag(xp, diagonal.real if conjugate else diagonal, A.dtype)
+def _symmetric(xp, A):
+    """The lower triangle mirrored above the diagonal: pivots and swaps then read whole rows
+    and columns."""
+    return xp.tril(A) + xp.swapaxes(xp.tril(A, -1), -1, -2)
 
 
-def _diag(xp, diagonal, dtype):
-    n = diagonal.shape[-1]
-    return diagonal.astype(dtype)[..., None] * xp.eye(n, dtype=dtype)
-
-
-def factor(xp, A, hermitian):
-    """(LD, pivots, info) of LAPACK's sytrf (hetrf if Hermitian) with lower=1, for a batch of
-    n x n matrices A (batch, n, n); pivots 1-based, negative for 2 x 2 blocks, as LAPACK's."""
+def factor(xp, A):
+    """(LD, pivots, info) of LAPACK's sytrf with lower=1, for a batch of n x n matrices A
+    (batch, n, n); pivots 1-based, negative for 2 x 2 blocks, as LAPACK's."""
     batch, n = A.shape[0], A.shape[-1]
-    conjugate = hermitian and A.dtype.kind == "c"
-    A = _full(xp, A, conjugate)
+    A = _symmetric(xp, A)
     index = xp.arange(n)
     k = xp.zeros(batch, xp.int64)
     pivots = xp.zeros((batch, n), xp.int32)
@@ -62,7 +53,7 @@ def factor(xp, A, hermitian):
         k_ = xp.minimum(k, n - 1)  # a finished matrix's steps are computed and thrown away
         column = _column(xp, A, k_)
         diagonal = _entry(xp, column, k_)
-        absakk = xp.abs(diagonal.real) if conjugate else _magnitude(xp, diagonal)
+        absakk = _magnitude(xp, diagonal)
         below = index > k_[:, None]
         candidates = xp.where(below, _magnitude(xp, column), -1.0)
         imax = xp.argmax(candidates, axis=1)  # the first largest, as i?amax
@@ -72,7 +63,7 @@ def factor(xp, A, hermitian):
         off = (index >= k_[:, None]) & (index != imax[:, None])
         rowmax = xp.max(xp.where(off, _magnitude(xp, row), 0.0), axis=1)
         diagonal_imax = _entry(xp, row, imax)
-        aimax = xp.abs(diagonal_imax.real) if conjugate else _magnitude(xp, diagonal_imax)
+        aimax = _magnitude(xp, diagonal_imax)
         keep = (absakk >= _ALPHA * colmax) | (
             absakk >= _ALPHA * colmax * (colmax / _nonzero(xp, rowmax)))
         keep = keep | singular
@@ -88,7 +79,7 @@ def factor(xp, A, hermitian):
         trailing = index >= k_[:, None]
         inside = trailing[:, :, None] & trailing[:, None, :] & active[:, None, None]
         A = xp.where(inside, swapped, A)
-        A = _eliminate(xp, A, k_, step, active & ~singular, conjugate, index)
+        A = _eliminate(xp, A, k_, step, active & ~singular, index)
         first = xp.where(step == 1, kp + 1, -(kp + 1)).astype(xp.int32)
         at_k = (index == k_[:, None]) | ((index == k_[:, None] + 1) & (step == 2)[:, None])
         pivots = xp.where(at_k & active[:, None], first[:, None], pivots)
@@ -104,23 +95,22 @@ def _nonzero(xp, values):
     return xp.where(values == 0, 1, values)
 
 
-def _eliminate(xp, A, k, step, active, conjugate, index):
-    """One elimination step of sytf2 / hetf2 at column k[b] (a 1 x 1 pivot) or columns k[b],
-    k[b] + 1 (2 x 2) of the active matrices: the trailing matrix's update and L's columns; the
-    result mirrored, so its rows stay its columns (conjugated)."""
-    cj = xp.conj if conjugate else (lambda values: values)
+def _eliminate(xp, A, k, step, active, index):
+    """One elimination step of sytf2 at column k[b] (a 1 x 1 pivot) or columns k[b], k[b] + 1
+    (2 x 2) of the active matrices: the trailing matrix's update and L's columns; the result
+    mirrored, so its rows stay its columns."""
     k1 = xp.minimum(k + 1, A.shape[-1] - 1)
     a, c = _column(xp, A, k), _column(xp, A, k1)
     akk = _entry(xp, a, k)
-    # 1 x 1: A -= x x^H / akk past k, and x / akk is L's column
-    d11 = 1.0 / _nonzero(xp, akk.real if conjugate else akk)
+    # 1 x 1: A -= x x^T / akk past k, and x / akk is L's column
+    d11 = 1.0 / _nonzero(xp, akk)
     x = xp.where(index > k[:, None], a, 0)
-    update_one = (d11[:, None, None] * x[:, :, None]) * cj(x)[:, None, :]
-    # 2 x 2: A -= a wk^H + c wkp1^H past k + 1, and wk, wkp1 are L's columns
+    update_one = (d11[:, None, None] * x[:, :, None]) * x[:, None, :]
+    # 2 x 2: A -= a wk^T + c wkp1^T past k + 1, and wk, wkp1 are L's columns
     past = index > k1[:, None]
     a2, c2 = xp.where(past, a, 0), xp.where(past, c, 0)
-    wk, wkp1 = _two_by_two(xp, a2, c2, akk, _entry(xp, a, k1), _entry(xp, c, k1), conjugate)
-    update_two = a2[:, :, None] * cj(wk)[:, None, :] + c2[:, :, None] * cj(wkp1)[:, None, :]
+    wk, wkp1 = _two_by_two(xp, a2, c2, akk, _entry(xp, a, k1), _entry(xp, c, k1))
+    update_two = a2[:, :, None] * wk[:, None, :] + c2[:, :, None] * wkp1[:, None, :]
     one, two = (step == 1) & active, (step == 2) & active
     A = (A - xp.where(one[:, None, None], update_one, 0)
          - xp.where(two[:, None, None], update_two, 0))
@@ -128,19 +118,13 @@ def _eliminate(xp, A, k, step, active, conjugate, index):
     columns = _set_row(xp, columns, k, xp.where(index > k[:, None], x * d11[:, None], a), one)
     columns = _set_row(xp, columns, k, xp.where(past, wk, a), two)
     columns = _set_row(xp, columns, k1, xp.where(past, wkp1, c), two)
-    return _full(xp, xp.swapaxes(columns, -1, -2), conjugate)
+    return _symmetric(xp, xp.swapaxes(columns, -1, -2))
 
 
-def _two_by_two(xp, a, c, d11, d21, d22, conjugate):
-    """L's two columns (wk, wkp1) under the 2 x 2 block [[d11, d21^H], [d21, d22]] of columns
-    a, c, in sytf2's arithmetic (hetf2's, scaled by |d21|, if Hermitian)."""
+def _two_by_two(xp, a, c, d11, d21, d22):
+    """L's two columns (wk, wkp1) under the 2 x 2 block [[d11, d21], [d21, d22]] of columns
+    a, c, in sytf2's arithmetic."""
     d21 = _nonzero(xp, d21)
-    if conjugate:
-        size = xp.abs(d21)
-        d11_, d22_, unit = d22.real / size, d11.real / size, d21 / size
-        scale = 1.0 / _nonzero(xp, d11_ * d22_ - 1.0) / size
-        return (scale[:, None] * (d11_[:, None] * a - unit[:, None] * c),
-                scale[:, None] * (d22_[:, None] * c - xp.conj(unit)[:, None] * a))
     d11_, d22_ = d22 / d21, d11 / d21  # sytf2's names: d11 is the second diagonal over d21
     scale = 1.0 / _nonzero(xp, d11_ * d22_ - 1.0) / d21
     return (scale[:, None] * (d11_[:, None] * a - c),
@@ -167,11 +151,10 @@ def _combined(xp, L, k, rows):
     return xp.sum(_column(xp, L, k)[:, :, None] * rows, axis=1)
 
 
-def solve(xp, LD, pivots, B, hermitian):
-    """X with A X = B from factor's (LD, pivots) of A, as LAPACK's sytrs (hetrs) with lower=1:
-    LD (batch, n, n), pivots (batch, n), B (batch, n, nrhs), batches alike."""
+def solve(xp, LD, pivots, B):
+    """X with A X = B from factor's (LD, pivots) of A, as LAPACK's sytrs with lower=1: LD
+    (batch, n, n), pivots (batch, n), B (batch, n, nrhs), batches alike."""
     batch, n = LD.shape[0], LD.shape[-1]
-    conjugate = hermitian and LD.dtype.kind == "c"
     index = xp.arange(n)[None, :]
     # forward: B <- D^-1 L^-1 P^T B, a pivot block at a time
     k = xp.zeros(batch, xp.int64)
@@ -191,19 +174,17 @@ def solve(xp, LD, pivots, B, hermitian):
         B = B - xp.where((active & two)[:, None, None] & past_two,
                          a[:, :, None] * b_k[:, None, :] + c[:, :, None] * b_k1[:, None, :], 0)
         diagonal = _entry(xp, a, k_)
-        scale = 1.0 / _nonzero(xp, diagonal.real if conjugate else diagonal)
+        scale = 1.0 / _nonzero(xp, diagonal)
         B = _set_row(xp, B, k_, b_k * scale[:, None], active & ~two)
-        # the 2 x 2 block [[d11, conj(d21)], [d21, d22]] (d21 unconjugated if symmetric)
+        # the 2 x 2 block [[d11, d21], [d21, d22]], in sytrs's arithmetic
         d21 = _nonzero(xp, _entry(xp, a, k1))
-        d21_up = xp.conj(d21) if conjugate else d21
-        d11, d22 = _entry(xp, a, k_) / d21_up, _entry(xp, c, k1) / d21
+        d11, d22 = _entry(xp, a, k_) / d21, _entry(xp, c, k1) / d21
         denominator = _nonzero(xp, d11 * d22 - 1.0)[:, None]
-        b1, b2 = b_k / d21_up[:, None], b_k1 / d21[:, None]
+        b1, b2 = b_k / d21[:, None], b_k1 / d21[:, None]
         B = _set_row(xp, B, k_, (d22[:, None] * b1 - b2) / denominator, active & two)
         B = _set_row(xp, B, k1, (d11[:, None] * b2 - b1) / denominator, active & two)
         k = xp.where(active, k + xp.where(two, 2, 1), k)
-    # backward: X <- P L^-T B (L^-H if Hermitian), from the last block up
-    L = xp.conj(LD) if conjugate else LD
+    # backward: X <- P L^-T B, from the last block up
     k = xp.full(batch, n - 1, xp.int64)
     for _ in range(n):
         active = k >= 0
@@ -212,8 +193,8 @@ def solve(xp, LD, pivots, B, hermitian):
         two = (pivot < 0) & (k_ > 0)
         k0 = xp.maximum(k_ - 1, 0)
         later = xp.where((index > k_[:, None])[:, :, None], B, 0)  # B's rows past k
-        B = _set_row(xp, B, k_, _row(xp, B, k_) - _combined(xp, L, k_, later), active)
-        B = _set_row(xp, B, k0, _row(xp, B, k0) - _combined(xp, L, k0, later), active & two)
+        B = _set_row(xp, B, k_, _row(xp, B, k_) - _combined(xp, LD, k_, later), active)
+        B = _set_row(xp, B, k0, _row(xp, B, k0) - _combined(xp, LD, k0, later), active & two)
         B = _swap_rows(xp, B, k_, xp.abs(pivot) - 1, active)
         k = xp.where(active, k - xp.where(two, 2, 1), k)
     return B

@@ -866,6 +866,13 @@ def _not_implemented(aten_name):
     return formula
 
 
+# torch's words on CUDA, whose preferred backend tapegrad does not let one change
+_CUSOLVER_HERMITIAN = (
+    "torch.linalg.ldl_factor: complex tensors with hermitian=True flag are not supported with "
+    "cuSOLVER backend. Currently preferred backend is at::LinalgBackend::Default, please set "
+    "'default' or 'magma' backend with torch.backends.cuda.preferred_linalg_library")
+
+
 @defop("NotImplemented")
 def _ldl_factor_ex(xp, A: Tensor, hermitian=False, check_errors=False,
                    name="torch.linalg.ldl_factor_ex"):
@@ -873,8 +880,10 @@ def _ldl_factor_ex(xp, A: Tensor, hermitian=False, check_errors=False,
     pivots = xp.zeros(A.shape[:-1], xp.int32)
     info = xp.zeros(A.shape[:-2], xp.int32)
     if A.size and xp is not np:  # CuPy has no sytrf: its steps in array ops
+        if hermitian and A.dtype.kind == "c":  # torch's CUDA has cuSOLVER's sytrf only
+            raise RuntimeError(_CUSOLVER_HERMITIAN)
         n = A.shape[-1]
-        found = _bunch_kaufman.factor(xp, A.reshape(-1, n, n), hermitian)
+        found = _bunch_kaufman.factor(xp, A.reshape(-1, n, n))
         LD, pivots, info = (array.reshape(shape) for array, shape in
                             zip(found, (A.shape, A.shape[:-1], A.shape[:-2])))
     elif A.size:
@@ -910,10 +919,13 @@ def _ldl_solve(xp, LD: Tensor, pivots, B: Tensor, hermitian=False):
     """pivots: an int32 array (an attribute, so the node has no edge for it)."""
     batch, (LD, pivots, B) = _batch(LD, pivots, B, cores=(2, 1, 2), xp=xp)
     X = xp.empty(B.shape, B.dtype)
+    if LD.size and xp is not np and hermitian and LD.dtype.kind == "c":
+        raise RuntimeError("torch.linalg.ldl_solve: complex tensors with hermitian=True flag are "
+                           "not supported on CUDA.")
     if X.size and xp is not np:  # CuPy has no sytrs: its steps in array ops
         count, n = math.prod(batch), LD.shape[-1]
         X = _bunch_kaufman.solve(xp, LD.reshape(count, n, n), pivots.reshape(count, n),
-                                 B.reshape(count, n, -1), hermitian).reshape(B.shape)
+                                 B.reshape(count, n, -1)).reshape(B.shape)
     elif X.size:
         sytrs = _routine("sytrs", X, "torch.linalg.ldl_solve", hermitian)
         for index in xp.ndindex(batch):
