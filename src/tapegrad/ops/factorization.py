@@ -4,9 +4,10 @@ LAPACK's info instead of raising, with torch's legacy names (the Householder fam
 factorization_householder.py). Forwards run SciPy's LAPACK and BLAS routines matrix by matrix,
 as torch calls LAPACK, so pivots, partial factors of failed matrices and infinities of singular
 solves come out as torch's; on a device, SciPy's twin (CuPy's cupyx.scipy.linalg) and array ops
-give the same answers (LDL stays on the cpu: CuPy has no sytrf). Gradients are torch's formulas written in tapegrad ops. Complex
-matrices take the conjugate transpose where real ones take the transpose (A^H in the formulas,
-LAPACK's conjugate solves, Hermitian LDL unless hermitian=False)."""
+give the same answers (LDL by sytf2's steps in array ops, _bunch_kaufman.py: CuPy has no sytrf).
+Gradients are torch's formulas written in tapegrad ops. Complex matrices take the conjugate
+transpose where real ones take the transpose (A^H in the formulas, LAPACK's conjugate solves,
+Hermitian LDL unless hermitian=False)."""
 import math
 import warnings
 
