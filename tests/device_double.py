@@ -72,6 +72,12 @@ class DeviceArray:
         return MemoryPointer(_Memory.of(self.array, self.index), _address(self.array))
 
     @property
+    def flags(self):  # CuPy's three: no writeable (a device array is always writable)
+        return types.SimpleNamespace(c_contiguous=self.array.flags.c_contiguous,
+                                     f_contiguous=self.array.flags.f_contiguous,
+                                     owndata=self.base is None)
+
+    @property
     def shape(self):
         return self.array.shape
 

@@ -499,7 +499,7 @@ def setitem(target, key, value):
         target.requires_grad or isinstance(value, Tensor) and value.requires_grad)
     data = target._data
     if not tracked:
-        if not data.flags.writeable or isinstance(value, Tensor) and (
+        if strided.may_share_elements(data) or isinstance(value, Tensor) and (
                 value._version_counter is target._version_counter):
             _check_setitem_overlap(target, arrays, value, all(map(_is_basic, arrays)))
             data = strided.writable(data)

@@ -323,13 +323,14 @@ def _update_running(stats, batch, momentum):
     """stats = (1 - momentum) * stats + momentum * batch, in place. Where channels share
     memory (an expanded tensor), torch's kernel on one thread updates channel after channel,
     each reading what the previous one wrote (on several threads their order is a race)."""
-    if stats.flags.writeable:
+    from .strided import may_share_elements, writable
+    if not may_share_elements(stats):
         stats[...] = momentum * batch + (1 - momentum) * stats
         return
-    from .strided import writable
     stats = writable(stats)
     for channel, value in enumerate(batch):
-        stats.flat[channel] = momentum * value + (1 - momentum) * stats.flat[channel]
+        where = np.unravel_index(channel, stats.shape)
+        stats[where] = momentum * value + (1 - momentum) * stats[where]
 
 
 def _scale_and_shift(input, mean, rstd, weight, bias, shape, dtype):

@@ -202,10 +202,20 @@ def same_geometry(array, storage_like):
     return strided_array(np, storage_like, array.shape, array.strides, offset * array.itemsize)
 
 
+def may_share_elements(array):
+    """Whether two of array's elements may share memory, so that a write needs torch's overlap
+    checks: NumPy's read-only flag marks such arrays (expand's, unfold's, as_strided's), and
+    CuPy's arrays have no such flag, so a device array's geometry tells."""
+    if type(array) is np.ndarray:
+        return not array.flags.writeable
+    return shared_positions(array) is not None
+
+
 def writable(array):
     """array, or the same elements over its storage made writable (expand's and unfold's
-    arrays are read-only, as NumPy makes them; torch writes through them where it allows)."""
-    if array.flags.writeable:
+    arrays are read-only, as NumPy makes them; torch writes through them where it allows).
+    A device array is always writable."""
+    if type(array) is not np.ndarray or array.flags.writeable:
         return array
     if not array.size:
         return np.empty(array.shape, array.dtype)  # nothing to write
