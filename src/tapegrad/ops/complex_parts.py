@@ -16,7 +16,7 @@ from .._tensor import Tensor
 from ._define import defop
 from .pointwise import where
 from .shape import select_view, zeros_of
-from .strided import offset_in_storage
+from .strided import offset_in_storage, strided_array
 from .unary import sgn
 
 
@@ -38,9 +38,11 @@ def positive(input):
 
 @defop("ViewAsRealBackward0", view=True)
 def _view_as_real(xp, input: Tensor):
-    parts = input.real  # NumPy: a view of the real parts, the imaginary ones an item further
-    return xp.lib.stride_tricks.as_strided(parts, input.shape + (2,),
-                                           input.strides + (parts.itemsize,))
+    parts = input.real  # a view of the real parts, the imaginary ones an item further
+    shape, strides = input.shape + (2,), input.strides + (parts.itemsize,)
+    if xp is not np:  # CuPy's as_strided forgets the storage (strided.py keeps it)
+        return strided_array(xp, parts, shape, strides, 0)
+    return xp.lib.stride_tricks.as_strided(parts, shape, strides)
 
 
 def view_as_real(input):

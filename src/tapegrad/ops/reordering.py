@@ -1,5 +1,6 @@
 """Reordering copies (flip, rot90, roll, repeat, repeat_interleave, tril/triu) and diagonals
 (diagonal, diagonal_copy, diagonal_scatter, diag_embed, diag, diagflat)."""
+import numpy as np
 
 from .. import _backend
 from .._tensor import Tensor
@@ -8,6 +9,7 @@ from ._checks import int_list, wrap_dim, wrap_dims
 from ._define import defop
 from .indexing import index_select_op
 from .shape import expand, flatten, reshape, unsqueeze, view, zeros_of
+from .strided import strided_array
 
 # ---- reordering copies: flip, roll, repeat, tril/triu ---------------------------------------
 
@@ -216,6 +218,8 @@ def _diagonal_view(xp, array, offset, dim1, dim2):
     start[dim2 if offset >= 0 else dim1] = slice(abs(offset), None)
     shifted = array[tuple(start)]
     diagonal = xp.diagonal(shifted, 0, dim1, dim2)
+    if xp is not np:  # CuPy's as_strided forgets the storage (strided.py keeps it)
+        return strided_array(xp, shifted, diagonal.shape, diagonal.strides, 0)
     return xp.lib.stride_tricks.as_strided(shifted, diagonal.shape, diagonal.strides)
 
 
