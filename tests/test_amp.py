@@ -564,3 +564,34 @@ def test_grad_scaler_refuses_float16_gradients_and_closures():
         return (error_of(lambda: scaler.step(optimizer, closure=lambda: None)),
                 error_of(lambda: scaler.unscale_(optimizer)))
     assert run(tapegrad) == run(torch)
+
+
+@pytest.mark.parametrize("device", ["cpu", "ipu", "xla"])
+def test_deprecated_enabled_functions_warn_as_torch(device):
+    torch = torch_or_skip()
+
+    def run(lib):
+        def calls():
+            getattr(lib, f"set_autocast_{device}_enabled")(True)
+            on = getattr(lib, f"is_autocast_{device}_enabled")()
+            getattr(lib, f"set_autocast_{device}_enabled")(False)
+            return on, lib.is_autocast_enabled(device)
+        result, caught = _with_warnings(calls)
+        return result, [(kind, text.split(" (Triggered internally")[0]) for kind, text in caught]
+    assert run(tapegrad) == run(torch)
+
+
+@pytest.mark.parametrize("device", ["cpu", "gpu", "ipu", "xla"])
+def test_deprecated_dtype_functions_warn_as_torch(device):
+    torch = torch_or_skip()
+
+    def run(lib):
+        def calls():
+            before = getattr(lib, f"get_autocast_{device}_dtype")()
+            getattr(lib, f"set_autocast_{device}_dtype")(lib.float16)
+            during = lib.get_autocast_dtype("cuda" if device == "gpu" else device)
+            getattr(lib, f"set_autocast_{device}_dtype")(before)
+            return str(before), str(during)
+        result, caught = _with_warnings(calls)
+        return result, [(kind, text.split(" (Triggered internally")[0]) for kind, text in caught]
+    assert run(tapegrad) == run(torch)

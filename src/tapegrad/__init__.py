@@ -50,7 +50,15 @@ _AUTOCAST_STATE = ("autocast", "is_autocast_enabled", "set_autocast_enabled",
                    "get_autocast_dtype", "set_autocast_dtype", "is_autocast_cache_enabled",
                    "set_autocast_cache_enabled", "autocast_increment_nesting",
                    "autocast_decrement_nesting", "clear_autocast_cache")
-_LAZY.update(amp="amp", cpu="cpu", **dict.fromkeys(_AUTOCAST_STATE, "amp.autocast_mode"))
+# and the per-device spellings torch keeps with a DeprecationWarning (amp/deprecated.py)
+_AUTOCAST_DEPRECATED = (
+    "get_autocast_cpu_dtype", "get_autocast_gpu_dtype", "get_autocast_ipu_dtype",
+    "get_autocast_xla_dtype", "is_autocast_cpu_enabled", "is_autocast_ipu_enabled",
+    "is_autocast_xla_enabled", "set_autocast_cpu_dtype", "set_autocast_cpu_enabled",
+    "set_autocast_gpu_dtype", "set_autocast_ipu_dtype", "set_autocast_ipu_enabled",
+    "set_autocast_xla_dtype", "set_autocast_xla_enabled")
+_LAZY.update(amp="amp", cpu="cpu", **dict.fromkeys(_AUTOCAST_STATE, "amp.autocast_mode"),
+             **dict.fromkeys(_AUTOCAST_DEPRECATED, "amp.deprecated"))
 
 
 if TYPE_CHECKING:  # what the loops above and the lazy imports bind, for type checkers
@@ -61,6 +69,13 @@ if TYPE_CHECKING:  # what the loops above and the lazy imports bind, for type ch
                                     get_autocast_dtype, is_autocast_cache_enabled,
                                     is_autocast_enabled, set_autocast_cache_enabled,
                                     set_autocast_dtype, set_autocast_enabled)
+    from .amp.deprecated import (get_autocast_cpu_dtype, get_autocast_gpu_dtype,
+                                 get_autocast_ipu_dtype, get_autocast_xla_dtype,
+                                 is_autocast_cpu_enabled, is_autocast_ipu_enabled,
+                                 is_autocast_xla_enabled, set_autocast_cpu_dtype,
+                                 set_autocast_cpu_enabled, set_autocast_gpu_dtype,
+                                 set_autocast_ipu_dtype, set_autocast_ipu_enabled,
+                                 set_autocast_xla_dtype, set_autocast_xla_enabled)
     from ._functions import *  # noqa: F403  (their signatures, written by tools/stubs.py)
     from .serialization import load, save
 else:  # a module __getattr__ would make every unknown name Any to a type checker
@@ -99,9 +114,13 @@ def result_type(tensor1, tensor2):
 __all__ = [
     "Generator", "Size", "Tensor", "arange", "are_deterministic_algorithms_enabled",
     "as_tensor", "autocast", "autocast_decrement_nesting", "autocast_increment_nesting",
-    "bfloat16", "clear_autocast_cache", "get_autocast_dtype", "is_autocast_cache_enabled",
-    "is_autocast_enabled", "set_autocast_cache_enabled", "set_autocast_dtype",
-    "set_autocast_enabled", "bool", "cdouble", "cfloat", "channels_last", "channels_last_3d",
+    "bfloat16", "clear_autocast_cache", "get_autocast_cpu_dtype", "get_autocast_dtype",
+    "get_autocast_gpu_dtype", "get_autocast_ipu_dtype", "get_autocast_xla_dtype",
+    "is_autocast_cache_enabled", "is_autocast_cpu_enabled", "is_autocast_enabled",
+    "is_autocast_ipu_enabled", "is_autocast_xla_enabled", "set_autocast_cache_enabled",
+    "set_autocast_cpu_dtype", "set_autocast_cpu_enabled", "set_autocast_dtype",
+    "set_autocast_enabled", "set_autocast_gpu_dtype", "set_autocast_ipu_dtype",
+    "set_autocast_ipu_enabled", "set_autocast_xla_dtype", "set_autocast_xla_enabled", "bool", "cdouble", "cfloat", "channels_last", "channels_last_3d",
     "complex128", "complex64", "contiguous_format", "default_generator", "device", "double",
     "dtype", "empty", "empty_like", "empty_permuted", "empty_strided", "enable_grad", "eye",
     "finfo", "float", "float16", "float32", "float64", "from_dlpack", "from_numpy",

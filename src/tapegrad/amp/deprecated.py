@@ -87,3 +87,45 @@ def _namespace(name: str, **members: Any) -> types.ModuleType:
 cuda_amp = _namespace("tapegrad.cuda.amp", autocast=CudaAutocast, GradScaler=CudaGradScaler,
                       custom_fwd=cuda_custom_fwd, custom_bwd=cuda_custom_bwd)
 cpu_amp = _namespace("tapegrad.cpu.amp", autocast=CpuAutocast, GradScaler=CpuGradScaler)
+
+
+# torch's per-device state functions, each warning that it is deprecated
+def _device_enabled_functions(device: str) -> tuple[Callable[[], bool],
+                                                    Callable[[bool], None]]:
+    def is_enabled() -> bool:
+        warnings.warn(f"torch.is_autocast_{device}_enabled() is deprecated. Please use "
+                      f"torch.is_autocast_enabled('{device}') instead.", DeprecationWarning,
+                      stacklevel=2)
+        return autocast_mode.is_autocast_enabled(device)
+
+    def set_enabled(enabled: bool) -> None:
+        warnings.warn(f"torch.set_autocast_{device}_enabled(enabled) is deprecated. Please "
+                      f"use torch.set_autocast_enabled('{device}', enabled) instead.",
+                      DeprecationWarning, stacklevel=2)
+        autocast_mode.set_autocast_enabled(device, enabled)
+    return is_enabled, set_enabled
+
+
+def _device_dtype_functions(name: str, device: str) -> tuple[Callable[[], _dtype.dtype],
+                                                             Callable[[_dtype.dtype], None]]:
+    def get_dtype() -> _dtype.dtype:
+        warnings.warn(f"torch.get_autocast_{name}_dtype() is deprecated. Please use "
+                      f"torch.get_autocast_dtype('{device}') instead.", DeprecationWarning,
+                      stacklevel=2)
+        return autocast_mode.get_autocast_dtype(device)
+
+    def set_dtype(dtype: _dtype.dtype) -> None:
+        warnings.warn(f"torch.set_autocast_{name}_dtype(dtype) is deprecated. Please use "
+                      f"torch.set_autocast_dtype('{device}', dtype) instead.",
+                      DeprecationWarning, stacklevel=2)
+        autocast_mode.set_autocast_dtype(device, dtype)
+    return get_dtype, set_dtype
+
+
+is_autocast_cpu_enabled, set_autocast_cpu_enabled = _device_enabled_functions("cpu")
+is_autocast_ipu_enabled, set_autocast_ipu_enabled = _device_enabled_functions("ipu")
+is_autocast_xla_enabled, set_autocast_xla_enabled = _device_enabled_functions("xla")
+get_autocast_cpu_dtype, set_autocast_cpu_dtype = _device_dtype_functions("cpu", "cpu")
+get_autocast_gpu_dtype, set_autocast_gpu_dtype = _device_dtype_functions("gpu", "cuda")
+get_autocast_ipu_dtype, set_autocast_ipu_dtype = _device_dtype_functions("ipu", "ipu")
+get_autocast_xla_dtype, set_autocast_xla_dtype = _device_dtype_functions("xla", "xla")
