@@ -33,4 +33,4 @@ def scipy_value(xp, submodule, compute, array, op_name, needed_by):
             raise
         raise NotImplementedError(f"tapegrad's {op_name} does not run on "
                                   f"{_backend.device_of(array)} yet: CuPy's "
-                                  f"cupyx.scipy.{submodule} lacks it ({error})") from None
+                                  f"cupyx.scipy.{submodule} lacks {error.name}") from None
