@@ -22,7 +22,9 @@ $PY -c "import cupy, numpy, tapegrad; print('cupy', cupy.__version__, 'numpy', n
 # 1. the double's tests with CuPy as the backend (TAPEGRAD_DEVICE_TESTS=cupy swaps the double
 #    out; the op-database rows' strict xfails turn non-strict there)
 TAPEGRAD_DEVICE_TESTS=cupy PYTHONPATH=$PYTHONPATH:$PWD/tests timeout 300 $PY -m pytest -q \
-    -p no:cacheprovider -W ignore tests/test_device_double.py tests/test_device_seeds.py tests/test_data_parallel.py -rxX \
+    -p no:cacheprovider -W ignore -rxX tests/test_device_double.py tests/test_device_seeds.py \
+    tests/test_data_parallel.py tests/test_device_storage.py tests/test_device_factorization.py \
+    tests/test_device_householder.py tests/test_device_samplers.py \
     > "$OUT/device_tests.txt" 2>&1
 tail -3 "$OUT/device_tests.txt"
 
