@@ -164,9 +164,6 @@ def test_the_distributions_built_on_the_gamma_follow_their_laws(name, make, law)
     assert ks_distance(host(drawn).ravel(), law.cdf) <= ks_bound(N)
 
 
-@pytest.mark.xfail(strict=True, raises=TypeError, reason=(
-    "distributions/binomial.py (not this task's file) still reads its parameters with "
-    ".numpy(); its sample should return _sampling.binomial(total_count, probs), expanded"))
 def test_the_binomial_distribution_samples_on_the_device():
     drawn = D.Binomial(cuda([10.0, 300.0]), cuda([0.5, 0.1])).sample((3,))
     assert drawn.device == CUDA0 and drawn.shape == (3, 2)

@@ -6,7 +6,7 @@ import tapegrad
 from tapegrad._tensor import Size, Tensor
 
 from . import constraints
-from ._sampling import binomial_array, check_kernel
+from ._sampling import binomial
 from .distribution import Distribution
 from .utils import _probs_and_logits, _set_count_and_one_of, _size
 
@@ -66,10 +66,7 @@ class Binomial(Distribution):
     def sample(self, sample_shape: _size = Size()) -> Tensor:
         shape = self._extended_shape(sample_shape)
         with tapegrad.no_grad():
-            check_kernel("binomial_cpu", self.total_count)
-            count = self.total_count.expand(shape).numpy()
-            drawn = binomial_array(count, self.probs.expand(shape).numpy())
-            return tapegrad.tensor(drawn, dtype=self.total_count.dtype)
+            return binomial(self.total_count.expand(shape), self.probs.expand(shape))
 
     def log_prob(self, value: Tensor) -> Tensor:
         if self._validate_args:
