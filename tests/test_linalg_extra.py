@@ -574,3 +574,38 @@ ERRORS = {
 @pytest.mark.parametrize("name", list(ERRORS))
 def test_errors_like_torch(name):
     same_error(ERRORS[name])
+
+
+VANDER_CASES = [((1.0, 2.0, 3.0), {}), ((1.0, 2.0, 3.0), {"N": 4, "increasing": True}),
+                ((2, -1), {"N": 3}), ((True, False), {}), ((1 + 1j, 2.0), {}),
+                ((0.5,), {"N": 0}), ((0.5, 2.0), {"N": 1}), ((), {})]
+
+
+@pytest.mark.parametrize("values, options", VANDER_CASES)
+def test_torch_vander_matches_torch(values, options):
+    torch = torch_or_skip()
+    results = []
+    for lib in (tapegrad, torch):
+        x = lib.tensor(values) if values else lib.tensor([], dtype=lib.float32)
+        result = lib.vander(x, **options)
+        results.append((result.numpy(), str(result.dtype).split(".")[-1]))
+    np.testing.assert_array_equal(results[0][0], results[1][0])
+    assert results[0][1] == results[1][1]
+
+
+def test_torch_vander_graph_and_errors_match_torch():
+    torch = torch_or_skip()
+    seen = []
+    for lib in (tapegrad, torch):
+        x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        result = lib.vander(x)
+        node = result.grad_fn
+        names = [node.name()] + [n.name() for n, _ in node.next_functions[0][0].next_functions]
+        errors = []
+        for call in (lambda: result.sum().backward(),  # torch's own backward refuses
+                     lambda: lib.vander(lib.ones(2, 2)), lambda: lib.vander(x, N=-1)):
+            with pytest.raises(RuntimeError) as error:
+                call()
+            errors.append(str(error.value))
+        seen.append((names, errors))
+    assert seen[0] == seen[1]

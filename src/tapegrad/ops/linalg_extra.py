@@ -24,7 +24,8 @@ from .joining import cat, narrow
 from .linalg import matmul, mm, vdot
 from .pointwise import clone, mul, nan_to_num
 from .reduction import cumprod, return_type, sum
-from .reordering import diag_embed
+from ._inplace import copy_
+from .reordering import diag_embed, flip
 from .reordering import diagonal as torch_diagonal
 from .shape import constant_beside, movedim, reshape, squeeze, unsqueeze, view, zeros_of
 
@@ -66,6 +67,26 @@ def vander(x, *, N=None):
     powers = cumprod(unsqueeze(x, -1).expand(*x.shape, n - 1), -1)
     ones = constant_beside(x, np.ones(x.shape + (1,), powers.dtype.numpy))
     return cat((ones, powers), -1)
+
+
+def torch_vander(x, N=None, increasing=False):
+    """torch.vander: columns x^(N-1), ..., x^1, x^0 (increasing: the other way round), made as
+    torch makes them: ones, x copied into all but the first column, that block replaced by
+    its cumulative product, then flipped (integers and bool count in int64). Its graph is
+    torch's, whose backward refuses: cumprod's saved input is overwritten by the copy of its
+    result."""
+    if x.ndim != 1:
+        raise RuntimeError("x must be a one-dimensional tensor.")
+    n = x.shape[0] if N is None else N
+    if n < 0:
+        raise RuntimeError("N must be non-negative.")
+    dtype = _dtype.promote_types(x.dtype, _dtype.int64)
+    result = constant_beside(x, np.empty((x.shape[0], n), dtype.numpy))
+    result.fill_(1)  # (a version, as torch's: its backward fails on the versions it counts)
+    if n > 1:
+        copy_(result[:, 1:], unsqueeze(x, 1))
+        copy_(result[:, 1:], cumprod(result[:, 1:], 1))
+    return result if increasing else flip(result, (1,))
 
 
 def multi_dot(tensors, *, out=None):
@@ -527,5 +548,5 @@ def lstsq(A, B, rcond=None, *, driver=None):
 
 LINALG_FUNCTIONS = ("cond diagonal eig eigvals lstsq matrix_exp matrix_power matrix_rank multi_dot "
                     "tensorinv tensorsolve vander vecdot").split()
-FUNCTIONS = {"matrix_exp": matrix_exp, "matrix_power": matrix_power}
-METHODS = FUNCTIONS
+METHODS = {"matrix_exp": matrix_exp, "matrix_power": matrix_power}
+FUNCTIONS = {**METHODS, "vander": torch_vander}
