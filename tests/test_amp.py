@@ -595,3 +595,90 @@ def test_deprecated_dtype_functions_warn_as_torch(device):
         result, caught = _with_warnings(calls)
         return result, [(kind, text.split(" (Triggered internally")[0]) for kind, text in caught]
     assert run(tapegrad) == run(torch)
+
+
+# ---- cuda, on the device double (tests/device_double.py) -------------------------------------
+# torch's CPU build cannot run these; the expected dtypes are those of torch's cuda lists
+# (aten/src/ATen/autocast_mode.h: AT_FORALL_LOWER_PRECISION_FP, _FP32, _FP32_SET_OPT_DTYPE,
+# _PROMOTE), which differ from the cpu lists the tests above compare with torch.
+
+@pytest.fixture
+def cuda_double():
+    import device_double
+    from tapegrad import _backend
+    if _backend.backend_for("cuda") is not None:
+        pytest.skip("a cuda backend is registered already")
+    yield device_double.install(count=1)
+    device_double.uninstall()
+
+
+CUDA_CASES = {  # name: (op, dtype of a float32 input, dtype of a float16 input)
+    "mm": (lambda lib, t: lib.mm(t, t), "float16", "float16"),
+    "linear": (lambda lib, t: lib.nn.functional.linear(t, t, t[0]), "float16", "float16"),
+    "addmv": (lambda lib, t: lib.addmv(t[0], t, t[0]), "float16", "float16"),
+    "exp": (lambda lib, t: t.exp(), "float32", "float32"),
+    "log_softmax": (lambda lib, t: t.log_softmax(0), "float32", "float32"),
+    "F.softmax": (lambda lib, t: lib.nn.functional.softmax(t, 0), "float32", "float32"),
+    "sum": (lambda lib, t: t.sum(), "float32", "float32"),
+    "layer_norm": (lambda lib, t: lib.nn.functional.layer_norm(t, (4,)), "float32", "float32"),
+    "mse_loss": (lambda lib, t: lib.nn.functional.mse_loss(t, t), "float32", "float32"),
+    "atan2": (lambda lib, t: lib.atan2(t, t.float()), "float32", "float32"),
+    "relu": (lambda lib, t: t.relu(), "float32", "float16"),
+}
+
+
+@pytest.mark.parametrize("name", CUDA_CASES)
+def test_autocast_cuda_lists(cuda_double, name):
+    op, from_float32, from_float16 = CUDA_CASES[name]
+    x = tapegrad.tensor(X, device="cuda")
+    with tapegrad.autocast("cuda"):
+        got = [op(tapegrad, x).dtype, op(tapegrad, x.half()).dtype]
+    assert got == [getattr(tapegrad, from_float32), getattr(tapegrad, from_float16)]
+
+
+def test_autocast_cuda_casts_only_cuda_tensors_and_bans_bce(cuda_double):
+    x = tapegrad.tensor(X, device="cuda", requires_grad=True)
+    on_cpu = tapegrad.tensor(X)
+    with tapegrad.autocast("cuda"):
+        product = tapegrad.mm(x, x)
+        assert tapegrad.mm(on_cpu, on_cpu).dtype is tapegrad.float32
+        assert tapegrad.get_autocast_dtype("cuda") is tapegrad.float16
+        with pytest.raises(RuntimeError, match="unsafe to autocast"):
+            tapegrad.nn.functional.binary_cross_entropy(x.sigmoid(), x.sigmoid().detach())
+        probabilities = on_cpu.sigmoid()
+        assert tapegrad.nn.functional.binary_cross_entropy(probabilities, probabilities).dtype \
+            is tapegrad.float32
+    assert [type(node).__name__ for node, _ in product.grad_fn.next_functions] == [
+        "ToCopyBackward0", "ToCopyBackward0"]
+    product.float().sum().backward()
+    assert x.grad.dtype is tapegrad.float32 and x.grad.device.type == "cuda"
+
+
+def test_grad_scaler_on_cuda(cuda_double):
+    """With a cuda device GradScaler("cuda") is enabled, keeps its scale there and skips a
+    step whose gradients overflow."""
+    param = tapegrad.nn.Parameter(tapegrad.tensor([1.0, 2.0], device="cuda"))
+    optimizer = tapegrad.optim.SGD([param], lr=0.5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        scaler = tapegrad.amp.GradScaler("cuda", init_scale=4.0)
+    for factor in (1.0, float("inf")):
+        scaler.scale((param * param).sum() * factor).backward()
+        scaler.step(optimizer)
+        scaler.update()
+        optimizer.zero_grad()
+    assert scaler.is_enabled() and scaler._scale.device.type == "cuda"
+    assert scaler.get_scale() == 2.0 and param.tolist() == [0.0, 0.0]
+
+
+def test_autocast_cpu_and_cuda_regions_cast_each_device_by_its_list(cuda_double):
+    """Nested cpu and cuda regions: each tensor meets its own device type's list (exp runs
+    in float32 on cuda only; addmv runs in the lower dtype on cuda only)."""
+    on_cuda, on_cpu = tapegrad.tensor(X, device="cuda"), tapegrad.tensor(X)
+    with tapegrad.autocast("cuda"), tapegrad.autocast("cpu"):
+        assert on_cuda.half().exp().dtype is tapegrad.float32
+        assert on_cpu.bfloat16().exp().dtype is tapegrad.bfloat16
+        assert tapegrad.addmv(on_cuda[0], on_cuda, on_cuda[0]).dtype is tapegrad.float16
+        assert tapegrad.addmv(on_cpu[0], on_cpu, on_cpu[0]).dtype is tapegrad.float32
+        assert tapegrad.mm(on_cpu, on_cpu).dtype is tapegrad.bfloat16
+        assert tapegrad.mm(on_cuda, on_cuda).dtype is tapegrad.float16

@@ -188,23 +188,35 @@ class autocast:
 
 # ---- the hook (Note [Autocast]) ------------------------------------------------------------
 
-def _active_policy(name: str) -> tuple[str, str] | None:
-    """(device type, policy) of the op called `name` in this thread, if autocast casts it."""
+def _active_policy(name: str, values: Any) -> tuple[str, str] | None:
+    """(device type, policy) of the op called `name` in this thread, if autocast is on for a
+    device type some of its tensors are on (torch dispatches to that type's autocast)."""
     if _state.suspended:
         return None
     for device_type, enabled in _state.enabled.items():
         if enabled:
             kind = _policy.POLICIES.get(device_type, {}).get(name)
-            if kind is not None:
+            if kind is not None and _on_device_type(values, device_type):
                 return device_type, kind
     return None
+
+
+def _on_device_type(values: Any, device_type: str) -> bool:
+    """Whether a tensor among values (in lists and tuples too) is on device_type."""
+    for value in values:
+        if isinstance(value, Tensor):
+            if value.device.type == device_type:
+                return True
+        elif type(value) in (list, tuple) and _on_device_type(value, device_type):
+            return True
+    return False
 
 
 def _hook(name: str, args: tuple[Any, ...], kwargs: dict[str, Any] | None = None,
           function: Callable[..., Any] | None = None) -> Any:
     """A declared op's arguments, cast (function None); or a public function's result, its
     arguments cast and autocast suspended while it runs."""
-    found = _active_policy(name)
+    found = _active_policy(name, (*args, *kwargs.values()) if kwargs else args)
     if found is None:
         return args if function is None else function(*args, **kwargs or {})
     device_type, kind = found

@@ -72,7 +72,7 @@ POLICIES: dict[str, dict[str, str]] = {
              **dict.fromkeys(("addcdiv addcmul atan2 bilinear cross dot vdot grid_sampler "
                               "index_put tensordot scatter_add stack cat index_copy").split(),
                              PROMOTE),
-             "binary_cross_entropy": BANNED},
+             "binary_cross_entropy": BANNED, "_binary_cross_entropy": BANNED},
 }
 
 # torch's text for the CUDA ban (autocast_mode.cpp, binary_cross_entropy_banned)
