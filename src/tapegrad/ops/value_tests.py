@@ -33,13 +33,14 @@ def isreal(xp, input: Tensor):
 @defop(None, name="_isclose")
 def _isclose(xp, input: Tensor, other: Tensor, rtol, atol, equal_nan, default_float):
     close = input == other
-    if equal_nan and input.dtype.kind == "f":
-        close |= (input != input) & (other != other)
+    if equal_nan and input.dtype.kind in "fc":
+        close |= (input != input) & (other != other)  # a complex NaN: either part is NaN
     if rtol == 0 and atol == 0:
         return close  # zero tolerances: equality only
-    # torch's closeness error, in the tensors' float dtype; integers and bools are first cast
-    # to the default float dtype (so unsigned differences do not wrap around)
-    if input.dtype.kind != "f":
+    # torch's closeness error, in the tensors' float or complex dtype (complex moduli);
+    # integers and bools are first cast to the default float dtype (so unsigned differences
+    # do not wrap around)
+    if input.dtype.kind not in "fc":
         input, other = input.astype(default_float), other.astype(default_float)
     actual_error = xp.absolute(input - other)
     allowed_error = atol + xp.absolute(rtol * other)
