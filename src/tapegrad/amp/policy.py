@@ -41,7 +41,9 @@ _CPU_FP32 = (
     # tapegrad's ops behind public functions that report no name
     "_mse_loss _smooth_l1_loss _huber_loss _binary_cross_entropy _bce_with_logits "
     "_soft_margin_loss _prod_all _prod_dim _avg_pool3d _reflection_pad1d _reflection_pad2d "
-    "_replication_pad1d _replication_pad2d _replication_pad3d _trace _polar _cdist").split()
+    "_replication_pad1d _replication_pad2d _replication_pad3d _trace _polar _cdist "
+    "_adaptive_avg_pool3d _adaptive_max_pool3d _fractional_max_pool2d _fractional_max_pool3d "
+    "_max_pool3d _max_unpool2d _max_unpool3d _nll_loss _nll_loss2d").split()
 
 _CUDA_FP32 = (
     "acos asin cosh erfinv exp expm1 log log10 log2 log1p reciprocal rsqrt sinh tan pow "
@@ -56,7 +58,10 @@ _CUDA_FP32 = (
     # tapegrad's ops behind public functions that report no name (pow's three overloads,
     # the losses and softmax family of torch.nn.functional)
     "_pow_tensor_scalar _pow_tensor_tensor _pow_scalar_tensor _mse_loss _smooth_l1_loss "
-    "_huber_loss _bce_with_logits _soft_margin_loss _softmax _log_softmax _pdist").split()
+    "_huber_loss _bce_with_logits _soft_margin_loss _softmax _log_softmax _pdist _nll_loss "
+    "_nll_loss2d _native_group_norm _upsample_nearest1d _upsample_nearest2d "
+    "_upsample_nearest3d _upsample_linear1d _upsample_bilinear2d _upsample_trilinear3d "
+    "_upsample_bicubic2d").split()
 
 _CUDA_SET_OPT_DTYPE = ("prod softmax log_softmax cumprod cumsum linalg_vector_norm "
                        "linalg_matrix_norm sum").split()
