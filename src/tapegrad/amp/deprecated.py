@@ -6,7 +6,7 @@ import functools
 import sys
 import types
 import warnings
-from typing import Any, Callable
+from typing import Any, Callable, TypeVar
 
 from .. import _dtype
 from . import autocast_mode
@@ -103,7 +103,8 @@ def _device_enabled_functions(device: str) -> tuple[Callable[[], bool],
                       f"use torch.set_autocast_enabled('{device}', enabled) instead.",
                       DeprecationWarning, stacklevel=2)
         autocast_mode.set_autocast_enabled(device, enabled)
-    return is_enabled, set_enabled
+    return _named(is_enabled, f"is_autocast_{device}_enabled"), _named(
+        set_enabled, f"set_autocast_{device}_enabled")
 
 
 def _device_dtype_functions(name: str, device: str) -> tuple[Callable[[], _dtype.dtype],
@@ -119,7 +120,17 @@ def _device_dtype_functions(name: str, device: str) -> tuple[Callable[[], _dtype
                       f"torch.set_autocast_dtype('{device}', dtype) instead.",
                       DeprecationWarning, stacklevel=2)
         autocast_mode.set_autocast_dtype(device, dtype)
-    return get_dtype, set_dtype
+    return _named(get_dtype, f"get_autocast_{name}_dtype"), _named(
+        set_dtype, f"set_autocast_{name}_dtype")
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _named(function: F, name: str) -> F:
+    """function under its torch name (as its repr and tracebacks show)."""
+    function.__name__ = function.__qualname__ = name
+    return function
 
 
 is_autocast_cpu_enabled, set_autocast_cpu_enabled = _device_enabled_functions("cpu")
