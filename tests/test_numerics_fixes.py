@@ -75,3 +75,66 @@ def test_isclose_and_allclose_of_complex_numbers_are_torchs(input, other, equal_
         assert (tapegrad.allclose(*[both(tapegrad, value) for value in pair],
                                   equal_nan=equal_nan)
                 == torch.allclose(*[both(torch, value) for value in pair], equal_nan=equal_nan))
+
+
+# ---- the modulus of complex tensors --------------------------------------------------------
+
+def complex_samples(rng, dtype, n):
+    """Complex values of every magnitude (exponents across the whole range, subnormals
+    included), a quarter of them normal-sized, and parts that are 0, inf, NaN, the largest or
+    the smallest numbers."""
+    real_dtype = np.finfo(dtype).dtype
+    info = np.finfo(real_dtype)
+    exponents = rng.integers(info.minexp - info.nmant, info.maxexp, (2, n)).astype(float)
+    parts = (rng.uniform(1, 2, (2, n)) * np.exp2(exponents)).astype(real_dtype)
+    parts *= rng.choice(np.array([-1, 1], real_dtype), (2, n))
+    parts[:, :n // 4] = rng.standard_normal((2, n // 4))
+    special = np.array([0, -0.0, INF, -INF, NAN, 1, info.max, info.tiny,
+                        info.smallest_subnormal], real_dtype)
+    chosen = rng.random((2, n)) < 0.05
+    parts[chosen] = rng.choice(special, chosen.sum())
+    return complex_of(parts[0], parts[1], dtype)
+
+
+def agreement(ours, theirs):
+    """Which elements are bit-equal (NaN equal to NaN) and the largest gap in ulps."""
+    ours, theirs = ours.numpy().reshape(-1), theirs.numpy().reshape(-1)
+    parts = [(ours.real, theirs.real), (ours.imag, theirs.imag)] if ours.dtype.kind == "c" \
+        else [(ours, theirs)]
+    equal = np.ones(ours.shape, bool)
+    ulps = 0
+    for mine, other in parts:
+        both_nan = np.isnan(mine) & np.isnan(other)
+        equal &= (mine == other) | both_nan
+        apart = ~((mine == other) | both_nan)
+        if apart.any():
+            ulps = max(ulps, np.max(np.abs(mine[apart] - other[apart])
+                                    / np.spacing(np.abs(other[apart]))))
+    return equal, ulps
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_complex_modulus_is_torchs_hypot(dtype):
+    """torch's modulus is a hypot of the parts; NumPy's complex absolute disagreed with it for
+    about 1 value in 10. A hypot does for under 1 in 500, by 1 ulp, and never on 0, inf or NaN
+    parts. sgn divides each part by that modulus, as torch's."""
+    values = complex_samples(np.random.default_rng(7), dtype, 200_000)
+    with np.errstate(all="ignore"):
+        ours, theirs = (lib.abs(both(lib, values)) for lib in (tapegrad, torch))
+        signs = [lib.sgn(both(lib, values)) for lib in (tapegrad, torch)]
+    assert str(ours.dtype) == str(theirs.dtype) and str(signs[0].dtype) == str(signs[1].dtype)
+    equal, ulps = agreement(ours, theirs)
+    assert (~equal).mean() < 1 / 500 and ulps <= 1
+    finite_parts = np.isfinite(values.real) & np.isfinite(values.imag)
+    assert equal[~finite_parts].all()
+    assert agreement(*signs)[0][equal].all()
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_inf_norm_of_complex_is_torchs(dtype):
+    """The largest modulus of each row: NumPy's complex absolute gave torch's for 2 rows in 3."""
+    rng = np.random.default_rng(8)
+    values = complex_of(*rng.standard_normal((2, 3000, 20)), dtype)
+    ours, theirs = (lib.linalg.vector_norm(both(lib, values), float("inf"), dim=1)
+                    for lib in (tapegrad, torch))
+    assert agreement(ours, theirs)[0].mean() > 0.99

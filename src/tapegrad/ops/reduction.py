@@ -19,7 +19,7 @@ from ._summation import full_sum
 from .indexing import getitem, masked_fill, scatter_add_into_zeros, scatter_into_zeros
 from .pointwise import div_scalar, maximum, minimum, mul_scalar, where
 from .shape import constant_beside, expand, reshape, unsqueeze, zeros_of
-from .unary import abs, exp, sgn
+from .unary import abs, exp, magnitude_of, sgn
 from .._warnings import warn
 
 
@@ -850,7 +850,7 @@ def norm_of(xp, input, ord, dim, keepdim):
     every partial sum."""
     if input.dtype.name in ("float16", "bfloat16"):
         return norm_of(xp, input.astype(xp.float32), ord, dim, keepdim).astype(input.dtype)
-    magnitude = xp.abs(input)
+    magnitude = magnitude_of(xp, input)
     if ord == float("inf"):
         return xp.max(magnitude, axis=dim, keepdims=keepdim)
     if ord == float("-inf"):

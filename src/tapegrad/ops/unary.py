@@ -17,11 +17,22 @@ def _refuse_complex(kernel, input):
         raise NotImplementedError(not_implemented_for(kernel, input.dtype))
 
 
+def magnitude_of(xp, input):
+    """|input| of an array. torch's complex modulus is a hypot of the parts; NumPy's complex
+    absolute is a faster formula 1 ulp off it for about 1 value in 10, a correctly rounded
+    hypot 1 in 700 (complex64's is exact enough through complex128)."""
+    if input.dtype == xp.complex64:
+        return xp.absolute(input.astype(xp.complex128)).astype(xp.float32)
+    if input.dtype.kind == "c":
+        return xp.hypot(input.real, input.imag)
+    return xp.absolute(input)
+
+
 @defop("AbsBackward0", save=("input",))
 def abs(xp, input: Tensor):
     if input.dtype.kind == "b":
         raise NotImplementedError(not_implemented_for("abs_cpu", input.dtype))
-    return xp.absolute(input)
+    return magnitude_of(xp, input)
 
 
 abs.derivatives(input=lambda ctx: ctx.grad * sgn(ctx.input))
@@ -47,8 +58,14 @@ def sgn(xp, input: Tensor):
     """sign, which torch extends to complex numbers (x / |x|, 0 at 0); the same for real
     tensors."""
     if input.dtype.kind == "c":
-        magnitude = xp.absolute(input)
-        return xp.where(magnitude == 0, 0, input / xp.where(magnitude == 0, 1, magnitude))
+        # each part over the modulus, as torch (a complex division rounds otherwise)
+        magnitude = magnitude_of(xp, input)
+        origin = magnitude == 0
+        magnitude[origin] = 1
+        result = xp.empty_like(input)
+        result.real = xp.where(origin, 0, input.real / magnitude)
+        result.imag = xp.where(origin, 0, input.imag / magnitude)
+        return result
     return sign.forward(xp, input)
 
 

@@ -4,6 +4,7 @@ from .. import _dtype
 from .._tensor import Tensor
 from ._define import defop
 from .pointwise import require_tensors
+from .unary import magnitude_of
 
 
 @defop(None)
@@ -42,8 +43,8 @@ def _isclose(xp, input: Tensor, other: Tensor, rtol, atol, equal_nan, default_fl
     # do not wrap around)
     if input.dtype.kind not in "fc":
         input, other = input.astype(default_float), other.astype(default_float)
-    actual_error = xp.absolute(input - other)
-    allowed_error = atol + xp.absolute(rtol * other)
+    actual_error = magnitude_of(xp, input - other)
+    allowed_error = atol + magnitude_of(xp, rtol * other)
     return close | (xp.isfinite(actual_error) & (actual_error <= allowed_error))
 
 
