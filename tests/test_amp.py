@@ -154,8 +154,6 @@ MIXED_CASES = {
     "einsum": lambda lib, a, b: lib.einsum("ij,jk", a, b),
 }
 MIXED_XFAILS = {
-    "@": "Tensor.__matmul__ calls the unwrapped matmul, whose dtype check refuses the mix "
-         "before any op reaches the hook",
     "einsum": "einsum reports no name to the hook and its bmm's dtype check refuses the mix",
 }
 

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from typing_extensions import Self, TypeIs
 
     from .autograd.graph import Node, RemovableHandle, TensorHook
+    from .storage import TypedStorage, UntypedStorage
 
     # Tensor's own methods bool, int, float and type hide Python's inside the class body.
     _bool = builtins.bool
@@ -667,8 +668,32 @@ class Tensor(TensorMethods):
 
     def data_ptr(self) -> _int:
         if type(self._data) is not np.ndarray:
-            return self._data.data.ptr  # a device array's memory pointer
+            device_array: Any = self._data
+            return device_array.data.ptr  # a device array's memory pointer (a MemoryPointer)
         return self._data.__array_interface__["data"][0]
+
+    # ---- storage (storage.py) -------------------------------------------------------------
+    def untyped_storage(self) -> UntypedStorage:
+        from . import storage
+        return storage.untyped_storage_of(self)
+
+    def storage(self) -> TypedStorage:
+        from . import storage
+        storage._warn_typed_storage()
+        return storage.TypedStorage(wrap_storage=self.untyped_storage(), dtype=self.dtype,
+                                    _internal=True)
+
+    def storage_type(self) -> Any:  # the legacy class: torch.FloatStorage, ...
+        from . import storage
+        return storage.storage_type(self)
+
+    def set_(self, *args: Any, **kwargs: Any) -> Tensor:  # (source, storage_offset, size, stride)
+        from . import storage
+        return storage.set_(self, *args, **kwargs)
+
+    def is_set_to(self, tensor: Tensor) -> _bool:
+        from . import storage
+        return storage.is_set_to(self, tensor)
 
     # ---- in-place -------------------------------------------------------------------------
     def zero_(self) -> Tensor:
@@ -820,13 +845,13 @@ class Tensor(TensorMethods):
 
     def __matmul__(self, other: _Operand) -> Tensor:
         try:
-            return ops.matmul(self, other)
+            return _matmul(self, other)
         except TypeError:
             return NotImplemented
 
     def __rmatmul__(self, other: Tensor) -> Tensor:
         try:
-            return ops.matmul(other, self)
+            return _matmul(other, self)
         except TypeError:
             return NotImplemented
 
@@ -1021,3 +1046,13 @@ if TYPE_CHECKING:
 else:
     from . import ops  # noqa: E402  (ops import Tensor: this module must exist first)
 from ._creation import assigned_value  # noqa: E402  (loaded by ops)
+from .ops import _checks  # noqa: E402
+
+
+def _matmul(input: Tensor, other: Any) -> Tensor:
+    """@: matmul, through autocast's hook while autocast is on anywhere (it casts before
+    matmul's dtype check, as torch's @ is cast)."""
+    hook = _checks.autocast_hook
+    if hook is None:
+        return ops.matmul(input, other)
+    return hook("matmul", (input, other), None, ops.matmul)
