@@ -59,11 +59,17 @@ _AUTOCAST_DEPRECATED = (
     "set_autocast_xla_dtype", "set_autocast_xla_enabled")
 _LAZY.update(amp="amp", cpu="cpu", **dict.fromkeys(_AUTOCAST_STATE, "amp.autocast_mode"),
              **dict.fromkeys(_AUTOCAST_DEPRECATED, "amp.deprecated"))
+# storages: for code that reaches under tensors to their memory
+_STORAGES = ("BFloat16Storage", "BoolStorage", "ByteStorage", "CharStorage",
+             "ComplexDoubleStorage", "ComplexFloatStorage", "DoubleStorage", "FloatStorage",
+             "HalfStorage", "IntStorage", "LongStorage", "ShortStorage", "TypedStorage",
+             "UntypedStorage")
+_LAZY.update(storage="storage", **dict.fromkeys(_STORAGES, "storage"))
 
 
 if TYPE_CHECKING:  # what the loops above and the lazy imports bind, for type checkers
-    from . import (_functions, amp, cpu, distributions, explain, jit, serialization, testing,
-                   viz)
+    from . import (_functions, amp, cpu, distributions, explain, jit, serialization, storage,
+                   testing, viz)
     from .amp.autocast_mode import (autocast, autocast_decrement_nesting,
                                     autocast_increment_nesting, clear_autocast_cache,
                                     get_autocast_dtype, is_autocast_cache_enabled,
@@ -78,6 +84,10 @@ if TYPE_CHECKING:  # what the loops above and the lazy imports bind, for type ch
                                  set_autocast_xla_dtype, set_autocast_xla_enabled)
     from ._functions import *  # noqa: F403  (their signatures, written by tools/stubs.py)
     from .serialization import load, save
+    from .storage import (BFloat16Storage, BoolStorage, ByteStorage, CharStorage,
+                          ComplexDoubleStorage, ComplexFloatStorage, DoubleStorage, FloatStorage,
+                          HalfStorage, IntStorage, LongStorage, ShortStorage, TypedStorage,
+                          UntypedStorage)
 else:  # a module __getattr__ would make every unknown name Any to a type checker
     def __getattr__(name):
         if name not in _LAZY:
@@ -112,7 +122,10 @@ def result_type(tensor1, tensor2):
 # The public names, for `from tapegrad import *` and for type checkers (which, in a typed
 # package, count an imported name as public only when listed): these, and the ops.
 __all__ = [
-    "Generator", "Size", "Tensor", "arange", "are_deterministic_algorithms_enabled",
+    "BFloat16Storage", "BoolStorage", "ByteStorage", "CharStorage", "ComplexDoubleStorage",
+    "ComplexFloatStorage", "DoubleStorage", "FloatStorage", "Generator", "HalfStorage",
+    "IntStorage", "LongStorage", "ShortStorage", "Size", "Tensor", "TypedStorage",
+    "UntypedStorage", "arange", "are_deterministic_algorithms_enabled",
     "as_tensor", "autocast", "autocast_decrement_nesting", "autocast_increment_nesting",
     "bfloat16", "clear_autocast_cache", "get_autocast_cpu_dtype", "get_autocast_dtype",
     "get_autocast_gpu_dtype", "get_autocast_ipu_dtype", "get_autocast_xla_dtype",
