@@ -293,6 +293,49 @@ def _writable(array):
     return array.copy()
 
 
+NOT_WRITABLE_BUFFER_WARNING = (
+    "The given buffer is not writable, and PyTorch does not support non-writable tensors. This "
+    "means you can write to the underlying (supposedly non-writable) buffer using the tensor. "
+    "You may want to copy the buffer to protect its data or make it writable before converting "
+    "it to a tensor. This type of warning will be suppressed for the rest of this program.")
+
+
+def frombuffer(buffer: Any, *, dtype: Optional[_dtype.dtype] = None, count: int = -1,
+               offset: int = 0, requires_grad: builtins.bool = False) -> Tensor:
+    """A 1-D tensor over count elements of buffer's bytes from offset, sharing them (its
+    storage is those bytes). Unlike torch, a read-only buffer is copied, with torch's warning:
+    tapegrad's rule for read-only memory (see _writable)."""
+    if dtype is None:
+        raise TypeError('frombuffer() missing 1 required positional arguments: "dtype"')
+    try:
+        view = memoryview(buffer)
+    except TypeError:
+        raise ValueError("object does not implement Python buffer protocol.") from None
+    if not view.c_contiguous:
+        raise RuntimeError("could not retrieve buffer from object")
+    length, itemsize = view.nbytes, dtype.itemsize
+    if length == 0 or count == 0:
+        raise ValueError(f"both buffer length ({length}) and count ({count}) must not be 0")
+    if not 0 <= offset < length:
+        raise ValueError(f"offset ({offset} bytes) must be non-negative and no greater than "
+                         f"buffer length ({length} bytes) minus 1")
+    if count < 0:
+        if (length - offset) % itemsize:
+            raise ValueError(f"buffer length ({length - offset} bytes) after offset ({offset} "
+                             f"bytes) must be a multiple of element size ({itemsize})")
+        count = (length - offset) // itemsize
+    elif offset + count * itemsize > length:
+        raise ValueError(f"requested buffer length ({count} * {itemsize} bytes) after offset "
+                         f"({offset} bytes) must not be greater than actual buffer length "
+                         f"({length} bytes)")
+    # over the memoryview, so that the storage is these bytes alone, as torch's
+    array = np.frombuffer(view.cast("B"), dtype.numpy, count, offset)
+    if view.readonly:
+        warn(NOT_WRITABLE_BUFFER_WARNING, UserWarning)
+        array = array.copy()
+    return _new(array, None, requires_grad)
+
+
 def _filled(size, value, dtype, requires_grad, out=None):
     dtype = dtype or (out.dtype if out is not None else _dtype.get_default_dtype())
     array = _allocated(size, dtype.numpy)
