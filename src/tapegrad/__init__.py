@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING
 from . import (accelerator, autograd, backends, cuda, fft, func, interop, linalg, masked, nn,
                optim, random, return_types, signal, special, utils)
 from ._creation import (arange, as_tensor, empty, empty_like, empty_permuted, empty_strided, eye,
-                        from_numpy, full, full_like, linspace, logspace, ones, ones_like, rand,
-                        rand_like, randint, randint_like, randn, randn_like, randperm,
-                        scalar_tensor, tensor, zeros, zeros_like)
+                        from_numpy, frombuffer, full, full_like, linspace, logspace, ones,
+                        ones_like, rand, rand_like, randint, randint_like, randn, randn_like,
+                        randperm, scalar_tensor, tensor, zeros, zeros_like)
 from ._device import get_default_device, set_default_device
 from ._legacy_tensor_types import CPU_TYPES
 from ._layout import (channels_last, channels_last_3d, contiguous_format, layout, memory_format,
@@ -137,7 +137,7 @@ __all__ = [
     "complex128", "complex64", "contiguous_format", "default_generator", "device", "double",
     "dtype", "empty", "empty_like", "empty_permuted", "empty_strided", "enable_grad", "eye",
     "finfo", "float", "float16", "float32", "float64", "from_dlpack", "from_numpy",
-    "from_torch", "full", "full_like", "get_default_device", "get_default_dtype",
+    "from_torch", "frombuffer", "full", "full_like", "get_default_device", "get_default_dtype",
     "get_float32_matmul_precision", "get_printoptions", "get_rng_state", "half", "iinfo",
     "inference_mode", "initial_seed", "int", "int16", "int32", "int64", "int8",
     "is_anomaly_check_nan_enabled", "is_anomaly_enabled",
