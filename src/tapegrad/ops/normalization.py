@@ -110,12 +110,34 @@ def _channel_shape(ndim):
 
 
 def _check_parameter_dtypes(input, *parameters):
-    for parameter in parameters:
-        if parameter is not None and parameter.dtype is not input.dtype:
-            if input.dtype.name == "float32":
-                raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of "
-                                   "Float")
-            raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+    """torch's CPU rule (mixed_data_type.h): the first given parameter's dtype decides. If it
+    is the input's, every parameter must share it; if not, the parameters must all be float32
+    and the input bfloat16 or float16 (computed in float32, the result in the input's dtype)."""
+    given = [parameter for parameter in parameters if parameter is not None]
+    if not given or given[0].dtype is input.dtype:
+        for parameter in given:
+            if parameter.dtype is not input.dtype:
+                raise RuntimeError(f"expected scalar type {input.dtype.legacy_name} but found "
+                                   f"{parameter.dtype.legacy_name}")
+        return
+    if any(parameter.dtype.name != "float32" for parameter in given):
+        raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+    if input.dtype.itemsize != 2 or not input.dtype.is_floating_point:
+        raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+
+
+def _statistics_dtype(input, *parameters):
+    """The dtype of a norm's saved mean and 1/std: float32 for a half-precision input with
+    float32 parameters (torch's param_scalar_type), else the input's."""
+    given = [parameter for parameter in parameters if parameter is not None]
+    return given[0].dtype if given else input.dtype
+
+
+def _in_parameter_dtypes(grads, input_dtype, parameter_dtype):
+    """(input, weight, bias) gradients: the input's in its dtype, the parameters' in theirs,
+    which is the statistics' dtype (float32 weights of a bfloat16 input get float32 ones)."""
+    return tuple(None if grad is None else grad.astype(dtype, copy=False) for grad, dtype in
+                 zip(grads, (input_dtype, parameter_dtype, parameter_dtype)))
 
 
 # ---- layer_norm ----------------------------------------------------------------------------
@@ -132,9 +154,10 @@ def _native_layer_norm(xp, input: Tensor, normalized_shape, weight: Tensor, bias
         result *= weight.reshape(-1)
     if bias is not None:
         result += bias.reshape(-1)
-    stats_shape = lead + (1,) * len(normalized_shape)
-    return tuple(a.reshape(shape).astype(input.dtype, copy=False) for a, shape in
-                 ((result, input.shape), (mean, stats_shape), (rstd, stats_shape)))
+    stats_shape, stats_dtype = lead + (1,) * len(normalized_shape), _statistics_dtype(
+        input, weight, bias)
+    return (result.reshape(input.shape).astype(input.dtype, copy=False),
+            *(a.reshape(stats_shape).astype(stats_dtype, copy=False) for a in (mean, rstd)))
 
 
 def _layer_norm_dims(ndim, normalized_shape):
@@ -188,7 +211,7 @@ def _native_layer_norm_backward(xp, grad_out: Tensor, input: Tensor, normalized_
     if output_mask[0]:  # last: it takes x_hat's place
         scaled = grad_rows if weight is None else grad_rows * weight.reshape(-1)
         grads[0] = _standardized_rows_grad(xp, scaled, x_hat, rstd).reshape(input.shape)
-    return tuple(grad.astype(grad_out.dtype, copy=False) for grad in grads)
+    return _in_parameter_dtypes(grads, grad_out.dtype, mean.dtype)
 
 
 def _layer_norm_double_backward(ctx):
@@ -301,11 +324,12 @@ def _native_batch_norm(xp, input: Tensor, weight: Tensor, bias: Tensor, running_
     new = (1 - momentum) * old + momentum * batch statistic (unbiased variance). Half
     precision is computed in float32 (Note [Row kernels])."""
     shape, dtype = _channel_shape(input.ndim), input.dtype
+    stats_dtype = _statistics_dtype(input, weight, bias, running_mean, running_var)
     input = _in_compute_dtype(input)
     if not training:
         mean, rstd = _running_statistics(xp, _in_compute_dtype(running_mean),
                                          _in_compute_dtype(running_var), eps, shape)
-        empty = xp.zeros(0, dtype)
+        empty = xp.zeros(0, stats_dtype)
         return _scale_and_shift(input, mean, rstd, weight, bias, shape, dtype), empty, empty
     axes = (0,) + tuple(range(2, input.ndim))
     mean, var = _moments(input, axes)
@@ -316,7 +340,8 @@ def _native_batch_norm(xp, input: Tensor, weight: Tensor, bias: Tensor, running_
             _update_running(stats, batch.ravel(), momentum)
     rstd = 1 / xp.sqrt(var + eps)
     return (_scale_and_shift(input, mean, rstd, weight, bias, shape, dtype),
-            mean.ravel().astype(dtype, copy=False), rstd.ravel().astype(dtype, copy=False))
+            mean.ravel().astype(stats_dtype, copy=False),
+            rstd.ravel().astype(stats_dtype, copy=False))
 
 
 def _update_running(stats, batch, momentum):
@@ -412,7 +437,7 @@ def _native_batch_norm_backward(xp, grad_out: Tensor, input: Tensor, weight: Ten
             count = input.size // input.shape[1]
             grads[0] -= x_hat * (gain * along / count)
             grads[0] -= gain * total / count
-    return tuple(grad.astype(dtype, copy=False) for grad in grads)
+    return _in_parameter_dtypes(grads, dtype, save_mean.dtype)
 
 
 def _batch_norm_double_backward(ctx):
@@ -553,8 +578,9 @@ def _native_group_norm(xp, input: Tensor, weight: Tensor, bias: Tensor, N, C, Hx
         per_channel *= weight[:, None]
     if bias is not None:
         per_channel += bias[:, None]
-    return tuple(a.reshape(shape).astype(input.dtype, copy=False) for a, shape in
-                 ((result, input.shape), (mean, (N, group)), (rstd, (N, group))))
+    stats_dtype = _statistics_dtype(input, weight, bias)
+    return (result.reshape(input.shape).astype(input.dtype, copy=False),
+            *(a.reshape(N, group).astype(stats_dtype, copy=False) for a in (mean, rstd)))
 
 
 def _group_norm_statistics(ctx):
@@ -605,9 +631,8 @@ def _group_norm_array_grads(ctx):
             if grad_mean is not None or grad_rstd is not None:
                 grad += statistics_terms
         grads[0] = grad.reshape(ctx.input_shape)
-    ctx.array_grads = _in_kind(ctx, [None if grad is None else grad.astype(input.dtype,
-                                                                          copy=False)
-                                     for grad in grads])
+    parameter_dtype = _statistics_dtype(input, weight)
+    ctx.array_grads = _in_kind(ctx, _in_parameter_dtypes(grads, input.dtype, parameter_dtype))
     return ctx.array_grads
 
 
