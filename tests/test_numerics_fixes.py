@@ -2,6 +2,7 @@
 complex magnitudes, the strides of empty tensors, uniform_ over the widest float ranges and
 randint over int64 ranges of every size."""
 import zlib
+from contextlib import nullcontext
 
 import numpy as np
 import pytest
@@ -138,3 +139,55 @@ def test_inf_norm_of_complex_is_torchs(dtype):
     ours, theirs = (lib.linalg.vector_norm(both(lib, values), float("inf"), dim=1)
                     for lib in (tapegrad, torch))
     assert agreement(ours, theirs)[0].mean() > 0.99
+
+
+# ---- strides of empty tensors --------------------------------------------------------------
+
+EMPTY_FACTORIES = {
+    "empty": lambda lib: lib.empty((0, 6)),
+    "empty-1d": lambda lib: lib.empty(0),
+    "empty-3d": lambda lib: lib.empty(3, 0, 2, dtype=lib.int16),
+    "empty-channels-last": lambda lib: lib.empty(0, 3, 2, 2, memory_format=lib.channels_last),
+    "zeros": lambda lib: lib.zeros((0, 6)),
+    "zeros-all-empty": lambda lib: lib.zeros(0, 0, 0),
+    "ones": lambda lib: lib.ones(3, 0, 2),
+    "full": lambda lib: lib.full((2, 0), 1.0),
+    "eye": lambda lib: lib.eye(0, 3),
+    "eye-columns": lambda lib: lib.eye(3, 0),
+    "tensor": lambda lib: lib.tensor([[], []]),
+    "tensor-int": lambda lib: lib.tensor([[], [], []], dtype=lib.int32),
+    "tensor-of-tensor": lambda lib: lib.tensor(lib.zeros(0, 3)),
+    "tensor-of-transposed": lambda lib: lib.tensor(lib.zeros(6, 0).t(), dtype=lib.int64),
+    "tensor-of-ndarray": lambda lib: lib.tensor(np.zeros((0, 3))),
+    "as_tensor-of-ndarray": lambda lib: lib.as_tensor(np.zeros((0, 3))),
+    "empty_like": lambda lib: lib.empty_like(lib.zeros(0, 6)),
+    "empty_like-strided": lambda lib: lib.empty_like(lib.empty_strided((0, 3), (1, 0))),
+    "zeros_like-transposed": lambda lib: lib.zeros_like(lib.zeros(6, 0).t()),
+    "ones_like": lambda lib: lib.ones_like(lib.empty(4, 0, 3)),
+    "full_like": lambda lib: lib.full_like(lib.zeros(0, 5), 2.0),
+    "rand_like": lambda lib: lib.rand_like(lib.zeros(0, 6)),
+    "new_empty": lambda lib: lib.zeros(2).new_empty((0, 4)),
+    "new_zeros": lambda lib: lib.zeros(2).new_zeros(0, 3),
+    "new_ones": lambda lib: lib.zeros(2).new_ones(5, 0),
+    "new_full": lambda lib: lib.zeros(2).new_full((0, 2), 3.0),
+    "new_empty_strided": lambda lib: lib.zeros(1).new_empty_strided((0, 4), (4, 1)),
+    "empty_strided": lambda lib: lib.empty_strided((0, 6), (1, 0)),
+    "empty_permuted": lambda lib: lib.empty_permuted((2, 0, 3), (2, 0, 1)),
+    "rand": lambda lib: lib.rand(0, 3),
+    "randn": lambda lib: lib.randn(2, 0, 3),
+    "reshape": lambda lib: lib.zeros(0, 6).reshape(3, 0, 2),
+    "view": lambda lib: lib.zeros(0, 6).view(6, 0),
+    "contiguous-of-transposed": lambda lib: lib.zeros(0, 6).t().contiguous(),
+    "expand": lambda lib: lib.zeros(1, 6).expand(0, 6),
+    "slice": lambda lib: lib.zeros(3, 6)[:0],
+}
+
+
+@pytest.mark.parametrize("name", EMPTY_FACTORIES)
+def test_empty_tensors_have_torchs_strides(name):
+    make = EMPTY_FACTORIES[name]
+    with pytest.warns(UserWarning) if name.startswith("tensor-of-t") else nullcontext():
+        ours = make(tapegrad)
+    theirs = make(torch)
+    assert (ours.shape, ours.stride(), ours.is_contiguous(), str(ours.dtype)) == (
+        tuple(theirs.shape), theirs.stride(), theirs.is_contiguous(), str(theirs.dtype))

@@ -17,7 +17,7 @@ import numpy as np
 
 from . import _backend, _device, _dtype, _random
 from ._device import tensor_device
-from ._layout import laid_out
+from ._layout import laid_out, preserve_format
 from ._tensor import Tensor
 from .ops._checks import as_int, int_list, is_number, overload_error, type_name
 from ._warnings import warn
@@ -198,7 +198,7 @@ def _empty_of_leaves(plain, shape):
             raise RuntimeError(f"Could not infer dtype of {type(leaf).__name__}")
         if isinstance(leaf, complex):
             kind = np.complex128
-    return np.empty(shape, kind)
+    return _allocated(shape, np.dtype(kind))
 
 
 def _check_nested_lengths(data, shape, dim, list_as_number):
@@ -240,6 +240,9 @@ def _copy_of(data, dtype, device, requires_grad, pin_memory, warn_as):
     if isinstance(data, Tensor):
         warn(COPY_CONSTRUCT_WARNING.format(warn_as), UserWarning)
         tensor_device(device, None, pin_memory)
+        if data.numel() == 0 and type(data._data) is np.ndarray:  # its strides, as torch's
+            return _new(_empty_with_strides(data.shape, data.stride(), (dtype or data.dtype).numpy),
+                        None, requires_grad)
         return _new(data._data.copy(), dtype, requires_grad)
     plain = _unwrap_nested(data)
     array = _array_of(plain, dtype)
@@ -251,6 +254,9 @@ def _copy_of(data, dtype, device, requires_grad, pin_memory, warn_as):
                             else "'complex' object cannot be interpreted as an integer")
         _check_fits(array, dtype, dtype.name)
     tensor_device(device, None, pin_memory)  # torch reads the data first
+    if array.size == 0 and not isinstance(data, np.ndarray):
+        # nested lists: torch's contiguous strides, which NumPy zeroes (an ndarray's are kept)
+        array = _allocated(array.shape, dtype.numpy)
     return _new(array, dtype, requires_grad)
 
 
@@ -351,6 +357,8 @@ def _allocated(size, numpy_dtype):
     nbytes = count * numpy_dtype.itemsize
     if nbytes >= 2**63 or count >= 2**63:
         raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)}")
+    if count == 0:
+        return _empty_with_strides(tuple(size), _contiguous_strides(size), numpy_dtype)
     try:
         return np.empty(size, numpy_dtype)
     except (MemoryError, ValueError):
@@ -358,6 +366,21 @@ def _allocated(size, numpy_dtype):
             "[enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't allocate "
             f"memory: you tried to allocate {nbytes} bytes. Error code 12 (Cannot allocate "
             "memory)") from None
+
+
+def _contiguous_strides(size):
+    """torch's row-major element strides of size, a dim of size 0 counted as 1."""
+    strides, step = [], 1
+    for n in reversed(size):
+        strides.append(step)
+        step *= builtins.max(n, 1)
+    return tuple(reversed(strides))
+
+
+def _empty_with_strides(size, stride, numpy_dtype):
+    """A zero-size array with torch's element strides: NumPy gives a new one zero strides."""
+    buffer = np.empty(0, numpy_dtype)
+    return np.ndarray(size, buffer.dtype, buffer, strides=[s * buffer.itemsize for s in stride])
 
 
 # torch names the C++ type a fill value does not fit
@@ -482,7 +505,7 @@ def empty_permuted(size: Any, physical_layout: Any, *, dtype: Optional[_dtype.dt
     if len(set(order)) != len(order):
         raise RuntimeError("Duplicate dim not allowed")
     dtype = dtype or _dtype.get_default_dtype()
-    physical = np.empty([size[dim] for dim in order], dtype.numpy)
+    physical = _allocated([size[dim] for dim in order], dtype.numpy)
     return _new(physical.transpose(np.argsort(order)), None, requires_grad)
 
 
@@ -507,7 +530,8 @@ def eye(n: int, m: Optional[int] = None, *, out: Optional[Tensor] = None,
         if value < 0:
             raise RuntimeError(f"{name} must be greater or equal to 0, got {value}")
     dtype = dtype or _dtype.get_default_dtype()
-    return _new(np.eye(n, m, dtype=dtype.numpy), None, requires_grad, out)
+    array = np.eye(n, m, dtype=dtype.numpy) if n and m else _allocated((n, m), dtype.numpy)
+    return _new(array, None, requires_grad, out)
 
 
 _NO_END = object()  # arange(end): an end of None is refused, as torch
@@ -722,6 +746,9 @@ def _like_array(input, dtype, device, memory_format, pin_memory, name):
     dtype = dtype or input.dtype
     if target.type != "cpu" or _backend.on_device(input._data):
         return _backend.empty(input._data.shape, dtype.numpy, target), dtype
+    if input._data.size == 0 and memory_format in (None, preserve_format):
+        # torch keeps an empty input's strides, which NumPy's empty_like would zero
+        return _empty_with_strides(input.shape, input.stride(), dtype.numpy), dtype
     array = np.empty_like(input._data, dtype=dtype.numpy)
     return laid_out(array, memory_format), dtype
 
