@@ -262,7 +262,8 @@ def _storage_geometry(array):
             and shift >= 0 and shift % itemsize == 0
             and all(s >= 0 and s % itemsize == 0 for s in array.strides))
     if not fits:
-        array = array.copy(order="C")  # a storage of its own
+        if array.size:  # an empty array keeps its strides: NumPy's copy would zero them
+            array = array.copy(order="C")  # a storage of its own
         return array, 0, tuple(s // itemsize for s in array.strides)
     return owner, shift // itemsize, tuple(s // itemsize for s in array.strides)
 
