@@ -17,6 +17,7 @@ from .pointwise import where
 from .reduction import amax, amin, prod, return_type, sum, vector_norm
 from .reordering import diag_embed, diagonal, tril
 from .shape import constant_beside, permute, transpose, unsqueeze, zeros_of
+from .unary import log
 from .._warnings import warn
 
 
@@ -39,17 +40,37 @@ svd_return = return_type("svd", ("U", "S", "V"))
 
 # ---- shared checks and helpers -------------------------------------------------------------
 
-def _check_matrices(name, A, square=True, dtype=None):
-    """Batches of (square) float matrices; dtype: the one A will be computed in, if not A's."""
+def _check_matrices(name, A, square=True, dtype=None, low_precision=True):
+    """Batches of (square) float matrices; dtype: the one A will be computed in, if not A's;
+    low_precision: whether float16 and bfloat16 pass (torch's linalg checks say when not)."""
     if A.ndim < 2:
         raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
+    if square and A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"{name}: A must be batches of square matrices, but they are "
+                           f"{A.shape[-2]} by {A.shape[-1]} matrices")
     dtype = dtype or A.dtype
     if not (dtype.is_floating_point or dtype.is_complex):
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got "
                            f"{dtype.legacy_name}")
-    if square and A.shape[-1] != A.shape[-2]:
-        raise RuntimeError(f"{name}: A must be batches of square matrices, but they are "
-                           f"{A.shape[-2]} by {A.shape[-1]} matrices")
+    if not (low_precision or is_lapack_dtype(dtype)):
+        raise RuntimeError(f"{name}: Low precision dtypes not supported. Got {dtype.legacy_name}")
+
+
+def is_lapack_dtype(dtype):
+    """Whether LAPACK computes in dtype: float32, float64, complex64 or complex128."""
+    return dtype in _LAPACK_DTYPES
+
+
+_LAPACK_DTYPES = (_dtype.float32, _dtype.float64, _dtype.complex64, _dtype.complex128)
+
+
+def check_lapack(kernel, *tensors):
+    """Tensors of dtypes LAPACK takes, or torch's error naming the CPU kernel that refuses
+    the first other one (integers, bool, float16, bfloat16)."""
+    for tensor in tensors:
+        if not is_lapack_dtype(tensor.dtype):
+            raise NotImplementedError(f'"{kernel}" not implemented for '
+                                      f"'{tensor.dtype.legacy_name}'")
 
 
 def _failure(xp, name, batched, info, problem):
@@ -130,7 +151,7 @@ _inv.derivatives(A=lambda ctx: -matmul(_mH(ctx.result), matmul(ctx.grad, _mH(ctx
 
 def inv(A, *, out=None):
     """The inverse of each square matrix in A."""
-    _check_matrices("linalg.inv", A)
+    _check_matrices("linalg.inv", A, low_precision=False)
     return _inv(A)
 
 
@@ -185,6 +206,7 @@ _det.derivatives(A=_det_backward)
 def det(A, *, out=None):
     """The determinant of each square matrix in A."""
     _check_matrices("linalg.det", A)
+    check_lapack("lu_cpu", A)
     return _det(A)
 
 
@@ -219,7 +241,7 @@ _slogdet.derivatives(A=_slogdet_backward)
 
 def slogdet(A, *, out=None):
     """(sign, log|det|) of each square matrix: log|det| without overflow."""
-    _check_matrices("linalg.slogdet", A)
+    _check_matrices("linalg.slogdet", A, low_precision=False)
     return linalg_slogdet_return(*_slogdet(A))
 
 
@@ -229,8 +251,11 @@ def torch_slogdet(input):
 
 
 def logdet(input):
-    """log det(input): nan for a negative determinant, as torch."""
+    """log det(input): nan for a negative determinant, as torch; complex: log(sign) + log|det|."""
+    _check_matrices("logdet", input, low_precision=False)
     sign, logabsdet = slogdet(input)
+    if input.dtype.is_complex:
+        return log(sign) + logabsdet
     return where(sign == -1, math.nan, logabsdet)
 
 
@@ -288,6 +313,7 @@ def check_solve(A, B, left):
         raise RuntimeError("linalg.solve: Incompatible shapes of A and B for the equation "
                            f"{'AX = B' if left else 'XA = B'} ({A.shape[-2]}x{A.shape[-1]} and "
                            f"{rhs[-2]}x{rhs[-1]})")
+    check_lapack("lu_cpu", A)
 
 
 # ---- cholesky ------------------------------------------------------------------------------
@@ -355,6 +381,7 @@ def cholesky(A, *, upper=False, out=None):
     """The Cholesky factor L (A = L L^T) of each symmetric positive-definite matrix, or U = L^T
     with upper=True; reads only the lower (upper) triangle of A."""
     _check_matrices("linalg.cholesky", A)
+    check_lapack("cholesky_cpu", A)
     return _cholesky(A, upper)
 
 
@@ -372,9 +399,7 @@ def torch_cholesky(input, upper=False, *, out=None):
     floating = input.dtype.is_floating_point or input.dtype.is_complex
     # torch checks the shape first; then its kernel, not the linalg check, refuses the dtype
     _check_matrices("cholesky", input, dtype=None if floating else _dtype.float64)
-    if not floating:
-        raise NotImplementedError(f"\"cholesky_cpu\" not implemented for "
-                                  f"'{input.dtype.legacy_name}'")
+    check_lapack("cholesky_cpu", input)
     return _legacy_cholesky(input, upper)
 
 
@@ -445,6 +470,7 @@ def qr(A, mode="reduced", *, out=None):
         raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of "
                            "'reduced' (default), 'r', or 'complete'")
     _check_matrices("linalg.qr", A, square=False)
+    check_lapack("geqrf_cpu", A)
     return linalg_qr_return(*_qr(A, mode))
 
 
@@ -500,10 +526,8 @@ _eigh.derivatives(A=_eigh_backward)
 
 
 def _check_eigh(A, UPLO):
-    if not (A.dtype.is_floating_point or A.dtype.is_complex):
-        raise NotImplementedError(f'"linalg_eigh_cpu" not implemented for '
-                                  f"'{A.dtype.legacy_name}'")
-    _check_matrices("linalg.eigh", A)
+    _check_matrices("linalg.eigh", A, dtype=_dtype.float64)  # its kernel refuses integers
+    check_lapack("linalg_eigh_cpu", A)
     if UPLO not in ("L", "U"):
         raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
 
@@ -598,11 +622,13 @@ _svd.derivatives(A=_svd_backward)
 def svd(A, full_matrices=True, *, driver=None, out=None):
     """A = U diag(S) Vh, singular values descending."""
     _check_matrices("linalg.svd", A, square=False)
+    check_lapack("linalg_svd_cpu", A)
     return linalg_svd_return(*_svd(A, full_matrices))
 
 
 def svdvals(A, *, driver=None, out=None):
     _check_matrices("linalg.svd", A, square=False)  # torch's texts name svd
+    check_lapack("linalg_svd_cpu", A)
     return _svd(A, False)[1]
 
 
@@ -660,7 +686,7 @@ _pinv.derivatives(A=lambda ctx: pinv_backward(ctx.grad, ctx.result, ctx.A))
 def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None, out=None):
     """Moore-Penrose pseudoinverse; singular values <= max(atol, rtol * largest) count as 0
     (rcond is rtol's older name)."""
-    if A.ndim < 2 or not (A.dtype.is_floating_point or A.dtype.is_complex):
+    if A.ndim < 2 or not is_lapack_dtype(A.dtype):
         raise RuntimeError(f"linalg.pinv({A.dtype.legacy_name}{{{list(A.shape)}}}): expected a "
                            "tensor with 2 or more dimensions of float, double, cfloat or cdouble "
                            "types")
@@ -685,7 +711,12 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
     if dtype is not None and not (dtype.is_floating_point or dtype.is_complex):
         raise RuntimeError("linalg.matrix_norm: dtype should be floating point or complex, but "
                            f"got {dtype.legacy_name}")
-    _check_matrices("linalg.matrix_norm", A, square=False)  # torch: even with a float dtype
+    if ord not in ("fro", "nuc", 1, -1, 2, -2, _INF, -_INF):
+        shown = int(ord) if isinstance(ord, float) and ord.is_integer() else ord
+        raise RuntimeError(f"linalg.matrix_norm: Order {shown} not supported.")
+    # torch: A's dtype even with a float dtype given; half only where no SVD is needed
+    _check_matrices("linalg.matrix_norm", A, square=False,
+                    low_precision=ord not in ("nuc", 2, -2))
     dim = tuple(dim)
     if len(dim) != 2:
         raise RuntimeError("linalg.matrix_norm: dim must be a 2-tuple. Got "
@@ -693,9 +724,6 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
     dims = (wrap_dim(dim[0], A.ndim), wrap_dim(dim[1], A.ndim))
     if dims[0] == dims[1]:
         raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got {dims}")
-    if ord not in ("fro", "nuc", 1, -1, 2, -2, _INF, -_INF):
-        shown = int(ord) if isinstance(ord, float) and ord.is_integer() else ord
-        raise RuntimeError(f"linalg.matrix_norm: Order {shown} not supported.")
     if ord == "fro":
         return vector_norm(A, 2, dims, keepdim, dtype=dtype)
     if ord in ("nuc", 2, -2):

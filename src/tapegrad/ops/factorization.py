@@ -22,7 +22,7 @@ from ._checks import broadcast_shapes
 from ._define import array_of, defop
 from ._scipy_of import scipy_of
 from .complex_parts import conj_of
-from .decomposition import _check_matrices, _failure, _is_vector_rhs, _mH, _mT
+from .decomposition import _check_matrices, _failure, _is_vector_rhs, _mH, _mT, check_lapack
 from .joining import cat
 from .linalg import matmul
 from .reduction import return_type
@@ -248,14 +248,6 @@ def _device_potrs(xp, factor, B, upper):
                         True, True, False, False)
 
 
-def _check_float(kernel, *tensors):
-    """Floating or complex tensors, or torch's error naming its CPU kernel."""
-    for tensor in tensors:
-        if not (tensor.dtype.is_floating_point or tensor.dtype.is_complex):
-            raise NotImplementedError(f'"{kernel}" not implemented for '
-                                      f"'{tensor.dtype.legacy_name}'")
-
-
 def _check_same_dtype(b, A):
     if b.dtype is not A.dtype:
         raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type "
@@ -295,7 +287,7 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
         if tensor.ndim < 2:
             raise RuntimeError(f"{name}: The input tensor {label} must have at least 2 "
                                "dimensions.")
-    _check_float("triangular_solve_cpu", A, B)
+    check_lapack("triangular_solve_cpu", A, B)
     _check_matrices(name, A)
     if B.shape[-2 if left else -1] != A.shape[-1]:
         raise RuntimeError(f"{name}: Incompatible shapes of A and B for the equation "
@@ -357,7 +349,7 @@ def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False,
                            f"but it has {A.ndim} dimensions instead")
     _check_same_dtype(input, A)
     _check_solve_shapes("triangular_solve", input, A)
-    _check_float("triangular_solve_cpu", A)
+    check_lapack("triangular_solve_cpu", A)
     return triangular_solve_return(*_triangular_solve(input, A, upper, transpose, unitriangular))
 
 
@@ -413,6 +405,7 @@ def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
     """(L, info): the Cholesky factor and LAPACK's info per matrix (the order of the first
     leading minor that is not positive-definite, 0 for success) instead of an error."""
     _check_matrices("linalg.cholesky", A)
+    check_lapack("cholesky_cpu", A)
     return linalg_cholesky_ex_return(*_cholesky_ex(A, upper, check_errors))
 
 
@@ -453,7 +446,7 @@ def cholesky_solve(input, input2, upper=False, *, out=None):
                            "dimensions instead")
     _check_same_dtype(input, input2)
     _check_solve_shapes("cholesky_solve", input, input2)
-    _check_float("cholesky_solve_cpu", input2)
+    check_lapack("cholesky_solve_cpu", input2)
     return _cholesky_solve(input, input2, upper)
 
 
@@ -492,7 +485,7 @@ _cholesky_inverse.derivatives(input=_cholesky_inverse_backward)
 
 def cholesky_inverse(input, upper=False, *, out=None):
     """(L L^T)^-1 from the Cholesky factor L, or (U^T U)^-1 with upper=True."""
-    _check_float("cholesky_inverse_out_cpu", input)
+    check_lapack("cholesky_inverse_out_cpu", input)
     _check_matrices("cholesky_inverse", input)
     return _cholesky_inverse(input, upper)
 
@@ -525,7 +518,7 @@ _inv_ex.derivatives(A=lambda ctx: -matmul(_mH(ctx.result), matmul(ctx.grad, _mH(
 
 def inv_ex(A, *, check_errors=False, out=None):
     """(inverse, info): info is LAPACK's per matrix, the position of a zero pivot or 0."""
-    _check_matrices("linalg.inv", A)
+    _check_matrices("linalg.inv", A, low_precision=False)
     return linalg_inv_ex_return(*_inv_ex(A, check_errors))
 
 
@@ -571,6 +564,7 @@ def solve_ex(A, B, *, left=True, check_errors=False, out=None):
                            f"{'AX = B' if left else 'XA = B'} ({A.shape[-2]}x{A.shape[-1]} and "
                            f"{rhs[-2]}x{rhs[-1]})")
     broadcast_shapes(rhs[:-2], A.shape[:-2])
+    check_lapack("lu_cpu", A)
     return linalg_solve_ex_return(*_solve_ex(A, B, left, check_errors))
 
 
@@ -580,7 +574,7 @@ def _check_lu_input(name, A):
     if A.ndim < 2:
         raise RuntimeError(f"{name}: Expected tensor with 2 or more dimensions. Got size: "
                            f"{list(A.shape)} instead")
-    _check_float("lu_cpu", A)
+    check_lapack("lu_cpu", A)
 
 
 def _check_pivot(pivot):
@@ -843,6 +837,7 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
         raise RuntimeError(f"{name}: Number of pivots per batch should be same as the "
                            "dimension of the matrix")
     broadcast_shapes(B.shape[:-2], LU.shape[:-2])
+    check_lapack("linalg.lu_solve_cpu", LU)
     return _lu_solve(LU, pivots._data, B, left, adjoint)
 
 
@@ -906,11 +901,13 @@ def ldl_factor_ex(A, *, hermitian=False, check_errors=False, out=None):
     and the block-diagonal D packed in LD's lower triangle; pivots as LAPACK's (1-based,
     negative for the 2 x 2 blocks of D)."""
     _check_matrices("torch.linalg.ldl_factor_ex", A)
+    check_lapack("ldl_factor_kernel_cpu", A)
     return linalg_ldl_factor_ex_return(*_ldl_factor_ex(A, hermitian, check_errors))
 
 
 def ldl_factor(A, *, hermitian=False, out=None):
     _check_matrices("torch.linalg.ldl_factor_ex", A)
+    check_lapack("ldl_factor_kernel_cpu", A)
     LD, pivots, _ = _ldl_factor_ex(A, hermitian, True, "torch.linalg.ldl_factor")
     return linalg_ldl_factor_return(LD, pivots)
 
@@ -955,6 +952,7 @@ def ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
     _check_same_dtype(B, LD)
     _check_solve_shapes(name, B, LD)
     broadcast_shapes(B.shape[:-2], LD.shape[:-2])
+    check_lapack("ldl_solve_kernel_cpu", LD)
     return _ldl_solve(LD, pivots.to(_dtype.int32)._data, B, hermitian)
 
 

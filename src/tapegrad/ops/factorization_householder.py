@@ -9,8 +9,8 @@ from .._tensor import Tensor
 from ..autograd.grad_mode import is_recording
 from ._define import defop, is_array
 from .complex_parts import conj_of
-from .decomposition import _mH
-from .factorization import _check_float, _routine
+from .decomposition import _mH, check_lapack
+from .factorization import _routine
 from .joining import cat, stack
 from .linalg import matmul
 from .reduction import return_type, sum
@@ -76,7 +76,7 @@ def geqrf(input, *, out=None):
     with their scales tau (householder_product makes Q of them)."""
     if input.ndim < 2:
         raise RuntimeError("torch.geqrf: input must have at least 2 dimensions.")
-    _check_float("geqrf_cpu", input)
+    check_lapack("geqrf_cpu", input)
     if input.dtype.is_complex and input.requires_grad and is_recording():
         raise RuntimeError("geqrf does not support automatic differentiation for outputs with "
                            "complex dtype.")
@@ -175,7 +175,7 @@ def householder_product(input, tau, *, out=None):
     if tau.dtype is not input.dtype:
         raise RuntimeError(f"{name}: tau dtype {tau.dtype.legacy_name} does not match input "
                            f"dtype {input.dtype.legacy_name}")
-    _check_float("orgqr_cpu", input)
+    check_lapack("orgqr_cpu", input)
     return _householder_product(input, tau)
 
 
@@ -241,7 +241,7 @@ def ormqr(input, input2, input3, left=True, transpose=False, *, out=None):
             raise RuntimeError(f"{name}: Expected input and {label} to have the same dtype, but "
                                f"input has dtype{input.dtype.legacy_name} and {label} has dtype "
                                f"{tensor.dtype.legacy_name}")
-    _check_float("ormqr_cpu", input)
+    check_lapack("ormqr_cpu", input)
     return _ormqr(input, input2, input3, left, transpose)
 
 

@@ -18,10 +18,10 @@ from .shape import (unsafe_view, expand, flatten, movedim, permute, reshape, squ
 
 
 # torch's messages for mixed dtypes name them as C++ types
-_C_TYPE = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
-           "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
-           "bool": "bool", "complex64": "c10::complex<float>",
-           "complex128": "c10::complex<double>"}
+_C_TYPE = {"float32": "float", "float64": "double", "float16": "c10::Half",
+           "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int", "int16": "short int",
+           "int8": "signed char", "uint8": "unsigned char", "bool": "bool",
+           "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
 
 
 def check_mm_dtypes(input, other):

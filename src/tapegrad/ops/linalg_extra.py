@@ -16,7 +16,7 @@ from ._define import defop
 from ._scipy_of import scipy_of
 from .decomposition import (_check_matrices, _failure, _lapack_eigh, _lapack_svd, _LinAlgError,
                             _mH, _singular_and_invertible, _zero_pivots, inv, matrix_norm, pinv,
-                            pinv_backward, solve, svdvals)
+                            check_lapack, pinv_backward, solve, svdvals)
 from .complex_parts import real
 from .factorization import _trsm
 from .factorization_householder import _device_geqrf, _reflected
@@ -56,9 +56,9 @@ def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
 
 def vander(x, *, N=None):
     """Columns x^0, x^1, ..., x^(N-1) (N: x's length by default), as cumulative products."""
-    if x.dtype is _dtype.bool:
+    if x.dtype is _dtype.bool or x.dtype in (_dtype.float16, _dtype.bfloat16):
         raise RuntimeError("linalg.vander supports floating point, complex, and integer tensors, "
-                           "but got Bool")
+                           f"but got {x.dtype.legacy_name}")
     if x.ndim == 0:  # torch reads a number as one element
         x = reshape(x, (1,))
     n = x.shape[-1] if N is None else N
@@ -366,6 +366,7 @@ def _check_eig(A):
     if not (A.dtype.is_floating_point or A.dtype.is_complex):
         raise RuntimeError(f"Unknown Complex ScalarType for {A.dtype.legacy_name}")
     _check_matrices("linalg.eig", A)
+    check_lapack("linalg_eig_out_cpu", A)
 
 
 def eig(A, *, out=None):

@@ -10,7 +10,11 @@ from .shape import adjoint
 
 
 def _floating(dtype):
-    return dtype if dtype.is_floating_point or dtype.is_complex else _dtype.float32
+    """The random start's dtype, torch's: bfloat16 and integers get float32 (bfloat16 A then
+    meets it in matmul's dtype error, as in torch)."""
+    if dtype.is_complex or dtype in (_dtype.float16, _dtype.float32, _dtype.float64):
+        return dtype
+    return _dtype.float32
 
 
 def _approximate_basis(A, q, niter, M):
