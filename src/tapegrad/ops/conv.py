@@ -210,8 +210,23 @@ def _transposed_size(spatial, kernel, stride, padding, output_padding, dilation)
                  zip(spatial, kernel, stride, padding, output_padding, dilation))
 
 
+def _is_half(array):
+    return array.dtype.itemsize == 2 and array.dtype.kind in "fV"  # "V": ml_dtypes' bfloat16
+
+
+def _in_float32(xp, *arrays):
+    """Half-precision arrays in float32: torch's CPU kernels convolve them with float32 sums
+    and round once (NumPy's float16 matmul rounds as it goes, ml_dtypes' bfloat16 one returns
+    float32)."""
+    return tuple(None if array is None else array.astype(xp.float32) for array in arrays)
+
+
 def _convolve(xp, input: Tensor, weight: Tensor, bias: Tensor, stride, padding, dilation,
               transposed, output_padding, groups):
+    if _is_half(input):
+        result = _convolve(xp, *_in_float32(xp, input, weight, bias), stride, padding,
+                           dilation, transposed, output_padding, groups)
+        return result.astype(input.dtype)
     if transposed:
         result = _conv_transpose_forward(xp, input, weight, stride, padding, output_padding,
                                          dilation, groups)
@@ -276,6 +291,12 @@ def _convolution_backward(xp, grad_output: Tensor, input: Tensor, weight: Tensor
                           padding, dilation, transposed, output_padding, groups, output_mask):
     """torch's convolution_backward: (input, weight, bias) gradients, each computed only if
     output_mask asks for it (else an empty placeholder)."""
+    if _is_half(grad_output):
+        grads = _convolution_backward.forward(
+            xp, *_in_float32(xp, grad_output, input, weight), stride, padding, dilation,
+            transposed, output_padding, groups, output_mask)
+        return tuple(grad.astype(like.dtype) for grad, like in
+                     zip(grads, (input, weight, grad_output)))
     empty = xp.empty(0, grad_output.dtype)
     grad_input = grad_weight = grad_bias = empty
     if output_mask[0]:
@@ -361,12 +382,19 @@ def _batched(function, input, nd, *args):
 
 def _uses_mkldnn(input, weight, groups):
     """Whether torch's CPU convolution picks its MKLDNN path (whose dtype errors are worded
-    apart): a float32 input with groups, a kernel over 3x3, a batch, or many elements in its
+    apart): a half-precision input, a float32 one with groups, a kernel over 3x3, a batch, or many elements in its
     first four dims (1-d as 2-d)."""
     kernel = (1,) * (4 - weight.ndim) + tuple(weight.shape[2:])
-    return input.dtype.name == "float32" and (
+    return input.dtype.name in ("float16", "bfloat16") or input.dtype.name == "float32" and (
         groups > 1 or (kernel[-1] > 3 and kernel[-2] > 3) or input.shape[0] > 1
         or numel(input.shape[:4]) > 20480)
+
+
+def _tensor_type(tensor):
+    """torch's name of a CPU tensor type in its MKLDNN errors (bfloat16 has no legacy class)."""
+    if tensor.dtype.name == "bfloat16":
+        return "CPUBFloat16Type"
+    return f"torch.{tensor.dtype.legacy_name}Tensor"
 
 
 def _check_transposed_dtypes(input, weight, bias, groups):
@@ -379,9 +407,9 @@ def _check_transposed_dtypes(input, weight, bias, groups):
         raise NotImplementedError(f'"{kernel}" not implemented for \'{input.dtype.legacy_name}\'')
     _check_conv_dtypes(input, weight, None, groups)
     if bias is not None and bias.dtype is not input.dtype and _uses_mkldnn(input, weight, groups):
-        raise RuntimeError(f"Input type (torch.{input.dtype.legacy_name}Tensor) and bias type "
-                           f"(torch.{bias.dtype.legacy_name}Tensor) should be the same or input "
-                           "should be a MKLDNN tensor and bias is a dense tensor")
+        raise RuntimeError(f"Input type ({_tensor_type(input)}) and bias type "
+                           f"({_tensor_type(bias)}) should be the same or input should be a "
+                           "MKLDNN tensor and bias is a dense tensor")
     if bias is not None and bias.dtype is not input.dtype and weight.ndim == 5:
         raise RuntimeError(f"expected scalar type {input.dtype.legacy_name} but found "
                            f"{bias.dtype.legacy_name}")
@@ -395,10 +423,9 @@ def _check_transposed_dtypes(input, weight, bias, groups):
 def _check_conv_dtypes(input, weight, bias, groups):
     if weight.dtype is not input.dtype:
         if _uses_mkldnn(input, weight, groups):
-            raise RuntimeError(f"Input type (torch.{input.dtype.legacy_name}Tensor) and weight "
-                               f"type (torch.{weight.dtype.legacy_name}Tensor) should be the "
-                               "same or input should be a MKLDNN tensor and weight is a dense "
-                               "tensor")
+            raise RuntimeError(f"Input type ({_tensor_type(input)}) and weight type "
+                               f"({_tensor_type(weight)}) should be the same or input should "
+                               "be a MKLDNN tensor and weight is a dense tensor")
         raise RuntimeError(f"expected scalar type {input.dtype.legacy_name} but found "
                            f"{weight.dtype.legacy_name}")
     if bias is not None and bias.dtype is not input.dtype:
