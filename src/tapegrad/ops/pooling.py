@@ -142,6 +142,10 @@ def _flat_strides(size):
     return [numel(size[dim + 1:]) for dim in range(len(size))]
 
 
+def _is_floating(array):
+    return array.dtype.kind in "fV"  # "V": ml_dtypes' bfloat16, which NumPy does not know
+
+
 def _max_pool(xp, input: Tensor, kernel_size, stride, padding, dilation, ceil_mode):
     """(maxima, flat indices into the trailing dims) of max pooling over len(kernel_size)
     trailing dims."""
@@ -149,7 +153,7 @@ def _max_pool(xp, input: Tensor, kernel_size, stride, padding, dilation, ceil_mo
     size = input.shape[-nd:]
     out = tuple(_pooled_size(n, k, p, s, d, ceil_mode) for n, k, p, s, d in
                 zip(size, kernel_size, padding, stride, dilation))
-    lowest = -xp.inf if input.dtype.kind == "f" else xp.iinfo(input.dtype).min
+    lowest = -xp.inf if _is_floating(input) else xp.iinfo(input.dtype).min
     padded = _pad_for_windows(xp, input, out, kernel_size, stride, dilation, padding, lowest)
     windows = sliding_windows(xp, padded, kernel_size, stride, dilation)
     # each window position's offset from the window's first element in the flat input
@@ -189,7 +193,7 @@ def _first_max(xp, windows, offsets, nd):
     best = xp.maximum(views[0], views[1])
     for value in views[2:]:
         xp.maximum(best, value, out=best)
-    if best.dtype.kind == "f" and xp.isnan(best).any():
+    if _is_floating(best) and xp.isnan(best).any():
         return None
     # the offset grows by the step to position k wherever the maximum is not before k
     offset = not_yet = None
@@ -210,7 +214,7 @@ def _window_max(xp, windows, first, lowest, nd):
     position = xp.broadcast_to(first.astype(xp.int32), best.shape).copy()
     for k, value in enumerate(_window_views(windows, nd)):
         better = value > best
-        if best.dtype.kind == "f":
+        if _is_floating(best):
             better |= xp.isnan(value)
         position *= ~better
         position += better * xp.int32(k)
