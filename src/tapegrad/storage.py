@@ -24,7 +24,7 @@ from ._warnings import warn
 from .autograd import grad_mode
 from .autograd.graph import Node
 from .ops import strided
-from .ops._checks import as_int, numel
+from .ops._checks import as_int, numel, type_name
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -145,11 +145,18 @@ class UntypedStorage:
         return int(self._memory[self._index(idx)])
 
     def __setitem__(self, idx: int | slice, value: int) -> None:
-        if as_int(value) is None and not isinstance(value, bool):
+        if not isinstance(value, int):
             raise RuntimeError("can only set storage content with a int types, but got "
                                f"{_type_name(value)} instead")
-        where = self._range(idx) if isinstance(idx, slice) else self._index(idx)
-        self._memory[where] = int(value) % 256
+        if isinstance(idx, slice):
+            self._memory[self._range(idx)] = value % 256
+            return
+        index = as_int(idx)
+        if index is None:
+            raise RuntimeError(f"can't index a torch.UntypedStorage with {_type_name(idx)}")
+        if not 0 <= index < self.nbytes():  # torch's setitem takes no negative index
+            raise RuntimeError("out of bounds")
+        self._memory[index] = value % 256
 
     def _index(self, idx: Any) -> int:
         index = as_int(idx)
@@ -181,9 +188,9 @@ class UntypedStorage:
 
     # ---- writing, copying ---------------------------------------------------------------
     def fill_(self, value: int) -> Self:
-        if as_int(value) is None and not isinstance(value, bool):
+        if not isinstance(value, int):
             raise RuntimeError(f"fill_ expects int, but got {_type_name(value)}")
-        self._memory[...] = int(value) % 256
+        self._memory[...] = value % 256
         return self
 
     def copy_(self, source: UntypedStorage | TypedStorage,
@@ -235,7 +242,9 @@ class UntypedStorage:
         itemsize = dtype.itemsize
         byte_strides = tuple(s * itemsize for s in stride)
         if type(self._memory) is np.ndarray and not numel(size):  # still over this storage
-            return np.ndarray(size, dtype.numpy, buffer=self._memory, strides=byte_strides)
+            start = min(storage_offset * itemsize, self.nbytes())  # NumPy's bound; any in torch
+            return np.ndarray(size, dtype.numpy, buffer=self._memory, offset=start,
+                              strides=byte_strides)
         return strided.strided_array(_backend.array_module(self._memory), self._memory, size,
                                      byte_strides, storage_offset * itemsize, dtype.numpy)
 
@@ -244,7 +253,14 @@ def _type_name(value: object) -> str:
     kind = type(value)
     if isinstance(value, (UntypedStorage, TypedStorage)):
         return f"torch.storage.{kind.__name__}"
-    return "Tensor" if isinstance(value, Tensor) else kind.__name__
+    return type_name(value)
+
+
+def _class_name(value: object) -> str:
+    """type(value) as torch's messages print it (<class 'torch.Tensor'>, ...)."""
+    if isinstance(value, (Tensor, UntypedStorage, TypedStorage)):
+        return f"<class '{_type_name(value).replace('Tensor', 'torch.Tensor')}'>"
+    return str(type(value))
 
 
 def _device_of(array: Any) -> device:
@@ -329,7 +345,7 @@ class TypedStorage:
             self._untyped_storage._own(values.view(np.uint8).copy())
         else:
             raise TypeError(f"TypedStorage.__init__: Argument type not recognized: "
-                            f"{type(args[0])}")
+                            f"{_class_name(args[0])}")
 
     def _tensor(self) -> Tensor:
         """A 1-D tensor over the whole storage (how torch reads and writes its elements)."""
@@ -396,7 +412,7 @@ class TypedStorage:
             raise RuntimeError("slices are only supported in UntypedStorage.__getitem__")
         if type(idx) is not int:
             raise RuntimeError(f"can't index a <class 'torch.storage.TypedStorage'> with "
-                               f"{type(idx)}")
+                               f"{_class_name(idx)}")
         size = self._size()
         if not -size <= idx < size:
             raise IndexError(f"index {idx} out of range for storage of size {size}")
@@ -410,7 +426,7 @@ class TypedStorage:
         _warn_typed_storage()
         if not isinstance(idx, (int, slice)):
             raise RuntimeError(f"can't index a <class 'torch.storage.TypedStorage'> with "
-                               f"{type(idx)}")
+                               f"{_class_name(idx)}")
         self._tensor()[idx] = value
 
     def tolist(self) -> list[Any]:
@@ -521,11 +537,12 @@ class _LegacyStorageMeta(type):
                                    "using 'wrap_storage'")
             if not isinstance(wrap_storage, UntypedStorage):
                 raise TypeError(f"{expected}\nArgument 'wrap_storage' must be UntypedStorage, "
-                                f"but got {type(wrap_storage)}")
+                                f"but got {_class_name(wrap_storage)}")
         elif len(args) > 1:
             raise RuntimeError(f"{expected}\nToo many positional arguments")
         elif args and as_int(args[0]) is None and not isinstance(args[0], Sequence):
-            raise TypeError(f"{expected}\nArgument type not recognized: {type(args[0])}")
+            raise TypeError(f"{expected}\nArgument type not recognized: "
+                            f"{_class_name(args[0])}")
         return TypedStorage(*args, dtype=cls.dtype, wrap_storage=wrap_storage, _internal=True)
 
 
@@ -566,6 +583,9 @@ _SET_SIGNATURES = (
 
 class NotImplementedNode(Node):
     """The grad_fn torch gives a tensor set_ in a graph: differentiating it fails."""
+
+    def name(self) -> str:
+        return "torch::autograd::NotImplemented"  # as torch names its C++ node
 
     def apply(self, grad_outputs: Grads) -> Grads:
         raise RuntimeError("derivative for set_ is not implemented")
