@@ -191,3 +191,62 @@ def test_empty_tensors_have_torchs_strides(name):
     theirs = make(torch)
     assert (ours.shape, ours.stride(), ours.is_contiguous(), str(ours.dtype)) == (
         tuple(theirs.shape), theirs.stride(), theirs.is_contiguous(), str(theirs.dtype))
+
+
+# ---- uniform_ over the widest ranges -------------------------------------------------------
+
+def drawn(lib, seed, fill):
+    """fill(lib)'s tensor after manual_seed(seed), as an array, or its error's type and text."""
+    lib.manual_seed(seed)
+    try:
+        result = fill(lib)
+    except Exception as error:  # the same refusal is the expected outcome for some cases
+        return type(error).__name__, str(error)
+    return (result.double() if result.dtype == lib.bfloat16 else result).numpy()
+
+
+def same_draws(fill, seed=0):
+    ours, theirs = drawn(tapegrad, seed, fill), drawn(torch, seed, fill)
+    if isinstance(theirs, tuple):
+        assert ours == theirs
+    else:
+        np.testing.assert_array_equal(ours, theirs, strict=True)
+    return theirs
+
+
+FLOAT64_MAX = float(np.finfo(np.float64).max)
+
+
+@pytest.mark.parametrize("low, high", [
+    (-8.9e307, 8.9e307), (0, 1.79e308), (-FLOAT64_MAX, 0), (1e307, FLOAT64_MAX),
+    (-2.0 ** 995, 2.0 ** 995), (-2.0 ** 996, 2.0 ** 996), (5e307, 1.5e308), (-1e300, 1e300),
+    (-1e308, 1e308), (-FLOAT64_MAX, FLOAT64_MAX)])
+def test_uniform_over_the_widest_float64_ranges_is_torchs(low, high):
+    """A range wider than 2**996 gave NaN (the exact product's split overflowed); one wider
+    than the largest double is refused with torch's error."""
+    for dtype in ("float64", "complex128"):
+        result = same_draws(lambda lib: lib.empty(500, dtype=getattr(lib, dtype))
+                            .uniform_(low, high))
+        if not isinstance(result, tuple):
+            assert np.isfinite(result).all()
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_uniform_over_random_wide_float64_ranges_is_torchs(seed):
+    rng = np.random.default_rng(seed)
+    low, high = sorted(rng.uniform(-1, 1, 2) * FLOAT64_MAX)
+    same_draws(lambda lib: lib.empty(200, 3, dtype=lib.float64).uniform_(low, high).t(), seed)
+
+
+@pytest.mark.parametrize("dtype, low, high", [
+    ("float32", -1.7e38, 1.7e38), ("float32", -3e38, 3e38), ("float16", -3e4, 3e4),
+    ("float16", -6e4, 6e4), ("bfloat16", -1e38, 1e38), ("bfloat16", -3e38, 3e38)])
+def test_uniform_over_the_widest_narrow_float_ranges_is_torchs(dtype, low, high):
+    same_draws(lambda lib: lib.empty(300, dtype=getattr(lib, dtype)).uniform_(low, high))
+
+
+@pytest.mark.parametrize("std", [1e300, 1.5e300, 1e308, FLOAT64_MAX])
+def test_normal_with_the_largest_std_is_torchs(std):
+    """The same exact product as uniform_'s: a std from 2**996 on gave NaN."""
+    for count in (10, 40):
+        same_draws(lambda lib: lib.empty(count, dtype=lib.float64).normal_(0.5, std))

@@ -127,6 +127,8 @@ def _fma(a, b, c, dtype):
 def _fma64(a, b, c):
     """a * b + c for float64 with the product's rounding error kept (Dekker's exact product
     and Knuth's exact sum): the fused result but in rare near-halfway cases."""
+    if abs(b) >= 2.0 ** 996:  # b's split would overflow: work 2**64 times smaller, exactly
+        return _fma64(a, b * 2.0 ** -64, c * 2.0 ** -64) * 2.0 ** 64
     with np.errstate(invalid="ignore", over="ignore"):  # inf terms make NaN errors, unused
         product = a * b
         a_high, a_low = _split(a)
