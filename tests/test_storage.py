@@ -13,6 +13,7 @@ import pytest
 import tapegrad
 from tapegrad import storage as storage_module
 from compare import error_of, same, same_error, torch_or_skip
+from test_device_double import gpu  # noqa: F401 (a fixture: the device double, or a GPU)
 
 pytestmark = pytest.mark.filterwarnings("ignore:TypedStorage is deprecated")
 
@@ -502,3 +503,39 @@ def test_frombuffer_of_a_read_only_buffer_warns_and_copies():
 
 def torch_text_without_origin(message):
     return message.split(" (Triggered internally at")[0]
+
+
+# ---- on the device (the double, or a GPU) -----------------------------------------------------
+
+@pytest.mark.usefixtures("gpu")
+def test_device_storage_matches_the_cpu():
+    cpu = tapegrad.arange(8, dtype=tapegrad.float32)[2:]
+    cuda = tapegrad.arange(8, dtype=tapegrad.float32, device="cuda")[2:]
+    s, expected = cuda.untyped_storage(), cpu.untyped_storage()
+    assert s.device.type == "cuda" and s.is_cuda and s.is_shared()
+    assert (s.nbytes(), s.tolist(), s[4]) == (expected.nbytes(), expected.tolist(), expected[4])
+    assert s.data_ptr() == cuda.data_ptr() - cuda.storage_offset() * cuda.element_size()
+    assert cuda[1:].untyped_storage() is s
+    assert repr(s) == repr(expected).replace("device=cpu", f"device={s.device}")
+    s[8:12] = 0  # cuda[0]'s bytes
+    assert cuda.tolist() == [0.0, 3, 4, 5, 6, 7]
+    on_host = s.cpu()
+    assert on_host.device.type == "cpu" and on_host.tolist() == s.tolist()
+    twin = s.clone()
+    twin.fill_(0)
+    assert twin.device == s.device and cuda[1].item() == 3.0
+    assert cuda.storage().tolist() == [0.0, 1, 0, 3, 4, 5, 6, 7]
+    assert cuda.storage().type() == "torch.cuda.FloatStorage"  # torch's name for it
+
+
+@pytest.mark.usefixtures("gpu")
+def test_device_set_and_constructors():
+    made = tapegrad.UntypedStorage([1, 2, 3, 4], device="cuda")
+    assert made.device.type == "cuda" and made.tolist() == [1, 2, 3, 4] and made.resizable()
+    t = tapegrad.tensor([], dtype=tapegrad.uint8, device="cuda").set_(made, 1, (2,))
+    assert t.device.type == "cuda" and t.tolist() == [2, 3] and t.untyped_storage() is made
+    t[0] = 9
+    assert made[1] == 9
+    source = tapegrad.arange(6.0, device="cuda")
+    other = tapegrad.tensor([1.0], device="cuda").set_(source[1:])
+    assert other.is_set_to(source[1:]) and other.storage_offset() == 1

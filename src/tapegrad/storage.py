@@ -203,7 +203,7 @@ class UntypedStorage:
         if source.nbytes() != self.nbytes():
             raise RuntimeError(f"size does not match, self was {self.nbytes()} bytes but src "
                                f"was {source.nbytes()} bytes")
-        Tensor._make(self._memory).copy_(Tensor._make(source._memory))
+        self._memory[...] = _backend.to_device(source._memory, self.device)
         return self
 
     def clone(self) -> UntypedStorage:
@@ -403,9 +403,9 @@ class TypedStorage:
     def type(self) -> str:
         _warn_typed_storage()
         legacy = _LEGACY_BY_DTYPE.get(self.dtype)
-        if legacy is None or self.device.type != "cpu":
+        if legacy is None:
             return "torch.storage.TypedStorage"
-        return f"torch.{legacy.__name__}"
+        return f"torch.{'cuda.' if self.device.type == 'cuda' else ''}{legacy.__name__}"
 
     def _index(self, idx: Any) -> int:
         if isinstance(idx, slice):
