@@ -603,7 +603,12 @@ _log_sigmoid_backward.derivatives(
 
 @defop("HardsigmoidBackward0", save=("input",))
 def _hardsigmoid(xp, input: Tensor):
-    return xp.clip(input + 3, 0, 6) / 6
+    return _relu6_of_shifted(xp, input) / 6
+
+
+def _relu6_of_shifted(xp, input):
+    """min(max(input + 3, 0), 6) in the input's dtype (xp.clip of bfloat16 gives float32)."""
+    return xp.clip(input + 3, 0, 6).astype(input.dtype, copy=False)
 
 
 # torch's kernel multiplies by 1/6 rounded to float32, whatever the dtype: copied on purpose
@@ -617,7 +622,7 @@ _hardsigmoid.derivatives(input=lambda ctx: where((ctx.input > -3) & (ctx.input <
 
 @defop("HardswishBackward0", save=("input",))
 def _hardswish(xp, input: Tensor):
-    return input * xp.clip(input + 3, 0, 6) / 6
+    return input * _relu6_of_shifted(xp, input) / 6
 
 
 _hardswish.derivatives(input=lambda ctx: _hardswish_backward(ctx.grad, ctx.input))
@@ -764,6 +769,9 @@ def _trilinear(xp, i1: Tensor, i2: Tensor, i3: Tensor, expand1, expand2, expand3
         return "".join(letter for d, letter in enumerate(letters) if d not in missing)
     spec = (f"{subscript(expand1)},{subscript(expand2)},{subscript(expand3)}->"
             f"{subscript(sumdim)}")
+    if i1.dtype.itemsize == 2:  # half precision: summed in float32, rounded once, as torch's
+        summed = xp.einsum(spec, *(a.astype(xp.float32) for a in (i1, i2, i3)), optimize=True)
+        return summed.astype(i1.dtype)
     return xp.einsum(spec, i1, i2, i3, optimize=True)
 
 

@@ -366,7 +366,8 @@ def _base_grid(sizes, align_corners, dtype):
 @defop("AffineGridGeneratorBackward0", save=("size", "align_corners"))
 def _affine_grid_generator(xp, theta: Tensor, size, align_corners):
     base = _backend.beside(theta, _base_grid(size[2:], align_corners, theta.dtype))
-    return (base @ theta.swapaxes(1, 2)).reshape(size[0], *size[2:], len(size) - 2)
+    grid = (base @ theta.swapaxes(1, 2)).astype(theta.dtype, copy=False)  # bfloat16's is float32
+    return grid.reshape(size[0], *size[2:], len(size) - 2)
 
 
 def _affine_grid_backward(ctx):
