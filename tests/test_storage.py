@@ -310,6 +310,29 @@ def test_legacy_storage_errors(args, kwargs):
     same_error(scenario)
 
 
+@pytest.mark.parametrize("args, kwargs", [
+    ((), {"wrap_storage": "storage"}), ((), {"wrap_storage": "tensor", "dtype": "float32"}),
+    ((1,), {"wrap_storage": "storage", "dtype": "float32"}), ((1, 2), {}), ((2.5,), {}),
+    ((), {"wrap_storage": "storage", "dtype": "float32", "device": "cpu"}),
+    ((), {"wrap_storage": "storage", "dtype": 3})])
+def test_typed_storage_constructor_errors(args, kwargs):
+    def scenario(lib):
+        made = {"storage": lib.UntypedStorage(4), "tensor": lib.arange(3)}
+        given = {k: made.get(v, getattr(lib, v, v)) if isinstance(v, str) else v
+                 for k, v in kwargs.items()}
+        return lib.TypedStorage(*args, **given)
+    same_error(scenario)
+
+
+def test_untyped_storage_to_its_own_device_is_itself():
+    def scenario(lib):
+        storage = lib.UntypedStorage([1, 2])
+        return (storage.to(device="cpu") is storage, storage.to(device=lib.device("cpu")) is
+                storage, storage.cpu() is storage)
+    same(scenario)
+    assert all(scenario(tapegrad))
+
+
 def test_typed_storage_constructor_and_wrapping():
     def scenario(lib):
         made = (lib.TypedStorage(3).fill_(1), lib.TypedStorage([1, 2], dtype=lib.int32),
@@ -426,6 +449,16 @@ def test_set_on_a_leaf_that_requires_grad():
         return w.requires_grad, w.is_leaf, w.tolist()
     same(scenario)
     same_error(lambda lib: lib.tensor([1.0], requires_grad=True).set_(lib.arange(3.0)))
+
+
+def test_set_on_a_view_of_a_leaf_and_on_an_inference_tensor():
+    same_error(lambda lib: lib.zeros(3, requires_grad=True)[1:].set_(lib.arange(3.0)))
+
+    def inference(lib):
+        with lib.inference_mode():
+            made = lib.zeros(2)
+        return made.set_(lib.arange(2.0))
+    same_error(inference)
 
 
 def test_set_in_a_graph_cannot_be_differentiated():

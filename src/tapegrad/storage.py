@@ -23,7 +23,7 @@ from ._tensor import Tensor
 from ._warnings import warn
 from .autograd import grad_mode
 from .autograd.graph import Node
-from .ops import strided
+from .ops import _inplace, strided
 from .ops._checks import as_int, numel, type_name
 
 if TYPE_CHECKING:
@@ -209,8 +209,15 @@ class UntypedStorage:
     def clone(self) -> UntypedStorage:
         return UntypedStorage(self.nbytes(), device=self.device).copy_(self)
 
+    def to(self, *, device: DeviceLike, non_blocking: bool = False) -> UntypedStorage:
+        """This storage on device: itself when it is there, else a copy."""
+        target = tensor_device(device, None)
+        if target == self.device:
+            return self
+        return UntypedStorage(self.nbytes(), device=target).copy_(self)
+
     def cpu(self) -> UntypedStorage:
-        return self if self.device.type == "cpu" else UntypedStorage(self.nbytes()).copy_(self)
+        return self.to(device=CPU)
 
     def __copy__(self) -> UntypedStorage:
         return self.clone()
@@ -314,6 +321,33 @@ def _warn_typed_storage() -> None:
         warn(TYPED_STORAGE_WARNING, UserWarning)
 
 
+_TYPED_EXPECTED = (
+    "TypedStorage.__init__ received an invalid combination of arguments. Expected one of:\n * "
+    "(*, torch.device device, torch.dtype dtype)\n * (int size, *, torch.device device, "
+    "torch.dtype dtype)\n * (Sequence data, *, torch.device device, torch.dtype dtype)\n * (*, "
+    "UntypedStorage wrap_storage, torch.dtype dtype)")
+
+
+def _wrapping_dtype(args: tuple[Any, ...], device: Any, dtype: Any, wrap_storage: Any
+                    ) -> _dtype.dtype:
+    """The dtype of TypedStorage(wrap_storage=..., dtype=...), checked in torch's order."""
+    if args:
+        raise RuntimeError(f"{_TYPED_EXPECTED}\nNo positional arguments should be given when "
+                           "using 'wrap_storage'")
+    if dtype is None:
+        raise RuntimeError(f"{_TYPED_EXPECTED}\nArgument 'dtype' must be specified")
+    if not isinstance(dtype, _dtype.dtype):
+        raise TypeError(f"{_TYPED_EXPECTED}\nArgument 'dtype' must be torch.dtype, not "
+                        f"{_class_name(dtype)}")
+    if device is not None:
+        raise RuntimeError(f"{_TYPED_EXPECTED}\nArgument 'device' should not be specified when "
+                           "'wrap_storage' is given")
+    if not isinstance(wrap_storage, UntypedStorage):
+        raise TypeError(f"{_TYPED_EXPECTED}\nArgument 'wrap_storage' must be UntypedStorage, "
+                        f"but got {_class_name(wrap_storage)}")
+    return dtype
+
+
 class TypedStorage:
     """torch.TypedStorage (deprecated, as torch warns once): an UntypedStorage read as dtype."""
 
@@ -326,15 +360,14 @@ class TypedStorage:
                  _internal: bool = False) -> None:
         if not _internal:
             _warn_typed_storage()
-        self.dtype = _dtype.get_default_dtype() if dtype is None else dtype
         if wrap_storage is not None:
-            if args:
-                raise RuntimeError("TypedStorage.__init__: no positional arguments should be "
-                                   "given when using 'wrap_storage'")
             self._untyped_storage = wrap_storage
-        elif len(args) > 1:
-            raise RuntimeError("TypedStorage.__init__: Too many positional arguments")
-        elif not args or as_int(args[0]) is not None:
+            self.dtype = _wrapping_dtype(args, device, dtype, wrap_storage)
+            return
+        self.dtype = _dtype.get_default_dtype() if dtype is None else dtype
+        if len(args) > 1:
+            raise RuntimeError(f"{_TYPED_EXPECTED}\nToo many positional arguments")
+        if not args or as_int(args[0]) is not None:
             count = as_int(args[0]) if args else 0
             self._untyped_storage = UntypedStorage((count or 0) * self.dtype.itemsize,
                                                    device=device)
@@ -344,7 +377,7 @@ class TypedStorage:
             self._untyped_storage = object.__new__(UntypedStorage)
             self._untyped_storage._own(values.view(np.uint8).copy())
         else:
-            raise TypeError(f"TypedStorage.__init__: Argument type not recognized: "
+            raise TypeError(f"{_TYPED_EXPECTED}\nArgument type not recognized: "
                             f"{_class_name(args[0])}")
 
     def _tensor(self) -> Tensor:
@@ -623,9 +656,7 @@ def set_(tensor: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     source, offset, size, stride = _set_geometry(args, kwargs)
     records = grad_mode.is_grad_enabled() and (
         tensor._requires_grad or isinstance(source, Tensor) and source.requires_grad)
-    if grad_mode.is_grad_enabled() and tensor._requires_grad and tensor.grad_fn is None:
-        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
-                           "operation.")
+    _check_writable(tensor)
     if isinstance(source, Tensor):
         if source.dtype is not tensor.dtype:
             raise RuntimeError(f"Could not set tensor of type {_c10_name(source.dtype)} to a "
@@ -655,6 +686,13 @@ def set_(tensor: Tensor, *args: Any, **kwargs: Any) -> Tensor:
         tensor.grad_fn = NotImplementedNode()
         tensor._requires_grad = True
     return tensor
+
+
+def _check_writable(tensor: Tensor) -> None:
+    """torch's refusals of an in-place change to tensor (set_ is one)."""
+    _inplace._check_inference(tensor)
+    if grad_mode.is_recording():
+        _inplace._check_leaf(tensor)
 
 
 def _check_geometry(storage: UntypedStorage, dtype: _dtype.dtype, offset: int,
