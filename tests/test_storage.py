@@ -54,6 +54,31 @@ def test_untyped_storage_is_one_object_for_a_tensor_and_its_views(lib):
     assert s.untyped() is s and s.cpu() is s
 
 
+@pytest.mark.parametrize("make", [lambda lib: lib.tensor([]), lambda lib: lib.zeros(0, 3),
+                                  lambda lib: lib.zeros(2, 3)[:, :0]])
+def test_untyped_storage_of_an_empty_tensor(make):
+    def scenario(lib):
+        t = make(lib)
+        s = t.untyped_storage()
+        return s.nbytes(), repr(s), t.storage_offset()
+    same(scenario)
+    t = make(tapegrad)  # torch's data_ptr() of an empty view is 0; tapegrad's is its address
+    assert t.untyped_storage().data_ptr() == t.data_ptr() - t.storage_offset() * t.element_size()
+
+
+def test_storages_leave_no_bookkeeping_behind():
+    gc.collect()
+    counts = len(storage_module._STORAGES), len(storage_module._ALLOCATED)
+    for _ in range(200):
+        tapegrad.arange(4.0).untyped_storage()
+        storage = tapegrad.UntypedStorage(4)
+        tapegrad.tensor([], dtype=tapegrad.uint8).set_(storage).untyped_storage()
+        storage.resize_(8)
+    del storage
+    gc.collect()
+    assert (len(storage_module._STORAGES), len(storage_module._ALLOCATED)) == counts
+
+
 def test_untyped_storage_outlives_its_python_object():
     t = tapegrad.arange(4.0)
     cdata = t.untyped_storage()._cdata

@@ -302,9 +302,15 @@ def untyped_storage_of(tensor: Tensor) -> UntypedStorage:
     owner = strided._owner(tensor._data)
     storage = _STORAGES.get(id(owner))
     if storage is None:
-        memory = owner if _allocated(owner) else strided.strided_array(
-            _backend.array_module(tensor._data), tensor._data, (strided._storage_nbytes(owner),),
-            (1,), -strided.offset_in_storage(tensor) * tensor._data.itemsize, np.dtype(np.uint8))
+        nbytes = strided._storage_nbytes(owner)
+        if _allocated(owner):
+            memory = owner
+        elif not nbytes and type(owner) is np.ndarray:  # strided_array would give new memory
+            memory = np.ndarray((0,), np.uint8, buffer=owner)
+        else:
+            memory = strided.strided_array(
+                _backend.array_module(tensor._data), tensor._data, (nbytes,), (1,),
+                -strided.offset_in_storage(tensor) * tensor._data.itemsize, np.dtype(np.uint8))
         storage = _STORAGES[id(owner)] = UntypedStorage._over(memory)
     return storage
 
