@@ -15,6 +15,7 @@ DTYPES = ("float16", "bfloat16", "int64", "int32", "bool", "complex64", "float32
 SPD = [[4, 1, 0], [1, 3, 1], [0, 1, 2]]
 RHS = [[1, 0], [2, 1], [0, 3]]
 VECTOR = [1, 2, 3]
+_INF = float("inf")
 
 
 def make(lib, dtype, values):
@@ -92,7 +93,7 @@ CASES = {
     "linalg.matrix_norm_2": lambda L, D: L.linalg.matrix_norm(A(L, D), 2),
     "linalg.matrix_norm_-2": lambda L, D: L.linalg.matrix_norm(A(L, D), -2),
     "linalg.matrix_norm_1": lambda L, D: L.linalg.matrix_norm(A(L, D), 1),
-    "linalg.matrix_norm_inf": lambda L, D: L.linalg.matrix_norm(A(L, D), float("inf")),
+    "linalg.matrix_norm_inf": lambda L, D: L.linalg.matrix_norm(A(L, D), _INF),
     "linalg.norm": lambda L, D: L.linalg.norm(A(L, D)),
     "linalg.norm_2": lambda L, D: L.linalg.norm(A(L, D), 2),
     "linalg.norm_nuc": lambda L, D: L.linalg.norm(A(L, D), "nuc"),
@@ -138,7 +139,57 @@ CASES = {
     "trace": lambda L, D: L.trace(A(L, D)),
     "kron": lambda L, D: L.kron(A(L, D), A(L, D)),
     "cdist": lambda L, D: L.cdist(A(L, D), A(L, D)),
+    "Tensor.cholesky": lambda L, D: A(L, D).cholesky(),
+    "Tensor.qr": lambda L, D: A(L, D).qr(),
+    "Tensor.svd": lambda L, D: A(L, D).svd(),
+    "Tensor.slogdet": lambda L, D: A(L, D).slogdet(),
+    "Tensor.logdet": lambda L, D: A(L, D).logdet(),
+    "Tensor.pinverse": lambda L, D: A(L, D).pinverse(),
+    "Tensor.matrix_power_-1": lambda L, D: A(L, D).matrix_power(-1),
+    "Tensor.matrix_exp": lambda L, D: A(L, D).matrix_exp(),
+    "Tensor.lu": lambda L, D: A(L, D).lu(),
+    "Tensor.geqrf": lambda L, D: A(L, D).geqrf(),
+    "Tensor.orgqr": lambda L, D: A(L, D).orgqr(tau(L, D)),
+    "Tensor.ormqr": lambda L, D: A(L, D).ormqr(tau(L, D), B(L, D)),
+    "Tensor.cholesky_solve": lambda L, D: B(L, D).cholesky_solve(A(L, D)),
+    "Tensor.cholesky_inverse": lambda L, D: A(L, D).cholesky_inverse(),
+    "Tensor.triangular_solve": lambda L, D: B(L, D).triangular_solve(A(L, D)),
+    "Tensor.lu_solve": lambda L, D: B(L, D).lu_solve(A(L, D), pivots(L)),
+    "Tensor.norm_nuc": lambda L, D: A(L, D).norm(p="nuc"),
+    "Tensor.det": lambda L, D: A(L, D).det(),
+    "linalg.cond_nuc": lambda L, D: L.linalg.cond(A(L, D), "nuc"),
+    "linalg.cond_inf": lambda L, D: L.linalg.cond(A(L, D), _INF),
+    "linalg.cond_-2": lambda L, D: L.linalg.cond(A(L, D), -2),
+    "linalg.matrix_rank_tol": lambda L, D: L.linalg.matrix_rank(A(L, D), atol=0.5),
+    "linalg.matrix_norm_-1": lambda L, D: L.linalg.matrix_norm(A(L, D), -1),
+    "linalg.matrix_norm_nuc_float32": lambda L, D: L.linalg.matrix_norm(A(L, D), "nuc",
+                                                                        dtype=L.float32),
+    "frobenius_norm": lambda L, D: L.frobenius_norm(A(L, D), (0, 1)),
+    "norm_vector_2": lambda L, D: L.norm(v(L, D)),
+    "linalg.lstsq_gelsd": lambda L, D: L.linalg.lstsq(A(L, D), B(L, D), driver="gelsd"),
+    "linalg.lstsq_gels": lambda L, D: L.linalg.lstsq(A(L, D), B(L, D), driver="gels"),
+    "linalg.lu_factor_no_pivot": lambda L, D: L.linalg.lu_factor(A(L, D), pivot=False),
+    "linalg.ldl_factor_hermitian": lambda L, D: L.linalg.ldl_factor(A(L, D), hermitian=True),
+    "linalg.inv_batched": lambda L, D: L.linalg.inv(A(L, D).expand(2, 3, 3)),
+    "linalg.det_batched": lambda L, D: L.linalg.det(A(L, D).expand(2, 3, 3)),
+    "linalg.svd_empty": lambda L, D: L.linalg.svd(A(L, D)[:0]),
+    "linalg.eigh_upper": lambda L, D: L.linalg.eigh(A(L, D), UPLO="U"),
+    "pca_lowrank_uncentered": lambda L, D: L.pca_lowrank(A(L, D), q=2, center=False),
+    "lu_unpack_float_pivots": lambda L, D: L.lu_unpack(A(L, "float32"), v(L, D)),
     # which check speaks first: shape and argument errors against the dtype's
+    "linalg.matrix_norm_fro_float64": lambda L, D: L.linalg.matrix_norm(A(L, D),
+                                                                       dtype=L.float64),
+    "linalg.matrix_norm_1_complex128": lambda L, D: L.linalg.matrix_norm(A(L, D), 1,
+                                                                        dtype=L.complex128),
+    "linalg.matrix_norm_inf_int64": lambda L, D: L.linalg.matrix_norm(A(L, D), _INF,
+                                                                     dtype=L.int64),
+    "linalg.matrix_norm_nuc_float16": lambda L, D: L.linalg.matrix_norm(A(L, D), "nuc",
+                                                                       dtype=L.float16),
+    "linalg.norm_2_complex64": lambda L, D: L.linalg.norm(A(L, D), 2, dtype=L.complex64),
+    "linalg.matrix_norm_2_keepdim_empty": lambda L, D: L.linalg.matrix_norm(
+        make(L, D, SPD).expand(2, 3, 3)[:, :0], 2, keepdim=True),
+    "linalg.matrix_norm_2_wide_empty": lambda L, D: L.linalg.matrix_norm(
+        make(L, D, SPD)[:, :0], 2),
     "linalg.inv_not_square": lambda L, D: L.linalg.inv(B(L, D)),
     "linalg.det_not_square": lambda L, D: L.linalg.det(B(L, D)),
     "logdet_not_square": lambda L, D: L.logdet(B(L, D)),
@@ -152,6 +203,59 @@ CASES = {
     "linalg.lu_solve_float32_B": lambda L, D: L.linalg.lu_solve(A(L, D), pivots(L),
                                                                 B(L, "float32")),
 }
+
+
+def empty(lib, dtype):
+    return make(lib, dtype, SPD)[:0, :0]
+
+
+def empty_pivots(lib):
+    return lib.zeros(0, dtype=lib.int32)
+
+
+# empty matrices: torch returns early for some ops before the kernel refuses the dtype
+CASES.update({f"{op}_empty": function for op, function in {
+    "linalg.inv": lambda L, D: L.linalg.inv(empty(L, D)),
+    "linalg.inv_ex": lambda L, D: L.linalg.inv_ex(empty(L, D)),
+    "linalg.det": lambda L, D: L.linalg.det(empty(L, D)),
+    "linalg.slogdet": lambda L, D: L.linalg.slogdet(empty(L, D)),
+    "logdet": lambda L, D: L.logdet(empty(L, D)),
+    "linalg.solve": lambda L, D: L.linalg.solve(empty(L, D), empty(L, D)),
+    "linalg.solve_ex": lambda L, D: L.linalg.solve_ex(empty(L, D), empty(L, D)),
+    "linalg.cholesky": lambda L, D: L.linalg.cholesky(empty(L, D)),
+    "linalg.cholesky_ex": lambda L, D: L.linalg.cholesky_ex(empty(L, D)),
+    "cholesky": lambda L, D: L.cholesky(empty(L, D)),
+    "linalg.qr": lambda L, D: L.linalg.qr(empty(L, D)),
+    "linalg.svdvals": lambda L, D: L.linalg.svdvals(empty(L, D)),
+    "svd": lambda L, D: L.svd(empty(L, D)),
+    "linalg.eigh": lambda L, D: L.linalg.eigh(empty(L, D)),
+    "linalg.eigvalsh": lambda L, D: L.linalg.eigvalsh(empty(L, D)),
+    "linalg.eig": lambda L, D: L.linalg.eig(empty(L, D)),
+    "linalg.eigvals": lambda L, D: L.linalg.eigvals(empty(L, D)),
+    "linalg.pinv": lambda L, D: L.linalg.pinv(empty(L, D)),
+    "linalg.matrix_norm_nuc": lambda L, D: L.linalg.matrix_norm(empty(L, D), "nuc"),
+    "linalg.matrix_norm_2": lambda L, D: L.linalg.matrix_norm(empty(L, D), 2),
+    "linalg.cond": lambda L, D: L.linalg.cond(empty(L, D)),
+    "linalg.matrix_rank": lambda L, D: L.linalg.matrix_rank(empty(L, D)),
+    "linalg.matrix_exp": lambda L, D: L.linalg.matrix_exp(empty(L, D)),
+    "linalg.lu_factor": lambda L, D: L.linalg.lu_factor(empty(L, D)),
+    "linalg.lu": lambda L, D: L.linalg.lu(empty(L, D)),
+    "linalg.lu_solve": lambda L, D: L.linalg.lu_solve(empty(L, D), empty_pivots(L),
+                                                      empty(L, D)),
+    "linalg.ldl_factor": lambda L, D: L.linalg.ldl_factor(empty(L, D)),
+    "linalg.ldl_solve": lambda L, D: L.linalg.ldl_solve(empty(L, D), empty_pivots(L),
+                                                        empty(L, D)),
+    "linalg.lstsq": lambda L, D: L.linalg.lstsq(empty(L, D), empty(L, D)),
+    "geqrf": lambda L, D: L.geqrf(empty(L, D)),
+    "linalg.householder_product": lambda L, D: L.linalg.householder_product(
+        empty(L, D), empty(L, D).diagonal()),
+    "ormqr": lambda L, D: L.ormqr(empty(L, D), empty(L, D).diagonal(), empty(L, D)),
+    "linalg.solve_triangular": lambda L, D: L.linalg.solve_triangular(
+        empty(L, D), empty(L, D), upper=True),
+    "triangular_solve": lambda L, D: L.triangular_solve(empty(L, D), empty(L, D)),
+    "cholesky_solve": lambda L, D: L.cholesky_solve(empty(L, D), empty(L, D)),
+    "cholesky_inverse": lambda L, D: L.cholesky_inverse(empty(L, D)),
+}.items()})
 
 
 def outcome(lib, op, dtype):

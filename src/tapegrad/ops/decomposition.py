@@ -64,13 +64,29 @@ def is_lapack_dtype(dtype):
 _LAPACK_DTYPES = (_dtype.float32, _dtype.float64, _dtype.complex64, _dtype.complex128)
 
 
-def check_lapack(kernel, *tensors):
+def check_lapack(kernel, *tensors, empty_passes=False):
     """Tensors of dtypes LAPACK takes, or torch's error naming the CPU kernel that refuses
-    the first other one (integers, bool, float16, bfloat16)."""
+    the first other one (integers, bool, float16, bfloat16); empty_passes: the op returns
+    before its kernel for an empty input, as torch's (any dtype then passes)."""
     for tensor in tensors:
-        if not is_lapack_dtype(tensor.dtype):
+        if not (is_lapack_dtype(tensor.dtype) or (empty_passes and tensor.numel() == 0)):
             raise NotImplementedError(f'"{kernel}" not implemented for '
                                       f"'{tensor.dtype.legacy_name}'")
+
+
+def _any_dtype_if_empty(xp, forward, A, *others):
+    """forward(A, *others) by NumPy's linalg, which takes LAPACK's dtypes only: matrices of
+    other dtypes come here only when empty (torch returns before its kernel refuses them),
+    and are computed in float32 and given back in A's dtype."""
+    if A.dtype.name in _LAPACK_ARRAYS:
+        return forward(A, *others)
+    results = forward(*(array.astype(xp.float32) for array in (A,) + others))
+    if isinstance(results, tuple):
+        return tuple(result.astype(A.dtype) for result in results)
+    return results.astype(A.dtype)
+
+
+_LAPACK_ARRAYS = ("float32", "float64", "complex64", "complex128")
 
 
 def _failure(xp, name, batched, info, problem):
@@ -163,7 +179,7 @@ def inverse(input, *, out=None):
 
 @defop("LinalgDetBackward0", save=("A", "result"))
 def _det(xp, A: Tensor):
-    return xp.linalg.det(A)
+    return _any_dtype_if_empty(xp, xp.linalg.det, A)
 
 
 def _det_backward(ctx):
@@ -206,7 +222,7 @@ _det.derivatives(A=_det_backward)
 def det(A, *, out=None):
     """The determinant of each square matrix in A."""
     _check_matrices("linalg.det", A)
-    check_lapack("lu_cpu", A)
+    check_lapack("lu_cpu", A, empty_passes=True)
     return _det(A)
 
 
@@ -267,6 +283,10 @@ def _is_vector_rhs(A, B):
 
 @defop("LinalgSolveExBackward0", save=("A", "result", "left"))
 def _solve(xp, A: Tensor, B: Tensor, left=True):
+    return _any_dtype_if_empty(xp, lambda A, B: _lapack_solve(xp, A, B, left), A, B)
+
+
+def _lapack_solve(xp, A, B, left):
     vector = _is_vector_rhs(A, B)
     rhs = B[..., None] if vector else B
     try:
@@ -313,7 +333,7 @@ def check_solve(A, B, left):
         raise RuntimeError("linalg.solve: Incompatible shapes of A and B for the equation "
                            f"{'AX = B' if left else 'XA = B'} ({A.shape[-2]}x{A.shape[-1]} and "
                            f"{rhs[-2]}x{rhs[-1]})")
-    check_lapack("lu_cpu", A)
+    check_lapack("lu_cpu", A, empty_passes=True)
 
 
 # ---- cholesky ------------------------------------------------------------------------------
@@ -365,12 +385,13 @@ def _cholesky_backward(ctx):
 
 @defop("LinalgCholeskyExBackward0", save=("result", "upper"))
 def _cholesky(xp, A: Tensor, upper=False):
-    return _cholesky_forward(xp, A, upper, "linalg.cholesky")
+    return _any_dtype_if_empty(xp, lambda A: _cholesky_forward(xp, A, upper, "linalg.cholesky"),
+                               A)
 
 
 @defop("CholeskyBackward0", save=("result", "upper"))
 def _legacy_cholesky(xp, A: Tensor, upper=False):
-    return _cholesky_forward(xp, A, upper, "cholesky")
+    return _any_dtype_if_empty(xp, lambda A: _cholesky_forward(xp, A, upper, "cholesky"), A)
 
 
 _cholesky.derivatives(A=_cholesky_backward)
@@ -381,7 +402,7 @@ def cholesky(A, *, upper=False, out=None):
     """The Cholesky factor L (A = L L^T) of each symmetric positive-definite matrix, or U = L^T
     with upper=True; reads only the lower (upper) triangle of A."""
     _check_matrices("linalg.cholesky", A)
-    check_lapack("cholesky_cpu", A)
+    check_lapack("cholesky_cpu", A, empty_passes=True)
     return _cholesky(A, upper)
 
 
@@ -399,7 +420,7 @@ def torch_cholesky(input, upper=False, *, out=None):
     floating = input.dtype.is_floating_point or input.dtype.is_complex
     # torch checks the shape first; then its kernel, not the linalg check, refuses the dtype
     _check_matrices("cholesky", input, dtype=None if floating else _dtype.float64)
-    check_lapack("cholesky_cpu", input)
+    check_lapack("cholesky_cpu", input, empty_passes=True)
     return _legacy_cholesky(input, upper)
 
 
@@ -503,8 +524,7 @@ def _lapack_eigh(xp, A, UPLO="L"):
 
 @defop("LinalgEighBackward0", save=("result0", "result1"))
 def _eigh(xp, A: Tensor, UPLO="L"):
-    eigenvalues, eigenvectors = _lapack_eigh(xp, A, UPLO)
-    return eigenvalues, eigenvectors
+    return _any_dtype_if_empty(xp, lambda A: tuple(_lapack_eigh(xp, A, UPLO)), A)
 
 
 def _eigh_backward(ctx):
@@ -527,7 +547,7 @@ _eigh.derivatives(A=_eigh_backward)
 
 def _check_eigh(A, UPLO):
     _check_matrices("linalg.eigh", A, dtype=_dtype.float64)  # its kernel refuses integers
-    check_lapack("linalg_eigh_cpu", A)
+    check_lapack("linalg_eigh_cpu", A, empty_passes=True)
     if UPLO not in ("L", "U"):
         raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
 
@@ -568,8 +588,7 @@ def _lapack_svd(xp, A, full_matrices=False):
 
 @defop("LinalgSvdBackward0", save=("result0", "result1", "result2", "full_matrices"))
 def _svd(xp, A: Tensor, full_matrices=True):
-    U, S, Vh = _lapack_svd(xp, A, full_matrices)
-    return U, S, Vh
+    return _any_dtype_if_empty(xp, lambda A: tuple(_lapack_svd(xp, A, full_matrices)), A)
 
 
 def _svd_backward(ctx):
@@ -622,13 +641,13 @@ _svd.derivatives(A=_svd_backward)
 def svd(A, full_matrices=True, *, driver=None, out=None):
     """A = U diag(S) Vh, singular values descending."""
     _check_matrices("linalg.svd", A, square=False)
-    check_lapack("linalg_svd_cpu", A)
+    check_lapack("linalg_svd_cpu", A, empty_passes=True)
     return linalg_svd_return(*_svd(A, full_matrices))
 
 
 def svdvals(A, *, driver=None, out=None):
     _check_matrices("linalg.svd", A, square=False)  # torch's texts name svd
-    check_lapack("linalg_svd_cpu", A)
+    check_lapack("linalg_svd_cpu", A, empty_passes=True)
     return _svd(A, False)[1]
 
 
@@ -708,9 +727,6 @@ _INF = float("inf")
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
     """Matrix norms over the two dims: 'fro', 'nuc' (sum of singular values), 2 / -2 (largest /
     smallest singular value), 1 / -1 (max / min column sum) and inf / -inf (row sums)."""
-    if dtype is not None and not (dtype.is_floating_point or dtype.is_complex):
-        raise RuntimeError("linalg.matrix_norm: dtype should be floating point or complex, but "
-                           f"got {dtype.legacy_name}")
     if ord not in ("fro", "nuc", 1, -1, 2, -2, _INF, -_INF):
         shown = int(ord) if isinstance(ord, float) and ord.is_integer() else ord
         raise RuntimeError(f"linalg.matrix_norm: Order {shown} not supported.")
@@ -724,6 +740,8 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
     dims = (wrap_dim(dim[0], A.ndim), wrap_dim(dim[1], A.ndim))
     if dims[0] == dims[1]:
         raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got {dims}")
+    if dtype is not None:
+        _check_norm_dtype("linalg.matrix_norm", A.dtype, dtype)
     if ord == "fro":
         return vector_norm(A, 2, dims, keepdim, dtype=dtype)
     if ord in ("nuc", 2, -2):
@@ -736,11 +754,28 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
     return select(vector_norm(A, 1, summed, keepdim, dtype=dtype), extreme, keepdim)
 
 
+def _check_norm_dtype(name, input_dtype, dtype):
+    """A norm's dtype argument: floating or complex as the input, and not narrower than it."""
+    if not (dtype.is_floating_point or dtype.is_complex):
+        raise RuntimeError(f"{name}: dtype should be floating point or complex, but got "
+                           f"{dtype.legacy_name}")
+    if input_dtype.is_complex != dtype.is_complex:
+        kind = "complex" if input_dtype.is_complex else "real"
+        raise RuntimeError(f"{name}: dtype should be {kind} for {kind} inputs, but got "
+                           f"{dtype.legacy_name}")
+    if _dtype.promote_types(input_dtype, dtype) is not dtype:
+        raise RuntimeError(f"{name}: the dtype of the input ({input_dtype.legacy_name}) should "
+                           "be convertible without narrowing to the specified dtype "
+                           f"({dtype.legacy_name})")
+
+
 def _spectral_norm(A, ord, dims, keepdim):
     """'nuc', 2 or -2: a function of the singular values of the (dims) matrices."""
     order = [d for d in range(A.ndim) if d not in dims] + list(dims)
     singular_values = svdvals(permute(A, order))
-    if ord == "nuc":
+    if ord == 2 and singular_values.shape[-1] == 0:  # torch: zeros for empty matrices, no graph
+        result = zeros_of(singular_values, singular_values.shape[:-1] + (1,) * keepdim)
+    elif ord == "nuc":
         result = sum(singular_values, -1, keepdim)
     else:
         result = (amax if ord > 0 else amin)(singular_values, -1, keepdim)
