@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from . import _backend, _device, _dtype
-from ._device import CPU, DeviceLike, device, tensor_device
+from ._device import CPU, DeviceLike, tensor_device
+from ._legacy_tensor_types import _C10_NAMES
 from ._tensor import Tensor
 from ._warnings import warn
 from .autograd import grad_mode
@@ -56,7 +57,6 @@ def _allocated(memory: Any) -> bool:
 
 
 def _c10_name(dtype: _dtype.dtype) -> str:
-    from ._legacy_tensor_types import _C10_NAMES
     return _C10_NAMES.get(dtype.name, dtype.name)
 
 
@@ -107,7 +107,7 @@ class UntypedStorage:
 
     @property
     def device(self) -> _device.device:
-        return _device_of(self._memory)
+        return _backend.device_of(self._memory)
 
     @property
     def is_cuda(self) -> bool:
@@ -230,9 +230,7 @@ class UntypedStorage:
         if not self.resizable():
             raise RuntimeError(NOT_RESIZABLE)
         if size < 0:
-            raise RuntimeError("[enforce fail at alloc_cpu.cpp:98] ((ptrdiff_t)nbytes) >= 0. "
-                               "alloc_cpu() seems to have been called with negative number: "
-                               f"{size % 2**64}")
+            raise _negative_size(size)
         if sys.getrefcount(self._memory) > 2:  # the slot's and the call's: no view of it
             raise RuntimeError("tapegrad cannot resize a storage that tensors are over: NumPy "
                                "cannot move their memory")
@@ -270,8 +268,10 @@ def _class_name(value: object) -> str:
     return str(type(value))
 
 
-def _device_of(array: Any) -> device:
-    return CPU if type(array) is np.ndarray else _backend.device_of(array)
+def _negative_size(size: int) -> RuntimeError:
+    return RuntimeError("[enforce fail at alloc_cpu.cpp:98] ((ptrdiff_t)nbytes) >= 0. "
+                        "alloc_cpu() seems to have been called with negative number: "
+                        f"{size % 2**64}")  # torch's allocator reads it as unsigned
 
 
 def _byte_values(data: Any) -> Any:
@@ -279,9 +279,7 @@ def _byte_values(data: Any) -> Any:
     size = as_int(data)
     if size is not None:
         if size < 0:
-            raise RuntimeError("[enforce fail at alloc_cpu.cpp:98] ((ptrdiff_t)nbytes) >= 0. "
-                               "alloc_cpu() seems to have been called with negative number: "
-                               f"{size % 2**64}")
+            raise _negative_size(size)
         return np.zeros(size, np.uint8)
     if isinstance(data, (bytes, bytearray)):
         return np.frombuffer(data, np.uint8).copy()
