@@ -104,11 +104,8 @@ OP_CASES = {
 
 # cases where tapegrad differs for reasons outside autocast, each with its reason
 OP_XFAILS = {
-    "conv1d": "tapegrad's convolution returns float32 for bfloat16 inputs, outside autocast too",
-    "conv2d": "tapegrad's convolution returns float32 for bfloat16 inputs, outside autocast too",
     "l1_loss": "F.l1_loss reports no name to the hook and is composed of abs and sub, which "
                "are on no list: it runs in its inputs' dtype",
-    "max_pool2d": "tapegrad's max_pool2d fails on bfloat16 (ml_dtypes' NumPy kind 'V')",
 }
 
 
