@@ -687,7 +687,15 @@ class Tensor(TensorMethods):
         from . import storage
         return storage.storage_type(self)
 
-    def set_(self, *args: Any, **kwargs: Any) -> Tensor:  # (source, storage_offset, size, stride)
+    @overload
+    def set_(self) -> Tensor: ...
+
+    @overload
+    def set_(self, source: Tensor | UntypedStorage | TypedStorage,
+             storage_offset: _int = ..., size: Sequence[_int] = ...,
+             stride: Sequence[_int] | None = None) -> Tensor: ...
+
+    def set_(self, *args: Any, **kwargs: Any) -> Tensor:  # torch's argument errors: storage.py
         from . import storage
         return storage.set_(self, *args, **kwargs)
 
