@@ -9,6 +9,12 @@ from .._dtype import python_number
 from .._tensor import Tensor
 
 
+def is_floating_kind(dtype):
+    """Whether a NumPy dtype is a real floating one: kind "f", or "V", NumPy's kind for
+    ml_dtypes' bfloat16 (the one extension dtype tapegrad's arrays hold)."""
+    return dtype.kind == "f" or dtype.kind == "V"
+
+
 def type_name(value):
     """A value's type as torch's argument errors name it: list, NoneType, numpy.ndarray."""
     kind = type(value)

@@ -4,7 +4,7 @@ import math
 
 from .. import _dtype
 from .._tensor import Tensor
-from ._checks import is_number
+from ._checks import is_floating_kind, is_number
 from ._define import defop
 from .indexing import _masked_fill
 from .pointwise import (add_scalar, binary_of_tensors, integer_in_place, invalid_combination,
@@ -19,7 +19,7 @@ from .complex_parts import conj_of
 def _require_floating(kernel, dtype, complex_too=False):
     """torch's error for the dtypes its kernel has no loop for: integers and bools, and complex
     numbers unless complex_too."""
-    if dtype.kind != "f" and not (complex_too and dtype.kind == "c"):
+    if not is_floating_kind(dtype) and not (complex_too and dtype.kind == "c"):
         raise NotImplementedError(not_implemented_for(kernel, dtype))
 
 
@@ -200,7 +200,7 @@ frexp_return = return_type("frexp", ("mantissa", "exponent"))
 
 @defop("FrexpBackward0", save=("result1",))
 def _frexp(xp, input: Tensor):
-    if input.dtype.kind != "f":
+    if not is_floating_kind(input.dtype):
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
     mantissa, exponent = xp.frexp(input)
     return mantissa, exponent.astype(xp.int32, copy=False)

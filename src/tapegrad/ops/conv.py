@@ -17,7 +17,7 @@ import warnings
 
 from .. import _dtype
 from .._tensor import Tensor
-from ._checks import numel, wrap_dim
+from ._checks import is_floating_kind, numel, wrap_dim
 from ._define import defop
 from .activation import pad
 from .linalg import _C_TYPE
@@ -211,7 +211,7 @@ def _transposed_size(spatial, kernel, stride, padding, output_padding, dilation)
 
 
 def _is_half(array):
-    return array.dtype.itemsize == 2 and array.dtype.kind in "fV"  # "V": ml_dtypes' bfloat16
+    return array.dtype.itemsize == 2 and is_floating_kind(array.dtype)
 
 
 def _in_float32(xp, *arrays):

@@ -16,6 +16,7 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor
+from ._checks import is_floating_kind
 from ._define import defop
 from . import reduction
 from .pointwise import add, binary_of_tensors, not_implemented_for, sub_scalar
@@ -501,7 +502,7 @@ def _regularized_density(ctx):
 def _incomplete_gamma_op(name, node_name, upper):
     @defop(node_name, save=("input", "other", "name"), promote="common", name="_" + name)
     def op(xp, input: Tensor, other: Tensor, name=name):
-        if xp.result_type(input, other).kind != "f":
+        if not is_floating_kind(xp.result_type(input, other)):
             raise NotImplementedError(not_implemented_for(f"{name}_cpu",
                                                           xp.result_type(input, other)))
         a, x = (xp.asarray(v, dtype=xp.float64) for v in (input, other))

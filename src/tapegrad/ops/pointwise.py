@@ -8,18 +8,18 @@ import numpy as np
 from .. import _backend, _dtype, _layout
 from .._tensor import Tensor
 from .._warnings import warn
-from ._checks import (broadcast_shapes, counting_tensor, is_number, number, overload_error,
-                      scaled, type_name)
+from ._checks import (broadcast_shapes, counting_tensor, is_floating_kind, is_number, number,
+                      overload_error, scaled, type_name)
 from ._define import array_of, defop
 from .shape import zeros_of
 
 # ---- argument checks: torch's errors, before any forward runs ------------------------------------
 
 # torch's dtype checks name the C++ element types
-_C_TYPE_NAMES = {"float16": "c10::Half", "float32": "float", "float64": "double",
-                 "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
-                 "uint8": "unsigned char", "bool": "bool", "complex64": "c10::complex<float>",
-                 "complex128": "c10::complex<double>"}
+_C_TYPE_NAMES = {"float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float",
+                 "float64": "double", "int64": "long int", "int32": "int", "int16": "short int",
+                 "int8": "signed char", "uint8": "unsigned char", "bool": "bool",
+                 "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
 
 
 def not_implemented_for(kernel, numpy_dtype):
@@ -276,7 +276,7 @@ def _check_divisor(xp, kernel, input, other):
     dtype = xp.result_type(input, other)
     if dtype.kind in "bc":  # nor for complex numbers, which have no floor
         raise NotImplementedError(not_implemented_for(kernel, dtype))
-    if dtype.kind != "f" and xp.any(xp.asarray(other) == 0):
+    if not is_floating_kind(dtype) and xp.any(xp.asarray(other) == 0):
         raise RuntimeError("ZeroDivisionError")
 
 
@@ -483,7 +483,8 @@ def lerp(input, end, weight):
 def _pow_tensor_scalar(xp, input: Tensor, exponent):
     if input.dtype.kind == "b":  # bool ** bool, which torch answers here: x ** True is x
         return input | (not exponent)
-    if exponent == -0.5 and input.dtype.kind == "f":  # torch's rsqrt: -inf at -0, NaN at -inf
+    # torch's rsqrt: -inf at -0, NaN at -inf
+    if exponent == -0.5 and is_floating_kind(input.dtype):
         return xp.reciprocal(xp.sqrt(input))
     return xp.power(input, exponent)
 
@@ -979,8 +980,8 @@ def integer_in_place(name):
 
 @defop(None)
 def bitwise_not(xp, input: Tensor):
-    if input.dtype.kind == "f":
-        raise TypeError("bitwise_not is only supported for integer and boolean tensors")
+    if input.dtype.kind not in "biu":
+        raise NotImplementedError(not_implemented_for("bitwise_not_cpu", input.dtype))
     return xp.invert(input)
 
 

@@ -14,7 +14,7 @@ import numpy as np
 from .. import _backend
 from .._tensor import Tensor
 from . import reduction
-from ._checks import numel, wrap_dim
+from ._checks import is_floating_kind, numel, wrap_dim
 from ._define import defop
 from .conv import check_float, int_tuple, sliding_windows
 from .indexing import gather
@@ -142,10 +142,6 @@ def _flat_strides(size):
     return [numel(size[dim + 1:]) for dim in range(len(size))]
 
 
-def _is_floating(array):
-    return array.dtype.kind in "fV"  # "V": ml_dtypes' bfloat16, which NumPy does not know
-
-
 def _max_pool(xp, input: Tensor, kernel_size, stride, padding, dilation, ceil_mode):
     """(maxima, flat indices into the trailing dims) of max pooling over len(kernel_size)
     trailing dims."""
@@ -153,7 +149,7 @@ def _max_pool(xp, input: Tensor, kernel_size, stride, padding, dilation, ceil_mo
     size = input.shape[-nd:]
     out = tuple(_pooled_size(n, k, p, s, d, ceil_mode) for n, k, p, s, d in
                 zip(size, kernel_size, padding, stride, dilation))
-    lowest = -xp.inf if _is_floating(input) else xp.iinfo(input.dtype).min
+    lowest = -xp.inf if is_floating_kind(input.dtype) else xp.iinfo(input.dtype).min
     padded = _pad_for_windows(xp, input, out, kernel_size, stride, dilation, padding, lowest)
     windows = sliding_windows(xp, padded, kernel_size, stride, dilation)
     # each window position's offset from the window's first element in the flat input
@@ -193,7 +189,7 @@ def _first_max(xp, windows, offsets, nd):
     best = xp.maximum(views[0], views[1])
     for value in views[2:]:
         xp.maximum(best, value, out=best)
-    if _is_floating(best) and xp.isnan(best).any():
+    if is_floating_kind(best.dtype) and xp.isnan(best).any():
         return None
     # the offset grows by the step to position k wherever the maximum is not before k
     offset = not_yet = None
@@ -214,7 +210,7 @@ def _window_max(xp, windows, first, lowest, nd):
     position = xp.broadcast_to(first.astype(xp.int32), best.shape).copy()
     for k, value in enumerate(_window_views(windows, nd)):
         better = value > best
-        if _is_floating(best):
+        if is_floating_kind(best.dtype):
             better |= xp.isnan(value)
         position *= ~better
         position += better * xp.int32(k)

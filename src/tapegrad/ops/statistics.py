@@ -197,7 +197,7 @@ _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 
 def _check_quantile(name, input, q, interpolation):
-    if not input.dtype.is_floating_point or input.dtype.name == "float16":
+    if input.dtype.name not in ("float32", "float64"):
         raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
     if input.numel() == 0:
         raise RuntimeError(f"{name}() input tensor must be non-empty")

@@ -4,6 +4,7 @@ import math
 
 from .._tensor import Tensor
 from ..autograd import grad_mode
+from ._checks import is_floating_kind
 from ._define import defop
 from .pointwise import (_masked_fill, _sub, add_scalar, mul_scalar, not_implemented_for,
                         reciprocal, require_tensors, sub_scalar, where)
@@ -45,7 +46,7 @@ def sign(xp, input: Tensor):
                                   "numbers. Please use torch.sgn instead.")
     if input.dtype.kind == "b":
         return input.copy()
-    if input.dtype.kind == "f":
+    if is_floating_kind(input.dtype):
         return xp.subtract(input > 0, input < 0, dtype=input.dtype)  # torch: sign(nan) is 0
     return xp.sign(input)
 
@@ -506,7 +507,7 @@ def _rounded(input, rounding, kernel):
         raise NotImplementedError(not_implemented_for(kernel, input.dtype))
     if input.dtype.kind == "c":
         raise NotImplementedError(f"{kernel.split('_')[0]} is not supported for complex inputs")
-    return rounding(input) if input.dtype.kind == "f" else input.copy()
+    return rounding(input) if is_floating_kind(input.dtype) else input.copy()
 
 
 @defop("FloorBackward0")
@@ -543,7 +544,7 @@ _round.derivatives(input=lambda ctx: zeros_of(ctx.grad))
 
 @defop("RoundBackward1")
 def _round_decimals(xp, input: Tensor, decimals):
-    if input.dtype.kind != "f":
+    if not is_floating_kind(input.dtype):
         kernel = "round_vml_cpu" if decimals == 0 else "round_cpu"
         raise NotImplementedError(not_implemented_for(kernel, input.dtype))
     # as torch: scale by 10**|decimals| in the input's dtype (float16 in float32), round, unscale
@@ -567,7 +568,7 @@ def round(input, *, decimals=None):
 
 @defop("FracBackward0")
 def frac(xp, input: Tensor):
-    if input.dtype.kind != "f":
+    if not is_floating_kind(input.dtype):
         raise NotImplementedError(not_implemented_for("frac_cpu", input.dtype))
     return input - xp.trunc(input)
 
