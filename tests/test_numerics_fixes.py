@@ -250,3 +250,56 @@ def test_normal_with_the_largest_std_is_torchs(std):
     """The same exact product as uniform_'s: a std from 2**996 on gave NaN."""
     for count in (10, 40):
         same_draws(lambda lib: lib.empty(count, dtype=lib.float64).normal_(0.5, std))
+
+
+# ---- randint and random_ over int64 ranges of every size -----------------------------------
+
+INT64_MIN, INT64_MAX = -2 ** 63, 2 ** 63 - 1
+RANGES = [(0, 10), (0, 2 ** 28 - 1), (0, 2 ** 28), (0, 2 ** 29), (0, 2 ** 31), (-5, 2 ** 32 - 5),
+          (0, 2 ** 32), (0, 2 ** 32 + 1), (0, 2 ** 40), (-2 ** 62, 2 ** 62), (0, 2 ** 62),
+          (INT64_MIN, INT64_MIN + 2 ** 32 - 1024), (INT64_MIN, INT64_MIN + 2 ** 32),
+          (-1, INT64_MAX), (INT64_MIN, 0), (INT64_MIN, 1), (-2 ** 62, INT64_MAX),
+          (INT64_MIN + 1, INT64_MAX), (INT64_MIN, INT64_MAX), (2 ** 60, 2 ** 60 + 1)]
+DRAW_DTYPES = ["int64", "float64", "float32", "bfloat16", "int32", "int16", "uint8", "bool"]
+
+
+@pytest.mark.parametrize("low, high", RANGES)
+@pytest.mark.parametrize("dtype", DRAW_DTYPES)
+def test_randint_over_every_range_is_torchs(low, high, dtype):
+    """torch takes 64-bit draws once the range (after a float dtype's rounding of the
+    bounds) reaches 2**28, in every dtype, and draws in the result's dtype: 32-bit draws up
+    to 2**32 and draws in int64 cast afterwards gave other values, and no refusal of a range
+    the dtype cannot hold."""
+    same_draws(lambda lib: lib.randint(low, high, (40,), dtype=getattr(lib, dtype)), seed=1)
+
+
+@pytest.mark.parametrize("low, high", RANGES)
+@pytest.mark.parametrize("dtype", DRAW_DTYPES)
+def test_random_over_every_range_is_torchs(low, high, dtype):
+    def fill(lib):
+        tensor = lib.empty(6, 7, dtype=getattr(lib, dtype))
+        return tensor.t().random_(low, high).t()  # a transposed target: torch's visiting order
+    same_draws(fill, seed=2)
+    same_draws(lambda lib: lib.empty(30, dtype=getattr(lib, dtype)).random_(low, None), seed=3)
+
+
+@pytest.mark.parametrize("dtype", DRAW_DTYPES + ["float16", "complex64"])
+@pytest.mark.parametrize("size", [(0,), (25,)])
+def test_random_over_the_full_64_bit_range_is_torchs(dtype, size):
+    """random_(-2**63) has a kernel of its own: int64 and the 32- and 64-bit floats only, an
+    empty tensor whatever its dtype."""
+    same_draws(lambda lib: lib.empty(size, dtype=getattr(lib, dtype)).random_(INT64_MIN), seed=4)
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib: lib.randint(2 ** 63, (2,)), lambda lib: lib.randint(INT64_MIN - 1, 0, (2,)),
+    lambda lib: lib.randint(0, 2 ** 63, (2,), dtype=lib.float64),
+    lambda lib: lib.randint(INT64_MIN, 2 ** 63, (2,)),
+    lambda lib: lib.randint(0, 2 ** 70, (2,), dtype=lib.complex64),
+    lambda lib: lib.randint(2 ** 63, 2, (2,)), lambda lib: lib.empty(2).random_(2 ** 63),
+    lambda lib: lib.empty(2).random_(INT64_MIN - 1, None),
+    lambda lib: lib.empty(2, dtype=lib.int64).random_(0, 2 ** 64),
+], ids=["high", "low", "float64", "beyond-full", "complex", "low-above-high", "random-to",
+        "random-from", "random-2**64"])
+def test_bounds_beyond_int64_get_torchs_error(call):
+    assert same_draws(call)[0] == "ValueError"

@@ -699,6 +699,7 @@ def randint(low: int = 0, high: Optional[int] = None, size: Any = None, *,
         low, high, size = 0, low, high
     if high is None:
         raise TypeError("randint() missing required argument 'high'")
+    _random.check_long_arguments(low, high)
     if dtype is not None and dtype.is_complex:
         raise RuntimeError("check_random_bounds handles only integral, floating-point and "
                            "boolean types")
@@ -706,9 +707,12 @@ def randint(low: int = 0, high: Optional[int] = None, size: Any = None, *,
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} "
                            f">= to={high}")
     shape = _size(size, "randint", varargs=False, position=2)
-    drawn = Tensor._make(_backend.empty(shape, np.int64, target), _dtype.int64)
+    # torch draws in the result's dtype: its checks and its rounded bounds (update_from and
+    # update_to) are that dtype's, and a float's range then differs from int64's
+    dtype = dtype or (out.dtype if out is not None else _dtype.int64)
+    drawn = Tensor._make(_backend.empty(shape, dtype.numpy, target), dtype)
     _random.random_(drawn, low, high, generator=generator)
-    return _new(drawn._data, dtype or _dtype.int64, requires_grad, out)
+    return _new(drawn._data, None, requires_grad, out)
 
 
 def randperm(n: int, *, generator: Optional[_random.Generator] = None,

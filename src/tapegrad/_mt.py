@@ -385,11 +385,10 @@ def to_int64(value):
 
 def integers(generator, count, low, span, wide):
     """random_(from, to)'s values low + draw % span as Python ints in an int64 array (span
-    2**64: the full range); a 64-bit draw when wide (int64, float64, float32 tensors) and
-    span >= 2**32."""
+    2**64: the full range); 64-bit draws when wide, else 32-bit ones."""
     if span == 2**64:
         return random64(generator, count).view(np.int64)
-    draws = random64(generator, count) if wide and span >= 2**32 else random32(generator, count)
+    draws = random64(generator, count) if wide else random32(generator, count)
     return (draws % _U64(span)).astype(np.int64) + np.int64(low)
 
 

@@ -525,12 +525,12 @@ def random_(tensor: "Tensor", *args: Any, **kwargs: Any) -> "Tensor":
     value the dtype holds exactly (2**mantissa digits for floats)."""
     low, high, generator = _random_arguments(args, kwargs)
     overload = 2 if low is None else 1 if "from" not in kwargs and len(args) == 1 else 0
-    # random_() takes 64-bit draws for int64 and float64 only; random_(from, to) for the
-    # 32-bit floats too
-    wide = ("int64", "float64") + (() if low is None else ("float32", "bfloat16"))
-    is_wide = tensor.dtype.name in wide
+    unbounded = low is None  # random_()
     low, top = _random_range(tensor, low, high)
     span = top - low + 1
+    # random_() takes 64-bit draws for int64 and float64 only; random_(from, to) whenever its
+    # range (after the float bounds' rounding) reaches 2**28, in every dtype
+    is_wide = tensor.dtype.name in ("int64", "float64") if unbounded else span >= 2**28
     return _fill(tensor, f"random_{overload}", generator, lambda source, count, dtype,
                  contiguous: source.integers(count, low, span, is_wide))
 
@@ -762,11 +762,12 @@ def _random_range(tensor, low, high):
     if high is not None and low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= "
                            f"to={high}")
+    if high is None and low == -2**63:  # torch's full 64-bit range, a kernel of its own
+        _check_full_range_dtype(tensor)
+        return low, 2**63 - 1
     if dtype.is_complex:
         where = "check_random_bounds" if high is not None else "random_from_to_impl"
         raise RuntimeError(f"{where} handles only integral, floating-point and boolean types")
-    if high is None and low == -2**63:
-        return low, 2**63 - 1  # torch's full 64-bit range
     if dtype.is_floating_point:
         low = _inside_after_cast(tensor, low, 1)
         high = None if high is None else _inside_after_cast(tensor, high, -1)
@@ -779,6 +780,17 @@ def _random_range(tensor, low, high):
                            f"'to_inc' casted to dtype, but got from={low} > to_inc={top}")
     _check_random_bounds(tensor, low, top)
     return low, top
+
+
+def _check_full_range_dtype(tensor):
+    """The full-range kernel's refusals (an empty tensor returns before it runs): the small
+    integer types reach its own check, the other dtypes lack a loop."""
+    kernel, name = "random_full_64_bits_range_kernel_cpu", tensor.dtype.name
+    if tensor.numel() == 0 or name in ("int64", "float64", "float32", "bfloat16"):
+        return
+    if name in ("int8", "int16", "int32", "uint8"):
+        raise RuntimeError(f"{kernel} handles only int64, double, float and bfloat16")
+    raise not_implemented(kernel, tensor.dtype)
 
 
 def _inside_after_cast(tensor, bound, step):
@@ -948,7 +960,15 @@ def _random_arguments(args, kwargs):
         valid = False
     if not valid or not is_generator(generator):
         raise invalid_combination("random_", args, kwargs, _OVERLOADS["random_"])
+    check_long_arguments(low, high)
     return low, high, generator
+
+
+def check_long_arguments(*values: Any) -> None:
+    """torch's parser error for an int bound that int64 cannot hold (2**63 included)."""
+    for value in values:
+        if is_int(value) and not -2**63 <= value < 2**63:
+            raise ValueError("Overflow when unpacking long long")
 
 
 def is_generator(value: Any) -> bool:
