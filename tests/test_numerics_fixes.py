@@ -303,3 +303,18 @@ def test_random_over_the_full_64_bit_range_is_torchs(dtype, size):
         "random-from", "random-2**64"])
 def test_bounds_beyond_int64_get_torchs_error(call):
     assert same_draws(call)[0] == "ValueError"
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_isreal_of_complex_tensors_is_torchs(dtype):
+    values = complex_of([1, 3, NAN, 0, -0.0, INF, 2], [2, 0, 0, NAN, -0.0, 0, INF], dtype)
+    same_values(*[lib.isreal(both(lib, values)) for lib in (tapegrad, torch)])
+    same_values(*[both(lib, values).isreal() for lib in (tapegrad, torch)])
+
+
+@pytest.mark.parametrize("op", ["signbit", "isposinf", "isneginf"])
+@pytest.mark.parametrize("size", [0, 3])
+def test_sign_and_infinity_tests_refuse_complex_tensors_as_torch(op, size):
+    for dtype in ("complex64", "complex128"):
+        same_draws(lambda lib: getattr(lib, op)(lib.zeros(size, dtype=getattr(lib, dtype))))
+        same_draws(lambda lib: getattr(lib.zeros(size, dtype=getattr(lib, dtype)), op)())

@@ -10,6 +10,8 @@ from .unary import magnitude_of
 @defop(None)
 def signbit(xp, input: Tensor):
     """Whether the sign bit is set: true for negative numbers and -0.0."""
+    if input.dtype.kind == "c":
+        raise NotImplementedError("signbit is not implemented for complex tensors.")
     if input.dtype.kind == "f":
         return xp.signbit(input)
     return input < 0
@@ -17,17 +19,26 @@ def signbit(xp, input: Tensor):
 
 @defop(None)
 def isposinf(xp, input: Tensor):
+    _refuse_complex("isposinf", input)
     return input == xp.inf if input.dtype.kind == "f" else xp.zeros(input.shape, bool)
 
 
 @defop(None)
 def isneginf(xp, input: Tensor):
+    _refuse_complex("isneginf", input)
     return input == -xp.inf if input.dtype.kind == "f" else xp.zeros(input.shape, bool)
+
+
+def _refuse_complex(name, input):
+    if input.dtype.kind == "c":
+        raise RuntimeError(f"{name} does not support complex inputs.")
 
 
 @defop(None)
 def isreal(xp, input: Tensor):
-    """Whether each element has no imaginary part: always, in tapegrad."""
+    """Whether each element has no imaginary part (a NaN real part counts as real)."""
+    if input.dtype.kind == "c":
+        return input.imag == 0
     return xp.ones(input.shape, bool)
 
 
