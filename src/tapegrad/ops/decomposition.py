@@ -78,15 +78,12 @@ def _any_dtype_if_empty(xp, forward, A, *others):
     """forward(A, *others) by NumPy's linalg, which takes LAPACK's dtypes only: matrices of
     other dtypes come here only when empty (torch returns before its kernel refuses them),
     and are computed in float32 and given back in A's dtype."""
-    if A.dtype.name in _LAPACK_ARRAYS:
+    if A.dtype.char in "fdFD":  # float32, float64, complex64, complex128
         return forward(A, *others)
     results = forward(*(array.astype(xp.float32) for array in (A,) + others))
     if isinstance(results, tuple):
         return tuple(result.astype(A.dtype) for result in results)
     return results.astype(A.dtype)
-
-
-_LAPACK_ARRAYS = ("float32", "float64", "complex64", "complex128")
 
 
 def _failure(xp, name, batched, info, problem):
@@ -417,9 +414,8 @@ CHOLESKY_DEPRECATION = (
 def torch_cholesky(input, upper=False, *, out=None):
     """torch.cholesky: deprecated by torch for linalg.cholesky (and warns so); its own node."""
     warn(CHOLESKY_DEPRECATION, UserWarning)
-    floating = input.dtype.is_floating_point or input.dtype.is_complex
-    # torch checks the shape first; then its kernel, not the linalg check, refuses the dtype
-    _check_matrices("cholesky", input, dtype=None if floating else _dtype.float64)
+    # torch checks the shape only; its kernel, not the linalg check, refuses the dtype
+    _check_matrices("cholesky", input, dtype=_dtype.float64)
     check_lapack("cholesky_cpu", input, empty_passes=True)
     return _legacy_cholesky(input, upper)
 
