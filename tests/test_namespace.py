@@ -107,7 +107,9 @@ def test_typename():
 
 
 def test_is_storage():
-    same(lambda lib: (lib.is_storage(lib.ones(1)), lib.is_storage(1)))
+    same(lambda lib: (lib.is_storage(lib.ones(1)), lib.is_storage(1),
+                      lib.is_storage(lib.ones(2).untyped_storage()),
+                      lib.is_storage(lib.ones(2)[1:].storage())))
 
 
 # ---- asarray --------------------------------------------------------------------------------

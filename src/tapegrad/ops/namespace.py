@@ -178,8 +178,9 @@ def typename(obj):
 
 
 def is_storage(obj):
-    """tapegrad keeps no storage objects apart from tensors, so nothing is one."""
-    return False
+    """Whether obj is a storage (tapegrad.storage's UntypedStorage or TypedStorage)."""
+    from ..storage import TypedStorage, UntypedStorage
+    return isinstance(obj, (TypedStorage, UntypedStorage))
 
 
 # ---- asarray ----------------------------------------------------------------------------------
