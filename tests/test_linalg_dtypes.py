@@ -1,6 +1,7 @@
 """Linear algebra on dtypes LAPACK does not take (float16, bfloat16, integers, bool) and on
 complex64: each (op, dtype) case either succeeds in both libraries with the same result dtype,
-or fails in both with torch's exception type and text."""
+or fails in both with torch's exception type and text. Run as a script, it lists the cases
+that differ (the survey)."""
 import warnings
 
 import pytest
@@ -316,3 +317,12 @@ def test_logdet_of_complex_matrices_gradcheck(part):
     parts = (A.real.clone().requires_grad_(), A.imag.clone().requires_grad_())
     assert tapegrad.autograd.gradcheck(
         lambda x, y: getattr(tapegrad.logdet(tapegrad.complex(x, y)), part), parts)
+
+
+if __name__ == "__main__":  # the survey: every differing case, then the count
+    differing = [(op, dtype) for op in CASES for dtype in DTYPES
+                 if outcome(tapegrad, op, dtype) != outcome(torch, op, dtype)]
+    for op, dtype in differing:
+        print(f"{op} {dtype}\n  torch:    {outcome(torch, op, dtype)}\n"
+              f"  tapegrad: {outcome(tapegrad, op, dtype)}")
+    print(f"{len(differing)} of {len(CASES) * len(DTYPES)} cases differ from torch")
