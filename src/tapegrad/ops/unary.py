@@ -64,8 +64,8 @@ def sgn(xp, input: Tensor):
         origin = magnitude == 0
         magnitude[origin] = 1
         result = xp.empty_like(input)
-        result.real = xp.where(origin, 0, input.real / magnitude)
-        result.imag = xp.where(origin, 0, input.imag / magnitude)
+        result.real[...] = xp.where(origin, 0, input.real / magnitude)  # (CuPy's parts are
+        result.imag[...] = xp.where(origin, 0, input.imag / magnitude)  # views too)
         return result
     return sign.forward(xp, input)
 
