@@ -260,7 +260,8 @@ CASES.update({f"{op}_empty": function for op, function in {
 
 
 def outcome(lib, op, dtype):
-    """('ok', result dtypes) or (exception type name, text) for one case in one library."""
+    """('ok', result dtypes and shapes) or (exception type name, text) for one case in one
+    library."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
@@ -268,7 +269,8 @@ def outcome(lib, op, dtype):
         except Exception as error:  # the point is to compare whatever each library raises
             return type(error).__name__, str(error)
     results = result if isinstance(result, tuple) else (result,)
-    return "ok", tuple(str(r.dtype).replace("tapegrad.", "torch.") for r in results)
+    return "ok", tuple((str(r.dtype).replace("tapegrad.", "torch."), tuple(r.shape))
+                       for r in results)
 
 
 # differences outside the linear algebra files, for the owners of those ops (not strict: they
