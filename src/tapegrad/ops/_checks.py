@@ -15,6 +15,13 @@ def is_floating_kind(dtype):
     return dtype.kind == "f" or dtype.kind == "V"
 
 
+def refuse_half(kernel, tensor):
+    """torch's error from a CPU kernel that has no bfloat16 or float16 loop."""
+    if tensor.dtype.is_floating_point and tensor.dtype.itemsize == 2:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for "
+                                  f"'{tensor.dtype.legacy_name}'")
+
+
 def type_name(value):
     """A value's type as torch's argument errors name it: list, NoneType, numpy.ndarray."""
     kind = type(value)
@@ -196,8 +203,8 @@ _TORCH_PYTHON_FUNCTIONS = frozenset(
 # are Python in torch and fail on it with an AttributeError, as here), by the name torch's
 # message gives (the op they reach)
 NN_TORCH_NAMES = {name: name for name in (
-    "adaptive_avg_pool1d adaptive_max_pool1d avg_pool1d avg_pool2d batch_norm bilinear celu "
-    "conv1d conv2d conv3d conv_transpose1d conv_transpose2d conv_transpose3d "
+    "adaptive_avg_pool1d adaptive_max_pool1d avg_pool1d avg_pool2d avg_pool3d batch_norm "
+    "bilinear celu conv1d conv2d conv3d conv_transpose1d conv_transpose2d conv_transpose3d "
     "cosine_embedding_loss cosine_similarity elu embedding gelu hardshrink hardsigmoid "
     "hardswish hinge_embedding_loss kl_div layer_norm leaky_relu linear max_pool1d max_pool2d "
     "mish multi_margin_loss multilabel_margin_loss one_hot pad pairwise_distance rrelu "

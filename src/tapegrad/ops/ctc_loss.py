@@ -11,6 +11,7 @@ import numpy as np
 
 from .. import _backend
 from .._tensor import Tensor
+from ._checks import refuse_half
 from ._define import defop
 from .conv import check_float
 from .loss import checked_reduction, reduce_loss
@@ -233,6 +234,7 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     input_lengths = _lengths("input_lengths", input_lengths)
     target_lengths = _lengths("target_lengths", target_lengths)
     check_float("ctc_loss_cpu", log_probs)
+    refuse_half("ctc_loss_cpu", log_probs)
     batched = log_probs.ndim == 3
     if not batched:
         log_probs, targets = unsqueeze(log_probs, 1), targets.reshape(1, -1)

@@ -6,7 +6,7 @@ import math
 
 from .. import _backend, _dtype
 from .._tensor import Tensor
-from ._checks import broadcast_shapes, wrap_dim
+from ._checks import broadcast_shapes, refuse_half, wrap_dim
 from ._define import defop
 from .indexing import index_select_op
 from .pointwise import where
@@ -100,7 +100,16 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     if p < 0:
         raise RuntimeError("cdist only supports non-negative p values")
     broadcast_shapes(x1.shape[:-2], x2.shape[:-2])  # torch's error names the batch dims only
+    if not _takes_matrix_product(x1, x2, p, compute_mode):
+        refuse_half("cdist", x1)  # torch's product path has half-precision loops, this not
     return _cdist(x1, x2, float(p))
+
+
+def _takes_matrix_product(x1, x2, p, compute_mode):
+    """Whether torch computes this cdist through a matrix product (euclidean only)."""
+    if p != 2 or compute_mode == "donot_use_mm_for_euclid_dist":
+        return False
+    return compute_mode == "use_mm_for_euclid_dist" or x1.shape[-2] > 25 or x2.shape[-2] > 25
 
 
 # ---- pdist ---------------------------------------------------------------------------------
@@ -137,6 +146,7 @@ def pdist(input, p=2):
         raise RuntimeError("pdist only supports floating-point dtypes")
     if p < 0:
         raise RuntimeError("pdist only supports non-negative p values")
+    refuse_half("pdist", input)
     rows, columns = _backend.array_module(input._data).triu_indices(input.shape[0], 1)
     return _pdist(input.contiguous(), float(p), rows, columns)  # torch's graph copies too
 

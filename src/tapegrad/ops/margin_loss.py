@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import _backend, _dtype
 from .._tensor import Tensor
-from ._checks import broadcast_shapes
+from ._checks import broadcast_shapes, refuse_half
 from ._define import defop
 from ._inplace import inplace as _in_place
 from .activation import logsigmoid, pairwise_distance
@@ -206,6 +206,7 @@ def _check_frames(input):
 def _check_kernel_dtypes(kernel, input, target, weight=None):
     if not input.dtype.is_floating_point:
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{input.dtype.legacy_name}'")
+    refuse_half(kernel, input)
     for tensor, expected in ((target, _dtype.int64), (weight, input.dtype)):
         if tensor is not None and tensor.dtype is not expected:
             raise RuntimeError(f"expected scalar type {expected.legacy_name} but found "

@@ -14,7 +14,7 @@ import numpy as np
 from .. import _backend
 from .._tensor import Tensor
 from . import reduction
-from ._checks import is_floating_kind, numel, wrap_dim
+from ._checks import is_floating_kind, numel, refuse_half, wrap_dim
 from ._define import defop
 from .conv import check_float, int_tuple, sliding_windows
 from .indexing import gather
@@ -558,6 +558,7 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
         raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
     out = _pooled_sizes(input, kernel, stride, padding, (1, 1, 1), ceil_mode)
     _check_pool3d("avg_pool3d()", input, kernel, stride, padding, (1, 1, 1), out, average=True)
+    refuse_half("avg_pool3d_out_frame", input)
     return _avg_pool(_avg_pool3d, input, out, kernel, stride, padding, count_include_pad,
                      divisor_override)
 
