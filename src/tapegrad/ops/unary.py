@@ -62,11 +62,10 @@ def sgn(xp, input: Tensor):
         # each part over the modulus, as torch (a complex division rounds otherwise)
         magnitude = magnitude_of(xp, input)
         origin = magnitude == 0
-        magnitude[origin] = 1
-        result = xp.empty_like(input)
-        result.real[...] = xp.where(origin, 0, input.real / magnitude)  # (CuPy's parts are
-        result.imag[...] = xp.where(origin, 0, input.imag / magnitude)  # views too)
-        return result
+        magnitude = xp.where(origin, 1, magnitude)
+        parts = xp.stack((xp.where(origin, 0, input.real / magnitude),
+                          xp.where(origin, 0, input.imag / magnitude)), -1)
+        return parts.view(input.dtype).reshape(input.shape)  # (a 0-d input's .real is a number)
     return sign.forward(xp, input)
 
 
