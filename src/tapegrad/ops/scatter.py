@@ -5,7 +5,7 @@ import numpy as np
 
 from .. import _backend, _dtype
 from .._tensor import Tensor
-from ._checks import broadcast_shapes, fill_value, numel, wrap_dim
+from ._checks import broadcast_shapes, fill_value, is_floating_kind, numel, wrap_dim
 from ._define import defop
 from .indexing import (_along, _at_least_1d, _check_index_array, _check_scatter, _gather,
                        _index_put, _masked_fill, _region, _scatter_add,
@@ -26,11 +26,15 @@ def _into(xp, shape, dim, index):
     return tuple(grid)
 
 
+def _is_inexact(dtype):
+    return dtype.kind == "c" or is_floating_kind(dtype)
+
+
 def _scaled(source, alpha, dtype):
     if alpha == 1:
         return source
     # an integer tensor takes alpha as an integer, as torch converts it to the tensor's type
-    return source * (alpha if dtype.kind in "fc" else int(alpha))
+    return source * (alpha if _is_inexact(dtype) else int(alpha))
 
 
 @defop("IndexAddBackward0", save=("dim", "index", "alpha"))
@@ -105,7 +109,7 @@ def _identity(reduce, dtype):
         return 0
     if reduce == "prod":
         return 1
-    if dtype.kind in "fc":
+    if _is_inexact(dtype):
         return -np.inf if reduce == "amax" else np.inf
     if dtype.kind == "b":
         return reduce == "amin"
@@ -124,7 +128,7 @@ def _reduce_into(xp, input, places, values, reduce, include_self):
         count = xp.full(target.shape, int(include_self), dtype=input.dtype)
         xp.add.at(count, places, 1)
         count[count == 0] = 1
-        divide = xp.true_divide if input.dtype.kind in "fc" else xp.floor_divide
+        divide = xp.true_divide if _is_inexact(input.dtype) else xp.floor_divide
         divide(target, count, out=target)
     return result
 
