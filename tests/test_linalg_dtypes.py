@@ -274,13 +274,11 @@ def outcome(lib, op, dtype):
 
 
 # differences outside the linear algebra files, for the owners of those ops (not strict: they
-# may be fixed there first)
+# may be fixed there first, as cdist's refusal of half was)
 KNOWN_DIFFERENCES = {
     ("linalg.cross", "bool"): "cross_product.py: NumPy's bool subtraction error, not torch's "
                               "'\"cross\" not implemented for Bool'",
     ("cross", "bool"): "cross_product.py: as linalg.cross",
-    ("cdist", "float16"): "distance.py computes in float16, torch's cdist refuses it",
-    ("cdist", "bfloat16"): "distance.py computes in bfloat16, torch's cdist refuses it",
 }
 
 
