@@ -845,7 +845,11 @@ minimum = binary_of_tensors("minimum", _minimum,
 
 @defop("WhereBackward0", save=("condition",), promote="common")
 def _where(xp, condition, input: Tensor, other: Tensor):
-    return xp.where(condition, input, other)
+    result = xp.where(condition, input, other)
+    for operand in (input, other):  # NumPy widens ml_dtypes' bfloat16 beside a number
+        if getattr(operand, "dtype", None) is not None and operand.dtype.kind == "V":
+            return result.astype(operand.dtype, copy=False)
+    return result
 
 
 _where.derivatives(input=lambda ctx: _where(ctx.condition, ctx.grad, 0.0),

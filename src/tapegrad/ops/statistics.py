@@ -20,6 +20,8 @@ from .._warnings import warn
 
 @defop("NansumBackward0", save=("input", "dim", "keepdim"))
 def _nansum(xp, input: Tensor, dim, keepdim=False, dtype=None):
+    if input.dtype.kind == "V":  # NumPy's nansum keeps the NaNs of ml_dtypes' bfloat16
+        input = xp.where(xp.isnan(input), input.dtype.type(0), input)
     return xp.nansum(input, axis=dim, keepdims=keepdim, dtype=sum_dtype(input, dtype))
 
 

@@ -413,7 +413,8 @@ def logit(xp, input: Tensor, eps=None):
     _refuse_complex("logit_cpu", input)
     if eps is not None and eps >= 0:
         # torch's order of tests: with eps > 0.5 every input lands on one of the two bounds
-        input = xp.where(input < eps, eps, xp.where(input > 1 - eps, 1 - eps, input))
+        low, high = (input.dtype.type(bound) for bound in (eps, 1 - eps))  # bfloat16 stays
+        input = xp.where(input < low, low, xp.where(input > high, high, input))
     return xp.log(input / (1 - input))
 
 
