@@ -123,7 +123,9 @@ def _unreduced_forward(xp, input, linear_weight, target, linear_bias, weight, ig
                        chunk_size):
     losses = [chunk[1] for chunk in _chunks(xp, input, linear_weight, target, linear_bias,
                                             weight, ignore_index, chunk_size)]
-    return xp.concatenate(losses) if losses else xp.zeros(0, input.dtype)
+    # in the input's dtype: ml_dtypes' bfloat16 matmul gives float32 logits
+    return xp.concatenate(losses).astype(input.dtype, copy=False) if losses else xp.zeros(
+        0, input.dtype)
 
 
 def _logits_grad(ctx):
@@ -134,7 +136,8 @@ def _logits_grad(ctx):
                   for n in _TENSORS]
         xp = _backend.array_module(arrays[0])
         chunks = [chunk[2] for chunk in _chunks(xp, *arrays, ctx.ignore_index, ctx.chunk_size)]
-        ctx.logits_grad = unsqueeze(ctx.grad, 1) * Tensor._make(xp.concatenate(chunks))
+        logits_grad = xp.concatenate(chunks).astype(arrays[0].dtype, copy=False)  # as above
+        ctx.logits_grad = unsqueeze(ctx.grad, 1) * Tensor._make(logits_grad)
     return ctx.logits_grad
 
 
