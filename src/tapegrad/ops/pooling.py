@@ -417,6 +417,9 @@ def axis_map(outputs, inputs, weights, n_out, n_in):
 
 
 def _along_axes(xp, array, tables):
+    if array.dtype.itemsize == 2 and is_floating_kind(array.dtype):
+        # half precision in float32, rounded once, as torch's CPU pooling and resampling
+        return _along_axes(xp, array.astype(xp.float32), tables).astype(array.dtype)
     # the last axis first: for bilinear that is torch's order of operations
     for axis, (index, weight) in reversed(list(enumerate(tables, array.ndim - len(tables)))):
         array = _along_axis(xp, array, axis, index, weight)

@@ -13,7 +13,7 @@ from .. import _backend
 from .._tensor import Tensor
 from ..autograd.engine import summed_dims
 from ..autograd.grad_mode import is_recording
-from ._checks import as_int, numel, type_name, wrap_dim, wrap_dims
+from ._checks import as_int, is_floating_kind, numel, type_name, wrap_dim, wrap_dims
 from ._define import defop
 from ._summation import full_sum
 from .indexing import getitem, masked_fill, scatter_add_into_zeros, scatter_into_zeros
@@ -127,7 +127,7 @@ def _along(mask, dim, like):
 def _sum_all(xp, input: Tensor, dtype=None):
     if dtype is None and input.dtype.kind == "f":
         return full_sum(input)
-    return xp.sum(input, dtype=sum_dtype(input, dtype))
+    return added(xp, input, None, False, sum_dtype(input, dtype))
 
 
 _sum_all.derivatives(input=lambda ctx: expand(ctx.grad, ctx.input_shape))
@@ -135,12 +135,21 @@ _sum_all.derivatives(input=lambda ctx: expand(ctx.grad, ctx.input_shape))
 
 @defop("SumBackward1", save=("dim", "keepdim"))
 def _sum_dim(xp, input: Tensor, dim, keepdim=False, dtype=None):
-    # xp.sum is this reduce behind a Python wrapper
-    return xp.add.reduce(input, axis=dim, keepdims=keepdim, dtype=sum_dtype(input, dtype))
+    return added(xp, input, dim, keepdim, sum_dtype(input, dtype))
 
 
 _sum_dim.derivatives(input=lambda ctx: unreduce(ctx.grad, ctx.input_shape, ctx.dim,
                                                  ctx.keepdim))
+
+
+def added(xp, input, dim, keepdim, dtype):
+    """input summed over dim into dtype (None: its own). bfloat16 and float16 accumulate in
+    float32 and round once, as torch's CPU sums do (NumPy adds them in their own precision
+    along an axis). xp.add.reduce is xp.sum without its Python wrapper."""
+    target = input.dtype if dtype is None else xp.dtype(dtype)
+    if target.itemsize == 2 and is_floating_kind(target):
+        return xp.add.reduce(input, axis=dim, keepdims=keepdim, dtype=xp.float32).astype(target)
+    return xp.add.reduce(input, axis=dim, keepdims=keepdim, dtype=dtype)
 
 
 def sum_dtype(array, dtype):
@@ -242,7 +251,7 @@ _mean_all.derivatives(input=_mean_all_backward)
 
 @defop("MeanBackward1", save=("dim", "keepdim"))
 def _mean_dim(xp, input: Tensor, dim, keepdim=False, dtype=None):
-    total = xp.add.reduce(input, axis=dim, keepdims=keepdim, dtype=dtype and dtype.numpy)
+    total = added(xp, input, dim, keepdim, dtype and dtype.numpy)  # torch: sum, then divide
     return total / numel([input.shape[d] for d in dim])  # 0/0 is nan for empty dims
 
 
@@ -741,7 +750,7 @@ def _running(xp, accumulate, input, dim, dtype):
     else:
         target = xp.dtype(xp.int64) if input.dtype.kind in "biu" else input.dtype
     work = input.reshape(input.shape or (1,)).astype(target, copy=False)
-    accumulator = xp.float64 if target.kind == "f" else target
+    accumulator = xp.float64 if is_floating_kind(target) else target
     return accumulate(work, axis=dim, dtype=accumulator).astype(target).reshape(input.shape)
 
 

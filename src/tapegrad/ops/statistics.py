@@ -8,7 +8,7 @@ from .._tensor import Tensor
 from ._checks import numel, wrap_dim
 from ._define import defop
 from .pointwise import clamp, lerp, where
-from .reduction import (check_grad_dtype, mean_backward, numpy_keywords, reduced_dims,
+from .reduction import (added, check_grad_dtype, mean_backward, numpy_keywords, reduced_dims,
                         restore_dims, return_type, sum, sum_dtype, unreduce, var_backward,
                         variance_arguments, variance_of)
 from .shape import constant_beside, reshape, transpose, unsqueeze
@@ -21,7 +21,8 @@ from .._warnings import warn
 @defop("NansumBackward0", save=("input", "dim", "keepdim"))
 def _nansum(xp, input: Tensor, dim, keepdim=False, dtype=None):
     if input.dtype.kind == "V":  # NumPy's nansum keeps the NaNs of ml_dtypes' bfloat16
-        input = xp.where(xp.isnan(input), input.dtype.type(0), input)
+        without_nan = xp.where(xp.isnan(input), input.dtype.type(0), input)
+        return added(xp, without_nan, dim, keepdim, sum_dtype(input, dtype))
     return xp.nansum(input, axis=dim, keepdims=keepdim, dtype=sum_dtype(input, dtype))
 
 
