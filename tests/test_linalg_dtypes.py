@@ -177,6 +177,18 @@ CASES = {
     "linalg.eigh_upper": lambda L, D: L.linalg.eigh(A(L, D), UPLO="U"),
     "pca_lowrank_uncentered": lambda L, D: L.pca_lowrank(A(L, D), q=2, center=False),
     "lu_unpack_float_pivots": lambda L, D: L.lu_unpack(A(L, "float32"), v(L, D)),
+    # the products' kernels: no bool, except for empty operands
+    "vdot": lambda L, D: L.vdot(v(L, D), v(L, D)),
+    "addmm": lambda L, D: L.addmm(B(L, D), A(L, D), B(L, D)),
+    "addmv": lambda L, D: L.addmv(v(L, D), A(L, D), v(L, D)),
+    "baddbmm": lambda L, D: L.baddbmm(B(L, D)[None], A(L, D)[None], B(L, D)[None]),
+    "mm_empty": lambda L, D: L.mm(A(L, D)[:0], B(L, D)),
+    "mm_empty_inner": lambda L, D: L.mm(B(L, D)[:, :0], B(L, D)[:0]),
+    "mv_empty": lambda L, D: L.mv(A(L, D)[:0], v(L, D)),
+    "addmm_empty": lambda L, D: L.addmm(B(L, D)[:0], A(L, D)[:0], B(L, D)),
+    "addmv_empty": lambda L, D: L.addmv(v(L, D)[:0], A(L, D)[:0], v(L, D)),
+    "baddbmm_empty": lambda L, D: L.baddbmm(B(L, D)[None, :0], A(L, D)[None, :0],
+                                            B(L, D)[None]),
     # which check speaks first: shape and argument errors against the dtype's
     "linalg.matrix_norm_fro_float64": lambda L, D: L.linalg.matrix_norm(A(L, D),
                                                                        dtype=L.float64),

@@ -31,7 +31,8 @@ def check_mm_dtypes(input, other):
 
 
 def _refuse_bool(array, kernel):
-    # the operands share a dtype by now; torch has no bool kernel for its products
+    # the operands share a dtype by now; torch has no bool kernel for its products (and returns
+    # before it, for the matrix products, when an operand is empty)
     if array.dtype.kind == "b":
         raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
 
@@ -45,7 +46,8 @@ def _product(xp, product, a, b):
 
 @defop("MmBackward0", save=("input", "mat2"))
 def _mm(xp, input: Tensor, mat2: Tensor):
-    _refuse_bool(input, "addmm_impl_cpu_")
+    if input.size and mat2.size:
+        _refuse_bool(input, "addmm_impl_cpu_")
     return _product(xp, xp.matmul, input, mat2)
 
 
@@ -96,7 +98,8 @@ def _check_vectors(input, other):
 
 @defop("MvBackward0", save=("input", "vec"))
 def _mv(xp, input: Tensor, vec: Tensor):
-    _refuse_bool(input, "addmv_impl_cpu")
+    if input.size and vec.size:
+        _refuse_bool(input, "addmv_impl_cpu")
     return _product(xp, xp.matmul, input, vec)
 
 
@@ -260,6 +263,8 @@ def _scaled(grad, scale):
 
 @defop("AddmmBackward0", save=("mat1", "mat2", "beta", "alpha"))
 def _addmm(xp, input: Tensor, mat1: Tensor, mat2: Tensor, beta=1, alpha=1):
+    if mat1.size and mat2.size:
+        _refuse_bool(mat1, "addmm_impl_cpu_")
     return _combine(input, xp.matmul(mat1, mat2), beta, alpha, mat1.dtype)
 
 
@@ -291,6 +296,8 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
 
 @defop("AddmvBackward0", save=("mat", "vec", "beta", "alpha"))
 def _addmv(xp, input: Tensor, mat: Tensor, vec: Tensor, beta=1, alpha=1):
+    if mat.size and vec.size:
+        _refuse_bool(mat, "addmv_impl_cpu")
     return _combine(input, _product(xp, xp.matmul, mat, vec), beta, alpha)
 
 
@@ -318,6 +325,8 @@ def addmv(input, mat, vec, *, beta=1, alpha=1):
 
 @defop("BaddbmmBackward0", save=("batch1", "batch2", "beta", "alpha"))
 def _baddbmm(xp, input: Tensor, batch1: Tensor, batch2: Tensor, beta=1, alpha=1):
+    if batch1.size and batch2.size:
+        _refuse_bool(batch1, "baddbmm")
     return _combine(input, xp.matmul(batch1, batch2), beta, alpha, batch1.dtype)
 
 
@@ -444,6 +453,7 @@ def _check_tensors(function, **arguments):
 
 @defop("VdotBackward0", save=("input", "other"))
 def _vdot(xp, input: Tensor, other: Tensor):
+    _refuse_bool(input, "dot")
     return _product(xp, xp.vdot, input, other)
 
 
