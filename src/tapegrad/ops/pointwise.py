@@ -1,6 +1,7 @@
 """Elementwise ops: arithmetic, powers, clamping, selection (where), comparisons and logic,
 dtype copies. Unary math and rounding are in unary.py."""
 import cmath
+import functools
 import math
 
 import numpy as np
@@ -390,9 +391,24 @@ def fused_multiply_add(xp, a, b, c):
     return result
 
 
+def _rounded_once(forward):
+    """forward computing half-precision arrays in float32 and rounding its result once, as
+    torch's CPU kernels of these fused ops do."""
+    @functools.wraps(forward)
+    def in_float32(xp, input, *args):
+        if not (input.dtype.itemsize == 2 and is_floating_kind(input.dtype)):
+            return forward(xp, input, *args)
+        wide = (arg.astype(xp.float32) if getattr(arg, "dtype", None) == input.dtype else arg
+                for arg in args)
+        return forward(xp, input.astype(xp.float32), *wide).astype(input.dtype)
+    return in_float32
+
+
 @defop("AddcmulBackward0", save=("tensor1", "tensor2", "value"), promote="common")
+@_rounded_once
 def _addcmul(xp, input: Tensor, tensor1: Tensor, tensor2: Tensor, value):
-    if xp.result_type(input, tensor1, tensor2).kind not in "fc":
+    result_type = xp.result_type(input, tensor1, tensor2)
+    if not (is_floating_kind(result_type) or result_type.kind == "c"):
         value = int(value)  # as torch, an integer result takes the value truncated (2.5 -> 2)
     return fused_multiply_add(xp, value * tensor1, tensor2, input)
 
@@ -409,6 +425,7 @@ def addcmul(input, tensor1, tensor2, *, value=1):
 
 
 @defop("AddcdivBackward0", save=("tensor1", "tensor2", "value"), promote="common")
+@_rounded_once
 def _addcdiv(xp, input: Tensor, tensor1: Tensor, tensor2: Tensor, value):
     return input + value * tensor1 / tensor2
 
@@ -437,6 +454,7 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
 # torch's lerp switches formula at |weight| = 0.5 so that both ends are reproduced exactly:
 # input + weight * (end - input), else end + (weight - 1) * (end - input), fused as torch's.
 @defop("LerpBackward0", save=("weight",))
+@_rounded_once
 def _lerp_scalar(xp, input: Tensor, end: Tensor, weight):
     if abs(weight) < 0.5:
         return fused_multiply_add(xp, weight, end - input, input)
@@ -448,6 +466,7 @@ _lerp_scalar.derivatives(input=lambda ctx: mul_scalar(ctx.grad, conj_of(1 - ctx.
 
 
 @defop("LerpBackward1", save=("input", "end", "weight"))
+@_rounded_once
 def _lerp_tensor(xp, input: Tensor, end: Tensor, weight: Tensor):
     weight = weight.astype(input.dtype, copy=False)  # a 0-d weight may have any dtype
     small = xp.absolute(weight) < 0.5
@@ -912,6 +931,12 @@ def _where_overloads_text(values):
 def nan_to_num(xp, input: Tensor, nan=0.0, posinf=None, neginf=None):
     """nan, +inf and -inf replaced by numbers; the infinities by default by the dtype's
     largest and smallest finite values."""
+    if input.dtype.kind == "V":  # NumPy's nan_to_num leaves ml_dtypes' bfloat16 as it is
+        largest = float(xp.finfo(input.dtype).max)  # ml_dtypes registers it with NumPy's finfo
+        replaced = xp.nan_to_num(input.astype(xp.float32), nan=nan,
+                                 posinf=largest if posinf is None else posinf,
+                                 neginf=-largest if neginf is None else neginf)
+        return replaced.astype(input.dtype)
     if input.dtype.kind not in "fc":
         return input.copy()
     return xp.nan_to_num(input, nan=nan, posinf=posinf, neginf=neginf)  # complex: part by part

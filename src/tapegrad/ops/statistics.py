@@ -5,7 +5,7 @@ import numpy as np
 
 from .._creation import full_like
 from .._tensor import Tensor
-from ._checks import numel, wrap_dim
+from ._checks import is_floating_kind, numel, wrap_dim
 from ._define import defop
 from .pointwise import clamp, lerp, where
 from .reduction import (added, check_grad_dtype, mean_backward, numpy_keywords, reduced_dims,
@@ -96,7 +96,8 @@ def aminmax(input, *, dim=None, keepdim=False):
 @defop(None)
 def _hash_tensor(xp, input: Tensor, dim, keepdim):
     # each element as its 64-bit float or integer, whose bits are xor-ed together
-    wide = input.astype(xp.float64 if input.dtype.kind in "fc" else xp.int64)
+    inexact = input.dtype.kind == "c" or is_floating_kind(input.dtype)
+    wide = input.astype(xp.float64 if inexact else xp.int64)
     return xp.bitwise_xor.reduce(wide.view(xp.uint64), axis=dim, keepdims=keepdim)
 
 
