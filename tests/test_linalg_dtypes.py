@@ -157,7 +157,6 @@ CASES = {
     "Tensor.triangular_solve": lambda L, D: B(L, D).triangular_solve(A(L, D)),
     "Tensor.lu_solve": lambda L, D: B(L, D).lu_solve(A(L, D), pivots(L)),
     "Tensor.norm_nuc": lambda L, D: A(L, D).norm(p="nuc"),
-    "Tensor.det": lambda L, D: A(L, D).det(),
     "linalg.cond_nuc": lambda L, D: L.linalg.cond(A(L, D), "nuc"),
     "linalg.cond_inf": lambda L, D: L.linalg.cond(A(L, D), _INF),
     "linalg.cond_-2": lambda L, D: L.linalg.cond(A(L, D), -2),
