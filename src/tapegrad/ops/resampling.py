@@ -209,8 +209,10 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
                                   f"{input.ndim}D) for the modes: {_MODES} (got {mode})")
     _check_output_sizes(input, sizes)
     check_float(_KERNEL_NAMES[mode, nd], input)
+    # torch computes the positions and weights of half precision in float32 (its opmath)
+    table_dtype = np.dtype(np.float32) if input.dtype.itemsize == 2 else input.dtype.numpy
     return apply_map(op, input, [
-        _resampling_axis(mode, nd, n, out, scale, align_corners, input.dtype.numpy)
+        _resampling_axis(mode, nd, n, out, scale, align_corners, table_dtype)
         for n, out, scale in zip(input.shape[2:], sizes, scales or [None] * nd)])
 
 
