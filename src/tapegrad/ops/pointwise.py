@@ -213,8 +213,17 @@ def _half_with_number(xp, ufunc, input, other):
 # Note [Conjugate Wirtinger]: torch's gradient of a complex input is the conjugate Wirtinger
 # derivative, grad * conj(f'(z)) for a holomorphic f; conj_of is the identity on real values,
 # so the same formulas serve real tensors at no cost.
-mul.derivatives(input=lambda ctx: ctx.grad * conj_of(ctx.other),
-                other=lambda ctx: ctx.grad * conj_of(ctx.input))
+mul.derivatives(input=lambda ctx: _times(ctx.grad, conj_of(ctx.other)),
+                other=lambda ctx: _times(ctx.grad, conj_of(ctx.input)))
+
+
+def _times(grad, factor):
+    """grad * factor; on arrays a Python number rounds as in mul's forward, not as NumPy's
+    (which rounds it to a half-precision grad's dtype first), so arrays and Tensors agree."""
+    if type(factor) in (float, int) and not isinstance(grad, Tensor):
+        xp = _backend.array_module(grad)
+        return _half_with_number(xp, xp.multiply, grad, factor)
+    return grad * factor
 
 
 @defop("DivBackward0", save=("input", "other"), promote="float")
