@@ -142,14 +142,17 @@ _sum_dim.derivatives(input=lambda ctx: unreduce(ctx.grad, ctx.input_shape, ctx.d
                                                  ctx.keepdim))
 
 
-def added(xp, input, dim, keepdim, dtype):
-    """input summed over dim into dtype (None: its own). bfloat16 and float16 accumulate in
-    float32 and round once, as torch's CPU sums do (NumPy adds them in their own precision
-    along an axis). xp.add.reduce is xp.sum without its Python wrapper."""
+def added(xp, input, dim, keepdim, dtype, count=None):
+    """input summed over dim into dtype (None: its own), divided by count if given (a mean).
+    bfloat16 and float16 are summed and divided in float32 and rounded once, as torch's CPU
+    sums and means do (NumPy adds them in their own precision along an axis). xp.add.reduce
+    is xp.sum without its Python wrapper."""
     target = input.dtype if dtype is None else xp.dtype(dtype)
     if target.itemsize == 2 and is_floating_kind(target):
-        return xp.add.reduce(input, axis=dim, keepdims=keepdim, dtype=xp.float32).astype(target)
-    return xp.add.reduce(input, axis=dim, keepdims=keepdim, dtype=dtype)
+        total = xp.add.reduce(input, axis=dim, keepdims=keepdim, dtype=xp.float32)
+        return (total if count is None else total / count).astype(target)
+    total = xp.add.reduce(input, axis=dim, keepdims=keepdim, dtype=dtype)
+    return total if count is None else total / count
 
 
 def sum_dtype(array, dtype):
@@ -229,6 +232,8 @@ def _mean_all(xp, input: Tensor, dtype=None):
     # torch: sum, then divide in the same dtype (NaN for an empty tensor, without a warning)
     if not input.size:
         return xp.array(xp.nan, dtype=input.dtype)
+    if input.dtype.itemsize == 2:  # half precision: in float32, as torch's mean
+        return added(xp, input, None, False, None, input.size)
     return full_sum(input) / input.dtype.type(input.size)
 
 
@@ -251,8 +256,8 @@ _mean_all.derivatives(input=_mean_all_backward)
 
 @defop("MeanBackward1", save=("dim", "keepdim"))
 def _mean_dim(xp, input: Tensor, dim, keepdim=False, dtype=None):
-    total = added(xp, input, dim, keepdim, dtype and dtype.numpy)  # torch: sum, then divide
-    return total / numel([input.shape[d] for d in dim])  # 0/0 is nan for empty dims
+    count = numel([input.shape[d] for d in dim])  # 0/0 is nan for empty dims
+    return added(xp, input, dim, keepdim, dtype and dtype.numpy, count)
 
 
 def _mean_dim_backward(ctx):
