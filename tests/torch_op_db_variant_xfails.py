@@ -48,6 +48,9 @@ UNPOOL_VIEW = ("torch's max_unpool backward views its non-contiguous gradient an
 BLAS_EDGES = ("subnormal or huge values: OpenBLAS (NumPy) multiplies by a reciprocal or fuses a "
               "multiply-add where torch's kernel divides or rounds each product, so an "
               "underflow, overflow or last bit differs")
+SUBNORMAL_SGN = ("subnormal complex64 values: torch's vectorized sgn divides by a float32 "
+                 "modulus, tapegrad's divides each part by one computed in float64 and "
+                 "rounded, so polar's gradient differs in the last bit")
 
 
 XFAILS = {
@@ -206,7 +209,6 @@ XFAILS = {
     'linalg.lu_factor_ex|nan|float64': LAPACK,
     'linalg.matrix_rank.hermitian|inf': LAPACK,
     'linalg.solve_ex|expanded': LAPACK,
-    'linalg.solve_ex|nan|float32': LAPACK,
     'linalg.solve_triangular|huge|float32': BLAS_EDGES,
     'linalg.tensorinv|expanded': LAPACK,
     'linalg.tensorsolve|huge': LAPACK,
@@ -231,6 +233,7 @@ XFAILS = {
     'nn.functional.max_unpool3d.grad|sliced': UNPOOL_VIEW,
     'nn.functional.max_unpool3d.grad|transposed': UNPOOL_VIEW,
     'pca_lowrank|expanded': LAPACK,
+    'polar|tiny|float32': SUBNORMAL_SGN,
     'polar|tiny|float64': BLAS_EDGES,
     'sparse.mm.reduce|expanded': NO_SPARSE,
     'sparse.mm.reduce|huge': NO_SPARSE,
