@@ -318,3 +318,15 @@ def test_sign_and_infinity_tests_refuse_complex_tensors_as_torch(op, size):
     for dtype in ("complex64", "complex128"):
         same_draws(lambda lib: getattr(lib, op)(lib.zeros(size, dtype=getattr(lib, dtype))))
         same_draws(lambda lib: getattr(lib.zeros(size, dtype=getattr(lib, dtype)), op)())
+
+
+def test_invert_operator_refuses_floating_and_complex_as_torch():
+    for dtype in ("float32", "complex64", "bfloat16"):
+        errors = []
+        for lib in (tapegrad, torch):
+            with pytest.raises(TypeError) as error:
+                ~lib.ones(2, dtype=getattr(lib, dtype))
+            errors.append(str(error.value))
+        assert errors[0] == errors[1]
+    assert (~tapegrad.tensor([True, False])).tolist() == [False, True]
+    assert (~tapegrad.tensor([3])).tolist() == [-4]

@@ -873,6 +873,9 @@ class Tensor(TensorMethods):
         return ops.abs(self)
 
     def __invert__(self) -> Tensor:
+        if self.dtype.is_floating_point or self.dtype.is_complex:
+            raise TypeError("~ (operator.invert) is only implemented on integer and "
+                            "Boolean-type tensors")
         return ops.bitwise_not(self)
 
     def __and__(self, other: _Integral) -> Tensor:
