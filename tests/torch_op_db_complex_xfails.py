@@ -27,7 +27,6 @@ XFAILS = {
     "logsumexp": "ops/reduction.py's logsumexp of complex values is not torch's",
     "logcumsumexp": "ops/scans.py's logcumsumexp compares complex values",
     "gradient": "ops/calculus.py's gradient makes its spacing float32 for complex input",
-    "isreal": "ops/value_tests.py's isreal is always True (torch: imag == 0)",
     "nn.functional.silu.complex": "ops/activation.py's silu refuses complex",
     "nn.functional.rms_norm": "rms_norm refuses complex",
     "istft": "torch.istft's window gradient differs for complex (ops/spectral.py)",
