@@ -81,6 +81,9 @@ ROWS = (
     OpRow("normal_size", lambda lib, x: x + lib.normal(1.5, 0.0, x.shape, dtype=x.dtype), FEW,
           ops=("normal",)),
     OpRow("poisson", lambda lib, rate: lib.poisson(rate * 0), FEW, ops=("poisson",)),
+    # certain draws: probability 0 or 1 (the sample is not differentiable: detached inputs)
+    OpRow("binomial", lambda lib, x: x + lib.binomial(
+        (x.detach() * 0 + 3), (x.detach() > 0).to(x.dtype)), FEW, ops=("binomial",)),
     OpRow("multinomial", lambda lib, x, one_hot, rows: (
         x[lib.multinomial(one_hot, 4, True)] + x[one_hot.multinomial(1)]
         + x[lib.multinomial(rows, 1)].sum()), (S((3,), constants={

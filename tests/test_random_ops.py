@@ -453,3 +453,44 @@ def test_accepted_arguments_match_torch():
     ]
     for call in calls:
         assert call(tapegrad) == call(torch)
+
+
+BINOMIAL_CASES = {
+    "vectors": lambda lib, g: lib.binomial(lib.tensor([10.0, 20.0, 5.0, 0.0, 7.0]),
+                                           lib.tensor([0.3, 0.5, 0.9, 0.5, 1.0])),
+    "large counts": lambda lib, g: lib.binomial(lib.full((6,), 1e4, dtype=lib.float64),
+                                                lib.tensor([0.01, 0.2, 0.5, 0.7, 0.99, 0.0],
+                                                           dtype=lib.float64)),
+    "generator": lambda lib, g: lib.binomial(lib.tensor([10.0, 20.0]), lib.tensor([0.3, 0.5]),
+                                             generator=g),
+    "broadcast prob": lambda lib, g: lib.binomial(lib.full((2, 3), 8.0), lib.tensor([0.25])),
+}
+
+
+@pytest.mark.parametrize("case", BINOMIAL_CASES.values(), ids=BINOMIAL_CASES)
+def test_binomial_draws_torchs_numbers(case):
+    same(lambda lib: (lib.manual_seed(3), case(lib, lib.Generator().manual_seed(5)))[1].tolist())
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib: lib.binomial(lib.ones(3), 0.5),
+    lambda lib: lib.binomial(lib.ones(2, dtype=lib.int64), lib.ones(2)),
+    lambda lib: lib.binomial(lib.ones(2, dtype=lib.float64), lib.ones(2)),
+    lambda lib: lib.binomial(lib.ones(2, dtype=lib.float16), lib.ones(2, dtype=lib.float16)),
+    lambda lib: lib.binomial(lib.ones(2), lib.ones(2), generator=1),
+    lambda lib: lib.binomial(lib.ones(2), lib.ones(2, requires_grad=True)).sum().backward(),
+], ids=["number prob", "integer count", "mixed dtypes", "half", "bad generator", "backward"])
+def test_binomial_errors_match_torch(call):
+    same_error(call)
+
+
+def test_binomial_records_torchs_node_and_warns_on_broadcast_count():
+    torch = torch_or_skip()
+    seen = []
+    for lib in (tapegrad, torch):
+        drawn = lib.binomial(lib.ones(2) * 4, lib.tensor([0.5, 0.5], requires_grad=True))
+        with pytest.warns(UserWarning) as caught:
+            lib.binomial(lib.ones(3, 1), lib.ones(2) * 0.5)
+        message = str(caught[0].message).split(" (Triggered internally")[0]
+        seen.append((drawn.grad_fn.name(), message, hasattr(lib.Tensor, "binomial")))
+    assert seen[0] == seen[1]

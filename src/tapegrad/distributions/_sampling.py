@@ -286,14 +286,15 @@ def _binomial_one(generator: Any, count: float, prob: float) -> float:
     return math.nan
 
 
-def binomial_array(count: Any, prob: Any) -> Any:
+def binomial_array(count: Any, prob: Any, generator: Any = None) -> Any:
     """torch.binomial's draws for arrays count and prob of one shape (C order), of any
-    device."""
+    device, from generator (None: the device's default one, as distributions draw)."""
     if _backend.on_device(count):
-        drawn = _device_binomial(_device_source(count), count.astype(np.float64).reshape(-1),
+        source = _random.draws(generator, _backend.device_of(count))
+        drawn = _device_binomial(source, count.astype(np.float64).reshape(-1),
                                  prob.astype(np.float64).reshape(-1))
         return drawn.astype(count.dtype).reshape(count.shape)
-    generator = _random.torch_generator(None)  # the default one, as distributions draw
+    generator = _random.torch_generator(generator)
     flat = [_binomial_one(generator, n, p)
             for n, p in zip(count.reshape(-1).tolist(), prob.reshape(-1).tolist())]
     return np.array(flat, dtype=np.float64).astype(count.dtype).reshape(count.shape)

@@ -1,5 +1,5 @@
 """Random sampling: torch.bernoulli, normal, poisson and multinomial (also as Tensor methods),
-and the nodes that the in-place samplers of _random.py (Tensor.uniform_, normal_, ...) record.
+torch.binomial, and the nodes that the in-place samplers of _random.py (Tensor.uniform_, normal_, ...) record.
 
 A sample is not a differentiable function of its distribution's parameters: torch records a
 node for each of these ops whose gradient is zero (torch.bernoulli(input, p) records one named
@@ -14,6 +14,7 @@ import numpy as np
 from .. import _dtype, _random
 from .._device import tensor_device
 from .._tensor import Tensor
+from .._warnings import warn
 from ..autograd import grad_mode
 from . import _cpu_order
 from ._checks import broadcast_shapes
@@ -240,6 +241,50 @@ def poisson(input: Tensor, generator: Optional[_random.Generator] = None) -> Ten
         source.poisson(rates.reshape(-1)), rates.dtype).reshape(rates.shape))
 
 
+# torch's binomial writes into a tensor shaped as count, which it resizes to the broadcast shape
+RESIZED_OUTPUT = ("An output with one or more elements was resized since it had shape {}, which "
+                  "does not match the required output shape {}. This behavior is deprecated, and "
+                  "in a future PyTorch release outputs will not be resized unless they have zero "
+                  "elements. You can explicitly reuse an out tensor t by resizing it, inplace, to "
+                  "zero elements with t.resize_(0).")
+
+
+def _no_binomial_derivative(ctx):
+    raise RuntimeError("derivative for aten::binomial is not implemented")
+
+
+@defop("NotImplemented", name="_binomial")
+def _binomial(xp, count: Tensor, prob: Tensor, draw):
+    return draw(count, prob)
+
+
+_binomial.derivatives(count=_no_binomial_derivative, prob=_no_binomial_derivative)
+
+
+def binomial(count: Tensor, prob: Tensor, generator: Optional[_random.Generator] = None) -> Tensor:
+    """Binomial(count, prob) draws, in count's (floating) dtype, drawn in torch's order from
+    generator (the device's default one when None)."""
+    for position, (name, value) in enumerate((("count", count), ("prob", prob)), 1):
+        if not isinstance(value, Tensor):
+            raise TypeError(f"binomial(): argument '{name}' (position {position}) must be "
+                            f"Tensor, not {_random.type_name(value)}")
+    generator = _random.checked_generator("binomial", generator)  # (torch names no position)
+    if not count.dtype.is_floating_point:
+        raise ValueError("binomial only supports floating-point dtypes for count, got: "
+                         f"{count.dtype.legacy_name}")
+    if prob.dtype is not count.dtype:
+        raise RuntimeError(f"Found dtype {prob.dtype.legacy_name} but expected "
+                           f"{count.dtype.legacy_name}")
+    if count.device.type == "cpu" and count.dtype not in (_dtype.float32, _dtype.float64):
+        raise _random.not_implemented("binomial_cpu", count.dtype)
+    shape = broadcast_shapes(count.shape, prob.shape)
+    if shape != count.shape and count.numel():
+        warn(RESIZED_OUTPUT.format(list(count.shape), list(shape)), UserWarning)
+    from ..distributions._sampling import binomial_array  # (distributions load on first use)
+    return _binomial(count.expand(shape), prob.expand(shape),
+                     lambda c, p: binomial_array(c, p, generator))
+
+
 _MULTINOMIAL_PARAMS = (("num_samples", int, _random.REQUIRED), ("replacement", bool, False))
 
 
@@ -340,5 +385,5 @@ def _with_replacement(source, weights, num_samples):
     return xp.stack(indices)
 
 
-FUNCTIONS = ("bernoulli", "multinomial", "normal", "poisson")
+FUNCTIONS = ("bernoulli", "binomial", "multinomial", "normal", "poisson")
 TENSOR_ONLY = {"bernoulli": _bernoulli_method, "multinomial": _multinomial_method}
