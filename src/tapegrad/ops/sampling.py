@@ -19,6 +19,7 @@ from ..autograd import grad_mode
 from . import _cpu_order
 from ._checks import broadcast_shapes
 from ._define import defop
+from .pointwise import not_implemented_in_torch, require_tensors
 from .shape import zeros_of
 
 
@@ -249,25 +250,18 @@ RESIZED_OUTPUT = ("An output with one or more elements was resized since it had 
                   "zero elements with t.resize_(0).")
 
 
-def _no_binomial_derivative(ctx):
-    raise RuntimeError("derivative for aten::binomial is not implemented")
-
-
 @defop("NotImplemented", name="_binomial")
 def _binomial(xp, count: Tensor, prob: Tensor, draw):
     return draw(count, prob)
 
 
-_binomial.derivatives(count=_no_binomial_derivative, prob=_no_binomial_derivative)
+not_implemented_in_torch(_binomial, "binomial")
 
 
 def binomial(count: Tensor, prob: Tensor, generator: Optional[_random.Generator] = None) -> Tensor:
     """Binomial(count, prob) draws, in count's (floating) dtype, drawn in torch's order from
     generator (the device's default one when None)."""
-    for position, (name, value) in enumerate((("count", count), ("prob", prob)), 1):
-        if not isinstance(value, Tensor):
-            raise TypeError(f"binomial(): argument '{name}' (position {position}) must be "
-                            f"Tensor, not {_random.type_name(value)}")
+    require_tensors("binomial", count=count, prob=prob)
     generator = _random.checked_generator("binomial", generator)  # (torch names no position)
     if not count.dtype.is_floating_point:
         raise ValueError("binomial only supports floating-point dtypes for count, got: "
