@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import Tensor, _dtype, as_tensor, no_grad, strided, tensor
+from .. import Tensor, _dtype, as_tensor, isclose, no_grad, strided, tensor
 from .._sparse import SparseTensor
 
 # {dtype: (rtol, atol)}; any other dtype (bool, integers) is compared exactly
@@ -312,7 +312,7 @@ def _compare_close(actual: Tensor, expected: Tensor, rtol: float, atol: float, e
     """Fail unless close; the text names the values identifier, or by default "Scalars" for
     0-d tensors and "Tensor-likes" for the others."""
     actual, expected = _promoted(actual, expected)
-    matches = _closeness(actual, expected, rtol, atol, equal_nan)
+    matches = isclose(actual, expected, rtol, atol, equal_nan)  # (of one dtype now)
     if bool(matches.all()):
         return
     if actual.ndim == 0:
@@ -326,25 +326,6 @@ def _compare_close(actual: Tensor, expected: Tensor, rtol: float, atol: float, e
 
 def _inexact(value: Tensor) -> bool:
     return value.dtype.is_floating_point or value.dtype.is_complex
-
-
-def _closeness(actual: Tensor, expected: Tensor, rtol: float, atol: float,
-               equal_nan: bool) -> Tensor:
-    """torch.isclose, complex tensors included: equal, or both NaN when equal_nan, or a finite
-    |actual - expected| within atol + |rtol * expected| (integers as the default float dtype)."""
-    for name, value in (("rtol", rtol), ("atol", atol)):
-        if value < 0:
-            raise RuntimeError(f"{name} must be greater than or equal to zero, but got {value}")
-    close = actual == expected
-    if equal_nan and _inexact(actual):
-        close = close | (actual.isnan() & expected.isnan())
-    if rtol == 0 and atol == 0:
-        return close
-    if not _inexact(actual):
-        default = _dtype.get_default_dtype()
-        actual, expected = actual.to(default), expected.to(default)
-    error = (actual - expected).abs()
-    return close | (error.isfinite() & (error <= atol + (rtol * expected).abs()))
 
 
 def _tensor_mismatch(actual: Tensor, expected: Tensor, matches: Tensor, rtol: float, atol: float,
