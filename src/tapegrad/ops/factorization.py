@@ -107,23 +107,31 @@ def _getrf(xp, A, name):
 
 
 def _getrs(xp, LU, pivots, B, left, adjoint):
-    """X with A X = B, A^T X = B (adjoint), X A = B or X A^T = B from A's LU factors."""
-    if xp is not np:
-        return _device_getrs(xp, LU, pivots, B, left, adjoint)
-    batch, (LU, pivots, B) = _batch(LU, pivots, B, cores=(2, 1, 2))
+    """X with A X = B, A^T X = B (adjoint), X A = B or X A^T = B from A's LU factors, a matrix
+    at a time: LAPACK's getrs, or on a device the twin's lu_solve (cuSOLVER's getrs on CuPy)."""
+    batch, (LU, pivots, B) = _batch(LU, pivots, B, cores=(2, 1, 2), xp=xp)
     X = xp.empty(B.shape, B.dtype)
     if X.size == 0:
         return X
-    getrs = _routine("getrs", B, "torch.linalg.lu_solve")
+    if xp is np:
+        getrs = _routine("getrs", B, "torch.linalg.lu_solve")
+
+        def solve(lu, rows, b, trans):
+            return getrs(lu, rows, b, trans=trans)[0]
+    else:
+        lu_solve = _twin(xp, LU, "torch.linalg.lu_solve").lu_solve
+
+        def solve(lu, rows, b, trans):
+            return lu_solve((lu, rows), b, trans=trans, check_finite=False)
     conjugate = 2 if B.dtype.kind == "c" else 1  # LAPACK's trans for A^H
-    for index in xp.ndindex(batch):
+    for index in np.ndindex(batch):
         lu, rows, b = LU[index], pivots[index] - 1, B[index]
         if left:
-            X[index] = getrs(lu, rows, b, trans=conjugate if adjoint else 0)[0]
+            X[index] = solve(lu, rows, b, conjugate if adjoint else 0)
         elif not adjoint:  # X A = B is A^T X^T = B^T
-            X[index] = getrs(lu, rows, b.T, trans=1)[0].T
+            X[index] = solve(lu, rows, b.T, 1).T
         else:  # X A^H = B is A X^H = B^H
-            X[index] = getrs(lu, rows, b.conj().T, trans=0)[0].conj().T
+            X[index] = solve(lu, rows, b.conj().T, 0).conj().T
     return X
 
 
@@ -191,26 +199,6 @@ def _device_getrf(xp, A, name):
                 LU[index], pivots_0 = lu_factor(A[index], check_finite=False)
                 pivots[index] = pivots_0 + 1
     return LU, pivots, _first_zero(xp, xp.diagonal(LU, 0, -2, -1))
-
-
-def _device_getrs(xp, LU, pivots, B, left, adjoint):
-    """_getrs on a device: the twin's lu_solve (cuSOLVER's getrs on CuPy) a matrix at a time."""
-    batch, (LU, pivots, B) = _batch(LU, pivots, B, cores=(2, 1, 2), xp=xp)
-    X = xp.empty(B.shape, B.dtype)
-    if X.size == 0:
-        return X
-    lu_solve = _twin(xp, LU, "torch.linalg.lu_solve").lu_solve
-    conjugate = 2 if B.dtype.kind == "c" else 1  # LAPACK's trans for A^H
-    for index in np.ndindex(batch):
-        factors, b = (LU[index], pivots[index] - 1), B[index]
-        if left:
-            X[index] = lu_solve(factors, b, trans=conjugate if adjoint else 0,
-                                check_finite=False)
-        elif not adjoint:  # X A = B is A^T X^T = B^T
-            X[index] = lu_solve(factors, b.T, trans=1, check_finite=False).T
-        else:  # X A^H = B is A X^H = B^H
-            X[index] = lu_solve(factors, b.conj().T, trans=0, check_finite=False).conj().T
-    return X
 
 
 def _device_potrf(xp, A, upper):
