@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 
-from .. import _dtype
+from .. import _dtype, _random
 from .._tensor import Tensor
 from ..autograd.grad_mode import is_recording
 from ._checks import broadcast_shapes, wrap_dim
@@ -70,8 +70,7 @@ def check_lapack(kernel, *tensors, empty_passes=False):
     before its kernel for an empty input, as torch's (any dtype then passes)."""
     for tensor in tensors:
         if not (is_lapack_dtype(tensor.dtype) or (empty_passes and tensor.numel() == 0)):
-            raise NotImplementedError(f'"{kernel}" not implemented for '
-                                      f"'{tensor.dtype.legacy_name}'")
+            raise _random.not_implemented(kernel, tensor.dtype)
 
 
 def _any_dtype_if_empty(xp, forward, A, *others):
