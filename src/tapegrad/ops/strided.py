@@ -77,7 +77,7 @@ def storage_of(input):
     itemsize = input._data.itemsize
     count = _storage_nbytes(_owner(input._data)) // itemsize
     return strided_array(_backend.array_module(input._data), input._data, (count,),
-                          (itemsize,), -offset_in_storage(input) * itemsize)
+                         (itemsize,), -offset_in_storage(input) * itemsize)
 
 
 def strided_array(xp, array, size, byte_strides, byte_offset, dtype=None):
@@ -189,7 +189,7 @@ def like_layout(values, array):
         return np.zeros(array.shape, array.dtype) if values is None else values.copy()
     storage = np.zeros(owner.nbytes // array.itemsize, array.dtype)
     result = strided_array(np, storage, array.shape, array.strides,
-                            _array_offset(array) * array.itemsize)
+                           _array_offset(array) * array.itemsize)
     if values is not None:
         result[...] = values
     return result
@@ -239,7 +239,7 @@ def _as_strided(xp, input: Tensor, size, stride, storage_offset, geometry):
     # count from the input, so a view replayed on a copy of the base lands where it should.
     itemsize = input.itemsize
     return strided_array(xp, input, size, tuple(s * itemsize for s in stride),
-                          (storage_offset - geometry[2]) * itemsize)
+                         (storage_offset - geometry[2]) * itemsize)
 
 
 def _storage_indices(size, stride, offset):
@@ -352,13 +352,13 @@ def _as_strided_scatter(xp, input: Tensor, src: Tensor, size, stride, storage_of
     storage = strided_array(xp, input, (count,), (itemsize,), -offset * itemsize).copy()
     start = offset if storage_offset is None else storage_offset
     view = strided_array(xp, storage, size, tuple(s * itemsize for s in stride),
-                          start * itemsize)
+                         start * itemsize)
     if view.size:
         if xp is np:
             view.flags.writeable = True  # where elements share memory, the last write wins
         view[...] = src
     return strided_array(xp, storage, shape, tuple(s * itemsize for s in strides),
-                          offset * itemsize)
+                         offset * itemsize)
 
 
 def gather_strided(tensor, size, stride, storage_offset):
