@@ -358,7 +358,8 @@ def _allocated(size, numpy_dtype):
     if nbytes >= 2**63 or count >= 2**63:
         raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)}")
     if count == 0:
-        return _empty_with_strides(tuple(size), _contiguous_strides(size), numpy_dtype)
+        from .ops.strided import contiguous_strides  # (ops load after this module)
+        return _empty_with_strides(tuple(size), contiguous_strides(size), numpy_dtype)
     try:
         return np.empty(size, numpy_dtype)
     except (MemoryError, ValueError):
@@ -366,15 +367,6 @@ def _allocated(size, numpy_dtype):
             "[enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't allocate "
             f"memory: you tried to allocate {nbytes} bytes. Error code 12 (Cannot allocate "
             "memory)") from None
-
-
-def _contiguous_strides(size):
-    """torch's row-major element strides of size, a dim of size 0 counted as 1."""
-    strides, step = [], 1
-    for n in reversed(size):
-        strides.append(step)
-        step *= builtins.max(n, 1)
-    return tuple(reversed(strides))
 
 
 def _empty_with_strides(size, stride, numpy_dtype):
