@@ -6,13 +6,9 @@ import types
 import numpy as np
 
 from .._dtype import python_number
+# NumPy dtypes that are real floating (bfloat16's kind is "V"), and half precision of them
+from .._mt import is_floating as is_floating_kind, is_reduced  # noqa: F401 (for the ops)
 from .._tensor import Tensor
-
-
-def is_floating_kind(dtype):
-    """Whether a NumPy dtype is a real floating one: kind "f", or "V", NumPy's kind for
-    ml_dtypes' bfloat16 (the one extension dtype tapegrad's arrays hold)."""
-    return dtype.kind == "f" or dtype.kind == "V"
 
 
 def refuse_half(kernel, tensor):

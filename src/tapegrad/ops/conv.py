@@ -17,7 +17,7 @@ import warnings
 
 from .. import _dtype
 from .._tensor import Tensor
-from ._checks import is_floating_kind, numel, wrap_dim
+from ._checks import is_reduced, numel, wrap_dim
 from ._define import defop
 from .activation import pad
 from .linalg import _C_TYPE
@@ -210,10 +210,6 @@ def _transposed_size(spatial, kernel, stride, padding, output_padding, dilation)
                  zip(spatial, kernel, stride, padding, output_padding, dilation))
 
 
-def _is_half(array):
-    return array.dtype.itemsize == 2 and is_floating_kind(array.dtype)
-
-
 def _in_float32(xp, *arrays):
     """Half-precision arrays in float32: torch's CPU kernels convolve them with float32 sums
     and round once (NumPy's float16 matmul rounds as it goes, ml_dtypes' bfloat16 one returns
@@ -223,7 +219,7 @@ def _in_float32(xp, *arrays):
 
 def _convolve(xp, input: Tensor, weight: Tensor, bias: Tensor, stride, padding, dilation,
               transposed, output_padding, groups):
-    if _is_half(input):
+    if is_reduced(input.dtype):
         result = _convolve(xp, *_in_float32(xp, input, weight, bias), stride, padding,
                            dilation, transposed, output_padding, groups)
         return result.astype(input.dtype)
@@ -291,7 +287,7 @@ def _convolution_backward(xp, grad_output: Tensor, input: Tensor, weight: Tensor
                           padding, dilation, transposed, output_padding, groups, output_mask):
     """torch's convolution_backward: (input, weight, bias) gradients, each computed only if
     output_mask asks for it (else an empty placeholder)."""
-    if _is_half(grad_output):
+    if is_reduced(grad_output.dtype):
         grads = _convolution_backward.forward(
             xp, *_in_float32(xp, grad_output, input, weight), stride, padding, dilation,
             transposed, output_padding, groups, output_mask)

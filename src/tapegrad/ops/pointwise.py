@@ -9,8 +9,8 @@ import numpy as np
 from .. import _backend, _dtype, _layout
 from .._tensor import Tensor
 from .._warnings import warn
-from ._checks import (broadcast_shapes, counting_tensor, is_floating_kind, is_number, number,
-                      overload_error, scaled, type_name)
+from ._checks import (broadcast_shapes, counting_tensor, is_floating_kind, is_number, is_reduced,
+                      number, overload_error, scaled, type_name)
 from ._define import array_of, defop
 from .shape import zeros_of
 
@@ -405,7 +405,7 @@ def _rounded_once(forward):
     torch's CPU kernels of these fused ops do."""
     @functools.wraps(forward)
     def in_float32(xp, input, *args):
-        if not (input.dtype.itemsize == 2 and is_floating_kind(input.dtype)):
+        if not is_reduced(input.dtype):
             return forward(xp, input, *args)
         wide = (arg.astype(xp.float32) if getattr(arg, "dtype", None) == input.dtype else arg
                 for arg in args)

@@ -14,7 +14,7 @@ import numpy as np
 from .. import _backend
 from .._tensor import Tensor
 from . import reduction
-from ._checks import is_floating_kind, numel, refuse_half, wrap_dim
+from ._checks import is_floating_kind, is_reduced, numel, refuse_half, wrap_dim
 from ._define import defop
 from .conv import check_float, int_tuple, sliding_windows
 from .indexing import gather
@@ -417,7 +417,7 @@ def axis_map(outputs, inputs, weights, n_out, n_in):
 
 
 def _along_axes(xp, array, tables):
-    if array.dtype.itemsize == 2 and is_floating_kind(array.dtype):
+    if is_reduced(array.dtype):
         # half precision in float32, rounded once, as torch's CPU pooling and resampling
         return _along_axes(xp, array.astype(xp.float32), tables).astype(array.dtype)
     # the last axis first: for bilinear that is torch's order of operations

@@ -13,7 +13,8 @@ from .. import _backend
 from .._tensor import Tensor
 from ..autograd.engine import summed_dims
 from ..autograd.grad_mode import is_recording
-from ._checks import as_int, is_floating_kind, numel, type_name, wrap_dim, wrap_dims
+from ._checks import (as_int, is_floating_kind, is_reduced, numel, type_name, wrap_dim,
+                      wrap_dims)
 from ._define import defop
 from ._summation import full_sum
 from .indexing import getitem, masked_fill, scatter_add_into_zeros, scatter_into_zeros
@@ -148,7 +149,7 @@ def added(xp, input, dim, keepdim, dtype, count=None):
     sums and means do (NumPy adds them in their own precision along an axis). xp.add.reduce
     is xp.sum without its Python wrapper."""
     target = input.dtype if dtype is None else xp.dtype(dtype)
-    if target.itemsize == 2 and is_floating_kind(target):
+    if is_reduced(target):
         total = xp.add.reduce(input, axis=dim, keepdims=keepdim, dtype=xp.float32)
         return (total if count is None else total / count).astype(target)
     total = xp.add.reduce(input, axis=dim, keepdims=keepdim, dtype=dtype)
