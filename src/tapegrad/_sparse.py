@@ -112,14 +112,19 @@ class SparseTensor(Tensor):
         if self._coalesced:
             return self
         indices, values = self._sparse_indices, self._sparse_values
+        xp = _module(values)
         keys = _keys(self)
-        order = np.argsort(keys, kind="stable")
+        order = xp.argsort(keys, kind="stable")
         keys = keys[order]
-        starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]]) if keys.size else keys
-        summed = (np.add.reduceat(values[order], starts, axis=0) if keys.size
-                  else values[:0])
-        return _new(indices[:, order[starts]], summed.astype(values.dtype, copy=False),
-                    self._size, coalesced=True)
+        # a segment sum by scatter-add (CuPy has add.at but no reduceat): each entry adds into
+        # the slot of its run of equal keys
+        first = xp.ones(keys.shape, bool)
+        first[1:] = keys[1:] != keys[:-1]
+        slot = xp.cumsum(first) - 1
+        starts = xp.flatnonzero(first)
+        summed = xp.zeros((starts.size,) + values.shape[1:], values.dtype)
+        xp.add.at(summed, slot, values[order])
+        return _new(indices[:, order[starts]], summed, self._size, coalesced=True)
 
     def detach(self) -> SparseTensor:
         return _new(self._sparse_indices, self._sparse_values, self._size, self._coalesced)
@@ -170,19 +175,25 @@ class SparseTensor(Tensor):
 
 def _new(indices: np.ndarray, values: np.ndarray, size: Sequence[int],
          coalesced: bool) -> SparseTensor:
-    if type(values) is not np.ndarray:  # coalescing, densifying, adding: NumPy code for now
-        raise NotImplementedError(f"tapegrad's sparse tensors do not run on "
-                                  f"{_backend.device_of(values)} yet")
-    tensor = Tensor._make(np.empty(0, values.dtype))
+    # the dense slot holds an empty array on the values' device: what the storage says until
+    # an op asks for the dense equivalent
+    tensor = Tensor._make(_module(values).empty(0, values.dtype))
     tensor.__class__ = SparseTensor
     tensor.__dict__.update(_sparse_indices=indices, _sparse_values=values, _size=Size(size),
                            _coalesced=coalesced)
     return cast(SparseTensor, tensor)  # its class is SparseTensor now
 
 
+def _module(array):
+    """numpy, or the device's array module for a device array."""
+    return _backend.module_of((array,))[0]
+
+
 def _densified(tensor):
-    dense = np.zeros(tensor._size, tensor._sparse_values.dtype)
-    np.add.at(dense, tuple(tensor._sparse_indices), tensor._sparse_values)
+    values = tensor._sparse_values
+    xp = _module(values)
+    dense = xp.zeros(tensor._size, values.dtype)
+    xp.add.at(dense, tuple(tensor._sparse_indices), values)
     return dense
 
 
@@ -197,10 +208,13 @@ def sparse_coo_tensor(indices: Tensor | Any, values: Tensor | Any,
         raise NotImplementedError("tapegrad's sparse tensors do not require grad: autograd "
                                   "through sparse values is not implemented")
     from ._creation import tensor as as_tensor
-    indices = indices if isinstance(indices, Tensor) else as_tensor(indices)
-    values = values if isinstance(values, Tensor) else as_tensor(values, dtype=dtype)
+    indices = indices if isinstance(indices, Tensor) else as_tensor(indices, device=device)
+    values = values if isinstance(values, Tensor) else as_tensor(values, dtype=dtype,
+                                                                  device=device)
     if dtype is not None:
         values = values.to(dtype)
+    if device is not None:
+        indices, values = indices.to(device), values.to(device)
     if indices.ndim != 2:
         raise RuntimeError(f"indices must be sparse_dim x nnz, but got: {list(indices.shape)}")
     index_array = indices._data.astype(np.int64)  # torch casts the indices too
@@ -243,7 +257,8 @@ def add(first: SparseTensor, second: SparseTensor) -> SparseTensor:
         raise RuntimeError("add: expected sizes of 'self' and 'other' to match, but "
                            f"{list(first._size)} != {list(second._size)}")
     dtype = _dtype.promote_types(first.dtype, second.dtype).numpy
-    keys = [_keys(first).tolist(), _keys(second).tolist()]
+    # the merge runs on the host over the keys (a sequential pass); only its plan goes back
+    keys = [_backend.to_host(_keys(first)).tolist(), _backend.to_host(_keys(second)).tolist()]
     sources = []  # per result entry: (entry of first or -1, entry of second or -1)
     i = j = 0
     while i < len(keys[0]) or j < len(keys[1]):
@@ -256,9 +271,11 @@ def add(first: SparseTensor, second: SparseTensor) -> SparseTensor:
         else:
             sources.append((i, j))
             i, j = i + 1, j + 1
-    from_first, from_second = np.array(sources, np.int64).reshape(-1, 2).T
-    values = np.zeros((len(sources),) + first._sparse_values.shape[1:], dtype)
-    indices = np.empty((first.sparse_dim(), len(sources)), np.int64)
+    plan = _backend.beside(first._sparse_values, np.array(sources, np.int64).reshape(-1, 2))
+    from_first, from_second = plan.T
+    xp = _module(first._sparse_values)
+    values = xp.zeros((len(sources),) + first._sparse_values.shape[1:], dtype)
+    indices = xp.empty((first.sparse_dim(), len(sources)), np.int64)
     for part, picks in ((first, from_first), (second, from_second)):
         taken = picks >= 0
         values[taken] += part._sparse_values[picks[taken]]
@@ -268,10 +285,12 @@ def add(first: SparseTensor, second: SparseTensor) -> SparseTensor:
 
 def _keys(tensor):
     """Each entry's position in the row-major order of the sparse dims."""
-    if not tensor._sparse_indices.size:
-        return np.zeros(tensor._nnz(), np.int64)
-    return np.ravel_multi_index(tuple(tensor._sparse_indices),
-                                tensor._size[:tensor.sparse_dim()])
+    indices = tensor._sparse_indices
+    xp = _module(indices)
+    keys = xp.zeros(indices.shape[1], np.int64)
+    for row, length in zip(indices, tensor._size[:tensor.sparse_dim()]):
+        keys = keys * length + row
+    return keys
 
 
 def to_sparse(tensor: Tensor, sparse_dim: int | None = None, *,
@@ -286,7 +305,8 @@ def to_sparse(tensor: Tensor, sparse_dim: int | None = None, *,
     array = tensor._data
     sparse_dim = array.ndim if sparse_dim is None else sparse_dim
     occupied = (array != 0).reshape(array.shape[:sparse_dim] + (-1,)).any(-1)
-    indices = np.stack(np.nonzero(occupied)).astype(np.int64).reshape(sparse_dim, -1)
+    xp = _module(array)
+    indices = xp.stack(xp.nonzero(occupied)).astype(np.int64).reshape(sparse_dim, -1)
     return _new(indices, array[tuple(indices)].copy(),
                 array.shape, coalesced=True)
 
