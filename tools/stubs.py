@@ -33,8 +33,9 @@ _INT = ("dim", "ndimension", "nelement", "numel", "element_size", "data_ptr", "g
 _TENSORS = ("chunk", "dsplit", "hsplit", "vsplit", "split", "split_with_sizes", "tensor_split",
             "unbind", "unsafe_chunk", "unsafe_split", "unsafe_split_with_sizes",
             "unravel_index", "gradient", "meshgrid", "broadcast_tensors")
-_PAIR = ("std_mean", "var_mean", "native_dropout", *(f"{kind}max_pool{n}_with_indices" for kind
-         in ("", "adaptive_", "fractional_") for n in ("1d", "2d", "3d")))
+_PAIR = ("std_mean", "var_mean", "native_dropout", "lstm_cell",
+         *(f"{kind}max_pool{n}_with_indices" for kind in ("", "adaptive_", "fractional_")
+           for n in ("1d", "2d", "3d")))
 _TRIPLE = ("native_batch_norm", "native_group_norm", "native_layer_norm", "pca_lowrank",
            "svd_lowrank")
 # the result's kind depends on the arguments: max(x) is a Tensor, max(x, 0) a named tuple

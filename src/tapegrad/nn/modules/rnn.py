@@ -23,52 +23,16 @@ from ..common_types import DeviceLikeType
 from ..parameter import Parameter
 from .module import Module
 from ..._warnings import warn
+from ...ops.functional_rnn import gru_step, lstm_step, rnn_relu_step, rnn_tanh_step
 from ...ops.rnn import mkldnn_rnn_layer
 from ..utils.rnn import PackedSequence
 
 __all__ = ["GRU", "GRUCell", "LSTM", "LSTMCell", "RNN", "RNNBase", "RNNCell", "RNNCellBase"]
 
 
-# ---- one time step: (input gates, state, recurrent weights) -> (output, new state) --------------
-# A state is a tuple: (h,) for RNN and GRU, (h, c) for LSTM. Each op in torch's order, so the
-# graph has torch's nodes with torch's edges: W_hh h + b_hh first, then the input's part.
-def _rnn_tanh_step(input_gates, state, weight_hh, bias_hh, weight_hr=None):
-    hidden = tapegrad.tanh(F.linear(state[0], weight_hh, bias_hh) + input_gates)
-    return hidden, (hidden,)
-
-
-def _rnn_relu_step(input_gates, state, weight_hh, bias_hh, weight_hr=None):
-    hidden = tapegrad.relu(F.linear(state[0], weight_hh, bias_hh) + input_gates)
-    return hidden, (hidden,)
-
-
-def _lstm_step(input_gates, state, weight_hh, bias_hh, weight_hr=None):
-    """Gates in torch's order: input, forget, cell candidate, output."""
-    hidden, cell = state
-    gates = F.linear(hidden, weight_hh, bias_hh) + input_gates
-    in_gate, forget_gate, candidate, out_gate = gates.unsafe_chunk(4, 1)
-    cell = (tapegrad.sigmoid(forget_gate) * cell
-            + tapegrad.sigmoid(in_gate) * tapegrad.tanh(candidate))
-    hidden = tapegrad.sigmoid(out_gate) * tapegrad.tanh(cell)
-    if weight_hr is not None:
-        hidden = F.linear(hidden, weight_hr)
-    return hidden, (hidden, cell)
-
-
-def _gru_step(input_gates, state, weight_hh, bias_hh, weight_hr=None):
-    """Gates in torch's order: reset, update, new; the reset gate scales W_hn h + b_hn."""
-    hidden = state[0]
-    in_reset, in_update, in_new = input_gates.unsafe_chunk(3, 1)
-    hid_reset, hid_update, hid_new = F.linear(hidden, weight_hh, bias_hh).unsafe_chunk(3, 1)
-    reset_gate = tapegrad.sigmoid(hid_reset + in_reset)
-    update_gate = tapegrad.sigmoid(hid_update + in_update)
-    new_gate = tapegrad.tanh(in_new + hid_new * reset_gate)
-    hidden = (hidden - new_gate) * update_gate + new_gate
-    return hidden, (hidden,)
-
-
-_STEPS = {"RNN_TANH": _rnn_tanh_step, "RNN_RELU": _rnn_relu_step, "LSTM": _lstm_step,
-          "GRU": _gru_step}
+# one time step of each mode (tapegrad.ops.functional_rnn, whose cells nn's cells run)
+_STEPS = {"RNN_TANH": rnn_tanh_step, "RNN_RELU": rnn_relu_step, "LSTM": lstm_step,
+          "GRU": gru_step}
 _GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
 
 
@@ -532,20 +496,6 @@ def _check_cell_ranks(name, input, states, labels):
                 f"{name}: Expected {label} to be 1D or 2D, got {state.dim()}D instead")
 
 
-def _check_cell_shapes(input, states, input_size, hidden_size):
-    """torch's checks of a cell's input and hidden states (batch and feature sizes)."""
-    if input.size(1) != input_size:
-        raise RuntimeError(
-            f"input has inconsistent input_size: got {input.size(1)} expected {input_size}")
-    for label, hidden in enumerate(states):
-        if input.size(0) != hidden.size(0):
-            raise RuntimeError(f"Input batch size {input.size(0)} doesn't match hidden{label} "
-                               f"batch size {hidden.size(0)}")
-        if hidden.size(1) != hidden_size:
-            raise RuntimeError(f"hidden{label} has inconsistent hidden_size: got "
-                               f"{hidden.size(1)}, expected {hidden_size}")
-
-
 class RNNCellBase(Module):
     """What RNNCell, LSTMCell and GRUCell share: weight_ih, weight_hh, bias_ih, bias_hh."""
 
@@ -582,8 +532,9 @@ class RNNCellBase(Module):
         """Draw every weight and bias from U(-1/sqrt(hidden_size), 1/sqrt(hidden_size))."""
         _reset_uniform(self)
 
-    def _forward_step(self, step, input, states, state_count):
-        """One step on (batch, input_size) or unbatched input; states: a tuple or None."""
+    def _forward_step(self, cell, input, states, state_count):
+        """One step of cell (tapegrad.lstm_cell, ...) on (batch, input_size) or unbatched
+        input; states: a tuple or None."""
         is_batched = input.dim() == 2
         if not is_batched:
             input = input.unsqueeze(0)
@@ -591,9 +542,9 @@ class RNNCellBase(Module):
         if states is None:
             states = (tapegrad.zeros(input.size(0), self.hidden_size, dtype=input.dtype,
                                      device=input.device),) * state_count
-        _check_cell_shapes(input, states, self.input_size, self.hidden_size)
-        _, states = step(F.linear(input, self.weight_ih, self.bias_ih), states,
-                         self.weight_hh, self.bias_hh)
+        states = cell(input, states if state_count == 2 else states[0], self.weight_ih,
+                      self.weight_hh, self.bias_ih, self.bias_hh)
+        states = states if state_count == 2 else (states,)
         return states if is_batched else tuple(part.squeeze(0) for part in states)
 
 
@@ -610,10 +561,10 @@ class RNNCell(RNNCellBase):
     def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:
         states = None if hx is None else (hx,)
         _check_cell_ranks("RNNCell", input, states, ("hidden",))
-        steps = {"tanh": _rnn_tanh_step, "relu": _rnn_relu_step}
-        if self.nonlinearity not in steps:
+        cells = {"tanh": tapegrad.rnn_tanh_cell, "relu": tapegrad.rnn_relu_cell}
+        if self.nonlinearity not in cells:
             raise RuntimeError(f"Unknown nonlinearity: {self.nonlinearity}")
-        return self._forward_step(steps[self.nonlinearity], input, states, 1)[0]
+        return self._forward_step(cells[self.nonlinearity], input, states, 1)[0]
 
 
 class LSTMCell(RNNCellBase):
@@ -628,7 +579,7 @@ class LSTMCell(RNNCellBase):
                 hx: tuple[Tensor, Tensor] | None = None) -> tuple[Tensor, Tensor]:
         states = None if hx is None else tuple(hx)
         _check_cell_ranks("LSTMCell", input, states, ("hx[0]", "hx[1]"))
-        return self._forward_step(_lstm_step, input, states, 2)
+        return self._forward_step(tapegrad.lstm_cell, input, states, 2)
 
 
 class GRUCell(RNNCellBase):
@@ -642,4 +593,4 @@ class GRUCell(RNNCellBase):
     def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:
         states = None if hx is None else (hx,)
         _check_cell_ranks("GRUCell", input, states, ("hidden",))
-        return self._forward_step(_gru_step, input, states, 1)[0]
+        return self._forward_step(tapegrad.gru_cell, input, states, 1)[0]
