@@ -1,6 +1,11 @@
 """op_db rows of torch's functional recurrent cells (tapegrad/ops/functional_rnn.py) and of
-torch.convolution and conv_tbc (tapegrad/ops/convolution_entries.py)."""
+torch.convolution and conv_tbc (tapegrad/ops/convolution_entries.py), and
+native_channel_shuffle (tapegrad/ops/shuffle.py)."""
+import numpy as np
+
 from op_db import OpRow, S, each
+
+_rng = np.random.default_rng(20261202)
 
 # Gate pre-activations sum up to 9 products: values in [-1, 1] keep sigmoid and tanh away
 # from saturation, where finite differences lose their digits.
@@ -59,4 +64,11 @@ ROWS = (
         S((6, 1, 2), (2, 2, 3), (3,), constants={"pad": -1}, label="negative-pad"),
         S((1, 2, 3), (2, 3, 4), (4,), label="no-step"),
     ), domain=UNIT, ops=("conv_tbc",)),
+    # no derivative, as torch's (test_functional_rnn.py checks that its backward raises): the
+    # values it shuffles are a constant, added to a differentiable x
+    OpRow("native_channel_shuffle", lambda lib, x, values: x + lib.native_channel_shuffle(
+        values, 2), (S((2, 4, 3), constants={"values": _rng.uniform(-1.0, 1.0, (2, 4, 3))}),
+                     S((1, 6, 2, 2), constants={"values": _rng.uniform(-1.0, 1.0, (1, 6, 2, 2))},
+                       label="4d")),
+          ops=("native_channel_shuffle",)),
 )

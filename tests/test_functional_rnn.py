@@ -1,5 +1,5 @@
-"""torch.lstm_cell, gru_cell, rnn_tanh_cell, rnn_relu_cell, torch.convolution and conv_tbc
-against torch: the graphs they record node for node, and their errors. Their values and
+"""torch.lstm_cell, gru_cell, rnn_tanh_cell, rnn_relu_cell, torch.convolution, conv_tbc and
+native_channel_shuffle against torch: the graphs they record node for node, and their errors. Their values and
 gradients (first and second order, float64 and float32) are op_db rows
 (tests/op_db_functional_rnn.py)."""
 import numpy as np
@@ -195,3 +195,20 @@ TBC_ERRORS = {
 @pytest.mark.parametrize("case", list(TBC_ERRORS))
 def test_conv_tbc_errors_match_torch(case):
     same_error(lambda lib: TBC_ERRORS[case](lib, *_tbc_tensors(lib)))
+
+
+# ---- native_channel_shuffle -----------------------------------------------------------------
+
+def test_native_channel_shuffle_has_no_derivative_as_torch(torch):
+    for lib in (tapegrad, torch):
+        x = lib.arange(24.0).reshape(2, 4, 3).requires_grad_()
+        result = lib.nn.functional.native_channel_shuffle(x, 2)
+        assert lib.equal(result, lib.channel_shuffle(x, 2))
+        assert result.grad_fn.name() == "torch::autograd::NotImplemented"
+    same_error(lambda lib: lib.native_channel_shuffle(
+        lib.ones(2, 4, 3, requires_grad=True), 2).sum().backward())
+
+
+@pytest.mark.parametrize("shape, groups", [((2, 4), 2), ((2, 4, 3), 0), ((2, 4, 3), 3)])
+def test_native_channel_shuffle_errors_match_torch(shape, groups):
+    same_error(lambda lib: lib.native_channel_shuffle(lib.ones(shape), groups))

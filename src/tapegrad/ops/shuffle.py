@@ -3,6 +3,7 @@ pixel_unshuffle, and channel_shuffle (interleaving channel groups). Each is a re
 transpose and a copy; each one's gradient is its inverse, the same kind of op."""
 from .._tensor import Tensor
 from ._define import defop
+from .pointwise import not_implemented_in_torch
 
 # ---- pixel_shuffle and pixel_unshuffle -------------------------------------------------------
 
@@ -90,8 +91,7 @@ _channel_shuffle.derivatives(
     input=lambda ctx: _channel_shuffle(ctx.grad, ctx.grad.shape[1] // ctx.groups))
 
 
-def channel_shuffle(input, groups):
-    """Interleaves the `groups` groups of channels of (N, C, *) input."""
+def _check_channel_groups(input, groups):
     if input.ndim <= 2:
         raise RuntimeError("channel_shuffle expects input with > 2 dims, but got input with "
                            f"sizes {list(input.shape)}")
@@ -102,8 +102,26 @@ def channel_shuffle(input, groups):
     if channels % groups:
         raise RuntimeError(f"Number of channels must be divisible by groups. Got {channels} "
                            f"channels and {groups} groups.")
+
+
+def channel_shuffle(input, groups):
+    """Interleaves the `groups` groups of channels of (N, C, *) input."""
+    _check_channel_groups(input, groups)
     return _channel_shuffle(input, groups)
 
 
-FUNCTIONS = ["channel_shuffle", "pixel_shuffle", "pixel_unshuffle"]
+# torch's native_channel_shuffle shuffles as channel_shuffle but has no derivative: its node
+# is NotImplemented, whose backward raises
+_native_channel_shuffle = defop("NotImplemented", name="_native_channel_shuffle")(
+    _channel_shuffle.forward)
+not_implemented_in_torch(_native_channel_shuffle, "native_channel_shuffle")
+
+
+def native_channel_shuffle(input, groups):
+    """channel_shuffle without a derivative."""
+    _check_channel_groups(input, groups)
+    return _native_channel_shuffle(input, groups)
+
+
+FUNCTIONS = ["channel_shuffle", "native_channel_shuffle", "pixel_shuffle", "pixel_unshuffle"]
 NN_FUNCTIONS = FUNCTIONS
