@@ -100,6 +100,9 @@ CELL_ERRORS = {
     "hidden1-size": lambda lib, x, h, w_ih, w_hh: lib.lstm_cell(x, (h, h[:, :4]), w_ih, w_hh),
     "hidden1-batch": lambda lib, x, h, w_ih, w_hh: lib.lstm_cell(x, (h, h[:2]), w_ih, w_hh),
     "one-state": lambda lib, x, h, w_ih, w_hh: lib.lstm_cell(x, (h,), w_ih, w_hh),
+    "hx-tensor": lambda lib, x, h, w_ih, w_hh: lib.lstm_cell(x, h[:2], w_ih, w_hh),
+    "hx-none": lambda lib, x, h, w_ih, w_hh: lib.lstm_cell(x, (h, None), w_ih, w_hh),
+    "gru-hx-none": lambda lib, x, h, w_ih, w_hh: lib.gru_cell(x, None, w_ih[:15], w_hh[:15]),
     "weight-rows": lambda lib, x, h, w_ih, w_hh: lib.lstm_cell(x, (h, h), w_ih[:19], w_hh),
     # the input's size is checked before the weight's rows, the rows before the states
     "input-before-rows": lambda lib, x, h, w_ih, w_hh: lib.lstm_cell(

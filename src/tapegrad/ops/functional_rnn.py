@@ -6,6 +6,7 @@ torch's edges: W_hh h + b_hh first, then the input's part W_ih x + b_ih is added
 below take the input's part already projected, because nn.RNN, LSTM and GRU project every
 time step's input at once and then run the same steps.
 """
+from .._tensor import Tensor
 from .activation import linear, relu
 from .unary import sigmoid, tanh
 
@@ -71,6 +72,13 @@ def _cell(step, gates, input, states, w_ih, w_hh, b_ih, b_hh):
 
 def lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     """One LSTM step on (batch, input_size) input from hx = (h, c): (h', c')."""
+    if not isinstance(hx, (list, tuple)):  # a Tensor would unpack into its rows
+        raise TypeError(f"lstm_cell(): argument 'hx' (position 2) must be tuple of Tensors, "
+                        f"not {type(hx).__name__}")
+    for index, state in enumerate(hx):
+        if not isinstance(state, Tensor):  # torch counts arguments from 0 here
+            raise TypeError(f"expected Tensor as element {index} in argument 1, but got "
+                            f"{type(state).__name__}")
     if len(hx) != 2:
         raise RuntimeError("lstm_cell expects two hidden states")
     return _cell(lstm_step, 4, input, tuple(hx), w_ih, w_hh, b_ih, b_hh)
