@@ -248,18 +248,6 @@ def test_sgd_momentum_on_sparse_grads_as_torch():
     assert mine[1] == theirs[1]
 
 
-def test_to_sparse_of_a_tensor_requiring_grad_is_refused():
-    """torch's result would require grad; tapegrad's sparse tensors take no part in autograd,
-    so it refuses rather than drop the gradient silently."""
-    weight = tapegrad.ones(2, 2, requires_grad=True)
-    with pytest.raises(NotImplementedError, match="do not require grad"):
-        weight.to_sparse()
-    with pytest.raises(NotImplementedError, match="do not require grad"):
-        tapegrad.sparse_coo_tensor([[0]], [1.0], (2,), requires_grad=True)
-    with tapegrad.no_grad():
-        assert weight.to_sparse()._nnz() == 4
-
-
 @pytest.mark.parametrize("name", ["Adadelta", "Adamax", "ASGD", "NAdam", "RAdam", "RMSprop",
                                   "Rprop", "Adafactor", "Adam", "AdamW"])
 def test_optimizers_that_refuse_sparse_gradients_say_so_as_torch(name):

@@ -3,9 +3,9 @@ optim.SparseAdam), as torch's sparse_coo layout.
 
 A sparse tensor holds `indices` (int64, sparse_dim x nnz) and `values` (nnz x dense dims),
 uncoalesced (repeated or unsorted indices, which add up) until `coalesce()`. Differs from
-torch: an op without a sparse rule here (anything but the methods below and `+`) computes on
-the dense equivalent and gives a dense result, with the right numbers; sparse tensors do not
-require grad.
+torch: an op without a sparse rule here (anything but the methods below, `+` and `-`)
+computes on the dense equivalent and gives a dense result, with the right numbers and
+gradients; a sparse gradient's own graph is not recorded (no double backward through it).
 """
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ import numpy as np
 from . import _backend, _dtype, _layout, _printing
 from ._tensor import Size, Tensor
 from .autograd import grad_mode
+from .autograd.graph import Node
 
 if TYPE_CHECKING:
     from ._device import device as _device
@@ -105,7 +106,9 @@ class SparseTensor(Tensor):
         if not self._coalesced:
             raise RuntimeError("Cannot get values on an uncoalesced tensor, please call "
                                ".coalesce() first")
-        return self._values()
+        indices, size = self._sparse_indices, self._size
+        return _recorded(self._values(), "ValuesBackward0", (self,), lambda grad: (
+            _new(indices, grad._data, size, coalesced=True),))
 
     def coalesce(self) -> SparseTensor:
         """Indices sorted (row-major) and unique, the values of repeated ones summed."""
@@ -124,7 +127,9 @@ class SparseTensor(Tensor):
         starts = xp.flatnonzero(first)
         summed = xp.zeros((starts.size,) + values.shape[1:], values.dtype)
         xp.add.at(summed, slot, values[order])
-        return _new(indices[:, order[starts]], summed, self._size, coalesced=True)
+        result = _new(indices[:, order[starts]], summed, self._size, coalesced=True)
+        # the gradient of a sum of entries reaches each of them: the same sparse gradient
+        return _recorded(result, "CoalesceBackward0", (self,), lambda grad: (grad,))
 
     def detach(self) -> SparseTensor:
         return _new(self._sparse_indices, self._sparse_values, self._size, self._coalesced)
@@ -136,6 +141,9 @@ class SparseTensor(Tensor):
     def to_dense(self, dtype: _dtype.dtype | None = None, *,
                  masked_grad: bool | None = None) -> Tensor:
         dense = Tensor._make(self._data.copy(), self.dtype)
+        mask = self.detach().coalesce()  # the entries' places, not the graph
+        dense = _recorded(dense, "ToDenseBackward0", (self,), lambda grad: (
+            sparse_mask(grad, mask),))
         return dense if dtype is None else dense.to(dtype)
 
     def zero_(self) -> SparseTensor:
@@ -154,7 +162,8 @@ class SparseTensor(Tensor):
         return other + self.to_dense() if isinstance(other, Tensor) else super().__radd__(other)
 
     def __neg__(self) -> SparseTensor:
-        return _new(self._sparse_indices, -self._sparse_values, self._size, self._coalesced)
+        negated = _new(self._sparse_indices, -self._sparse_values, self._size, self._coalesced)
+        return _recorded(negated, "NegBackward0", (self,), lambda grad: (-grad,))
 
     def __repr__(self) -> str:
         """torch's: the indices, the values, then size, nnz, dtype if not default, layout."""
@@ -168,9 +177,21 @@ class SparseTensor(Tensor):
         if self.dtype.name not in (default, "int64", "bool"):  # as a dense tensor's suffix
             tail.append(f"dtype=torch.{self.dtype.name}")
         tail.append("layout=torch.sparse_coo")
+        if self.grad_fn is not None:
+            tail.append(f"grad_fn=<{self.grad_fn.name()}>")
+        elif self.requires_grad:
+            tail.append("requires_grad=True")
+        # torch's suffix layout: the first on its own line, the others joined while the line
+        # stays within the print width
+        text, width = "", _printing.get_printoptions()["linewidth"]
+        line = width  # forces the first onto a new line
+        for item in tail:
+            if line + len(item) + 2 > width:
+                text, line = text + ",\n       " + item, 7 + len(item)
+            else:
+                text, line = text + ", " + item, line + len(item) + 2
         return (inner("tensor(indices=tensor(", self._sparse_indices, _dtype.int64) + ",\n"
-                + inner("       values=tensor(", self._sparse_values, self.dtype) + ",\n"
-                + "       " + ", ".join(tail) + ")")
+                + inner("       values=tensor(", self._sparse_values, self.dtype) + text + ")")
 
 
 def _new(indices: np.ndarray, values: np.ndarray, size: Sequence[int],
@@ -189,6 +210,49 @@ def _module(array):
     return _backend.module_of((array,))[0]
 
 
+class _SparseNode(Node):
+    """A node of the sparse layout's own ops: `backward(grad)` gives its inputs' gradients
+    (its closure holds index arrays, never the output)."""
+    __slots__ = ("backward",)
+
+    def apply(self, grad_outputs):
+        return self.backward(grad_outputs[0])
+
+
+_NODE_TYPES: dict[str, type[_SparseNode]] = {}
+
+
+def _recorded(result, name, sources, backward):
+    """result with a node named as torch's when grad mode is on and a source requires grad."""
+    if not grad_mode.is_grad_enabled() or not any(t.requires_grad for t in sources):
+        return result
+    from .ops._define import edge_of
+    kind = _NODE_TYPES.get(name)
+    if kind is None:
+        kind = _NODE_TYPES[name] = type(name, (_SparseNode,), {"__slots__": ()})
+    node = kind(tuple(edge_of(t) for t in sources),
+                tuple((tuple(t.shape), t.dtype) for t in sources))
+    node.backward = backward
+    result._requires_grad, result._grad_fn = True, node
+    return result
+
+
+def _gathered(grad, indices):
+    """A gradient's (dense or sparse) entries at indices, one row per index: recorded when
+    the gradient is, through tapegrad's indexing."""
+    dense = grad.to_dense() if isinstance(grad, SparseTensor) else grad
+    return dense[tuple(Tensor._make(row) for row in indices)]
+
+
+def sparse_mask(tensor: Tensor, mask: SparseTensor) -> SparseTensor:
+    """tensor's entries at mask's indices, as stored (repeated ones repeat)."""
+    if tuple(tensor.shape) != tuple(mask._size):
+        raise RuntimeError("sparse_mask(): operands have incompatible sizes; self has size "
+                           f"{list(tensor.shape)} but mask has size {list(mask._size)}")
+    indices = mask._sparse_indices
+    return _new(indices, _gathered(tensor, indices)._data, mask._size, mask._coalesced)
+
+
 def _densified(tensor):
     values = tensor._sparse_values
     xp = _module(values)
@@ -204,9 +268,6 @@ def sparse_coo_tensor(indices: Tensor | Any, values: Tensor | Any,
                       is_coalesced: bool | None = None) -> SparseTensor:
     """A sparse COO tensor from indices (sparse_dim x nnz) and values (nnz x dense dims); size
     defaults to the smallest that holds the indices. Sparse tensors cannot require grad here."""
-    if requires_grad:
-        raise NotImplementedError("tapegrad's sparse tensors do not require grad: autograd "
-                                  "through sparse values is not implemented")
     from ._creation import tensor as as_tensor
     indices = indices if isinstance(indices, Tensor) else as_tensor(indices, device=device)
     values = values if isinstance(values, Tensor) else as_tensor(values, dtype=dtype,
@@ -232,8 +293,17 @@ def sparse_coo_tensor(indices: Tensor | Any, values: Tensor | Any,
         raise RuntimeError(f"'len(size) == sparse_dim + dense_dim' is not satisfied: len(size) "
                            f"= {len(size)}, sparse_dim = {sparse_dim}, dense_dim = {dense_dim}")
     _check_indices(index_array, size)
-    return _new(index_array, value_array, size, coalesced=bool(is_coalesced)
-                or index_array.shape[1] <= 1)
+    result = _new(index_array, value_array, size, coalesced=bool(is_coalesced)
+                  or index_array.shape[1] <= 1)
+    if requires_grad:
+        if not result.dtype.is_floating_point and not result.dtype.is_complex:
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require "
+                               "gradients")
+        result._requires_grad = True  # a leaf: its gradient is sparse
+        return result
+    # every value's gradient is the gradient's entry at its index (repeated ones each get it)
+    return _recorded(result, "SparseCooTensorWithDimsAndTensorsBackward0", (values,),
+                     lambda grad: (_gathered(grad, index_array),))
 
 
 def _check_indices(indices, size):
@@ -280,7 +350,8 @@ def add(first: SparseTensor, second: SparseTensor) -> SparseTensor:
         taken = picks >= 0
         values[taken] += part._sparse_values[picks[taken]]
         indices[:, taken] = part._sparse_indices[:, picks[taken]]
-    return _new(indices, values, first._size, first._coalesced and second._coalesced)
+    result = _new(indices, values, first._size, first._coalesced and second._coalesced)
+    return _recorded(result, "AddBackward0", (first, second), lambda grad: (grad, grad))
 
 
 def _keys(tensor):
@@ -299,16 +370,14 @@ def to_sparse(tensor: Tensor, sparse_dim: int | None = None, *,
     """The nonzero entries of a dense tensor (over its first sparse_dim dims), coalesced."""
     if layout not in (None, sparse_coo) or blocksize is not None or dense_dim is not None:
         raise NotImplementedError("to_sparse: only the sparse_coo layout is implemented")
-    if tensor.requires_grad and grad_mode.is_grad_enabled():
-        raise NotImplementedError("to_sparse: tapegrad's sparse tensors do not require grad "
-                                  "(autograd through sparse values is not implemented)")
     array = tensor._data
-    sparse_dim = array.ndim if sparse_dim is None else sparse_dim
+    given, sparse_dim = sparse_dim, array.ndim if sparse_dim is None else sparse_dim
     occupied = (array != 0).reshape(array.shape[:sparse_dim] + (-1,)).any(-1)
     xp = _module(array)
     indices = xp.stack(xp.nonzero(occupied)).astype(np.int64).reshape(sparse_dim, -1)
-    return _new(indices, array[tuple(indices)].copy(),
-                array.shape, coalesced=True)
+    result = _new(indices, array[tuple(indices)].copy(), array.shape, coalesced=True)
+    return _recorded(result, "ToSparseBackward1" if given is None else "ToSparseBackward0",
+                     (tensor,), lambda grad: (grad.to_dense(),))
 
 
 def embedding_grad(grad: Tensor, indices: np.ndarray, num_weights: int, padding_idx: int,

@@ -219,6 +219,11 @@ class Tensor(TensorMethods):
         return to_sparse(self, sparse_dim, layout=layout, blocksize=blocksize,
                          dense_dim=dense_dim)
 
+    def sparse_mask(self, mask: Tensor) -> Tensor:
+        """This tensor's entries where the sparse mask has one, as a sparse COO tensor."""
+        from ._sparse import sparse_mask
+        return sparse_mask(self, mask)  # type: ignore[arg-type]
+
     def is_pinned(self, device: _DeviceLike | None = None) -> _bool:
         return False
 
