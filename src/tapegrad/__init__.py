@@ -5,7 +5,7 @@
 from typing import TYPE_CHECKING
 
 from . import (accelerator, autograd, backends, cuda, fft, func, interop, linalg, masked, nn,
-               optim, random, return_types, signal, special, utils)
+               optim, random, return_types, signal, sparse, special, utils)
 from ._creation import (arange, as_tensor, empty, empty_like, empty_permuted, empty_strided, eye,
                         from_numpy, frombuffer, full, full_like, linspace, logspace, ones,
                         ones_like, rand, rand_like, randint, randint_like, randn, randn_like,
