@@ -1,7 +1,6 @@
 """Op-database rows not yet device-generic: the first failure of each on the test
 double (`python tests/test_device_double.py --write-xfails` writes it)."""
 XFAILS = {
-    'embedding': "sparse: NotImplementedError: tapegrad's sparse tensors do not run on cuda:0 yet",
     'linalg_lstsq_gelsd': "torch's CUDA accepts only lstsq's 'gels' driver (and gives no rank or singular values); these samples use the cpu's other drivers",
     'linalg_lstsq_gelss': "torch's CUDA accepts only lstsq's 'gels' driver (and gives no rank or singular values); these samples use the cpu's other drivers",
     'linalg_lstsq_rank': "torch's CUDA accepts only lstsq's 'gels' driver (and gives no rank or singular values); these samples use the cpu's other drivers",
