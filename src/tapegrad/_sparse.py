@@ -267,7 +267,7 @@ def sparse_coo_tensor(indices: Tensor | Any, values: Tensor | Any,
                       requires_grad: bool = False, check_invariants: bool | None = None,
                       is_coalesced: bool | None = None) -> SparseTensor:
     """A sparse COO tensor from indices (sparse_dim x nnz) and values (nnz x dense dims); size
-    defaults to the smallest that holds the indices. Sparse tensors cannot require grad here."""
+    defaults to the smallest that holds the indices; with requires_grad it is a leaf."""
     from ._creation import tensor as as_tensor
     indices = indices if isinstance(indices, Tensor) else as_tensor(indices, device=device)
     values = values if isinstance(values, Tensor) else as_tensor(values, dtype=dtype,
