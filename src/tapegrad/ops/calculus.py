@@ -144,7 +144,7 @@ def gradient(input, *, spacing=None, dim=None, edge_order=1):
         if input.shape[d] < edge_order + 1:
             raise RuntimeError("torch.gradient expected each dimension size to be at least "
                                "edge_order+1")
-    if not input.dtype.is_floating_point:
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):  # integers, bool
         input = input.float()
     results = []
     for d, h in zip(dims, spacings):

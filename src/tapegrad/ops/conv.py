@@ -293,6 +293,10 @@ def _convolution_backward(xp, grad_output: Tensor, input: Tensor, weight: Tensor
             transposed, output_padding, groups, output_mask)
         return tuple(grad.astype(like.dtype) for grad, like in
                      zip(grads, (input, weight, grad_output)))
+    if grad_output.dtype.kind == "c":
+        # torch's complex gradients pair grad with the other operand's conjugate; the
+        # derivatives below hold unchanged (the conjugates cancel in the adjoints)
+        input, weight = xp.conjugate(input), xp.conjugate(weight)
     empty = xp.empty(0, grad_output.dtype)
     grad_input = grad_weight = grad_bias = empty
     if output_mask[0]:

@@ -4,6 +4,7 @@ LinalgCrossBackward0, whose derivatives are cross products again)."""
 from .._tensor import Tensor
 from ._checks import broadcast_shapes, wrap_dim
 from ._define import defop
+from .complex_parts import conj_of
 from .._warnings import warn
 
 
@@ -13,8 +14,9 @@ def _cross(xp, input: Tensor, other: Tensor, dim):
     return xp.cross(xp.broadcast_to(input, shape), xp.broadcast_to(other, shape), axis=dim)
 
 
-_cross.derivatives(input=lambda ctx: _cross(ctx.other, ctx.grad, ctx.dim),
-                   other=lambda ctx: _cross(ctx.grad, ctx.input, ctx.dim))
+# Complex operands enter conjugated (torch: linalg_cross(other.conj(), grad, dim)).
+_cross.derivatives(input=lambda ctx: _cross(conj_of(ctx.other), ctx.grad, ctx.dim),
+                   other=lambda ctx: _cross(ctx.grad, conj_of(ctx.input), ctx.dim))
 
 
 def _check_same_ndim(input, other):

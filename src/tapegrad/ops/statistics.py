@@ -7,6 +7,7 @@ from .._creation import full_like
 from .._tensor import Tensor
 from ._checks import is_floating_kind, numel, wrap_dim
 from ._define import defop
+from .complex_parts import conj_of, real, view_as_complex, view_as_real
 from .pointwise import clamp, lerp, where
 from .reduction import (added, check_grad_dtype, mean_backward, numpy_keywords, reduced_dims,
                         restore_dims, return_type, sum, sum_dtype, unreduce, var_backward,
@@ -342,7 +343,7 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
         warn("cov(): degrees of freedom is <= 0. Correction should be strictly less "
              "than the number of observations.", UserWarning)
         freedom = freedom * 0
-    products = centred.mm((centred if weights is None else centred * weights).t())
+    products = centred.mm(conj_of((centred if weights is None else centred * weights).t()))
     return (products / freedom).squeeze()
 
 
@@ -354,8 +355,12 @@ def corrcoef(input):
     covariance = cov(input)
     if covariance.ndim == 0:
         return covariance / covariance
-    spread = sqrt(covariance.diagonal())
+    variances = covariance.diagonal()
+    spread = sqrt(real(variances) if variances.dtype.is_complex else variances)
     normalised = covariance / reshape(spread, (-1, 1)) / reshape(spread, (1, -1))
+    if normalised.dtype.is_complex:
+        # torch clips the real and imaginary parts apart: |result| may still exceed 1
+        return view_as_complex(clamp(view_as_real(normalised), -1, 1))
     return clamp(normalised, -1, 1)
 
 
