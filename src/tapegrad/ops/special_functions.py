@@ -8,7 +8,9 @@ special_polynomials.py. Where torch's own values differ from SciPy's, that is sa
 import inspect
 import math
 
+from .. import _backend
 from .._tensor import Tensor
+from . import _airy
 from ._checks import is_number, overload_error, type_name
 from ._define import defop
 from ._scipy_of import scipy_value
@@ -107,7 +109,9 @@ def ndtr(input):
 # (airy_ai 6e-6; near their zeros more in relative terms); SciPy's values are right to float64
 # rounding, and these are them.
 
-airy_ai = _from_scipy("airy_ai", lambda special, x: special.airy(x)[0], argument="x")
+# a device whose SciPy twin has no airy (CuPy's) computes Ai in array ops instead (_airy.py)
+airy_ai = _from_scipy("airy_ai", lambda special, x: special.airy(x)[0] if hasattr(special, "airy")
+                      else _airy.airy_ai(_backend.array_module(x), x), argument="x")
 bessel_j0 = _from_scipy("bessel_j0", lambda special, x: special.j0(x))
 bessel_j1 = _from_scipy("bessel_j1", lambda special, x: special.j1(x))
 bessel_y0 = _from_scipy("bessel_y0", lambda special, x: special.y0(x))
