@@ -15,9 +15,7 @@ XFAILS = {
                           "(ops/strided.py)",
     "nn.functional.normalize": "nn.functional.normalize clamps a complex norm (norm of complex "
                                "is not real yet, ops/reduction.py)",
-    "norm": "ops/reduction.py's norm of a complex tensor is complex (torch: real)",
     "renorm": "ops/reduction.py's renorm takes the norm of complex values as complex",
-    "logsumexp": "ops/reduction.py's logsumexp of complex values is not torch's",
     "logcumsumexp": "ops/scans.py's logcumsumexp compares complex values",
     "nn.functional.silu.complex": "ops/activation.py's silu refuses complex",
     "nn.functional.rms_norm": "rms_norm refuses complex",

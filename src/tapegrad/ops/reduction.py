@@ -431,7 +431,9 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 
 @defop("LogsumexpBackward0", save=("input", "result", "dim", "keepdim"), promote="float")
 def _logsumexp(xp, input: Tensor, dim, keepdim=False):
-    peak = xp.max(input, axis=dim, keepdims=True, initial=-xp.inf)
+    # complex values shift by their real parts' peak (as torch does): a complex peak's
+    # imaginary part would move log's result off the principal branch
+    peak = xp.max(input.real, axis=dim, keepdims=True, initial=-xp.inf)
     # Shifting by an infinite peak would give inf - inf: such slices stay unshifted.
     peak = xp.where(xp.isinf(peak), 0, peak)
     total = xp.sum(xp.exp(input - peak), axis=dim, keepdims=keepdim)
@@ -441,7 +443,8 @@ def _logsumexp(xp, input: Tensor, dim, keepdim=False):
 def _logsumexp_backward(ctx):
     shape, dim, keepdim = ctx.input_shape, ctx.dim, ctx.keepdim
     result = restore_dims(ctx.result, shape, dim, keepdim)
-    return restore_dims(ctx.grad, shape, dim, keepdim) * exp(ctx.input - result)
+    # holomorphic: the conjugate Wirtinger gradient conjugates the real formula's factor
+    return restore_dims(ctx.grad, shape, dim, keepdim) * conj_of(exp(ctx.input - result))
 
 
 _logsumexp.derivatives(input=_logsumexp_backward)
@@ -871,7 +874,8 @@ def norm_of(xp, input, ord, dim, keepdim):
     if ord == float("-inf"):
         return xp.min(magnitude, axis=dim, keepdims=keepdim)
     if ord == 0:
-        return xp.sum(magnitude != 0, axis=dim, keepdims=keepdim).astype(input.dtype)
+        # a count, in the magnitude's real dtype as torch's norm of complex is real
+        return xp.sum(magnitude != 0, axis=dim, keepdims=keepdim).astype(magnitude.dtype)
     if ord == 2:
         return xp.sqrt(xp.sum(magnitude * magnitude, axis=dim, keepdims=keepdim))
     return xp.sum(magnitude ** ord, axis=dim, keepdims=keepdim) ** (1.0 / ord)

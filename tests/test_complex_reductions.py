@@ -1,0 +1,29 @@
+"""Complex inputs to the reductions: torch's results, dtypes and conjugate Wirtinger gradients."""
+import numpy as np
+import pytest
+
+from compare import same
+
+VALUES = np.random.default_rng(0).standard_normal((4, 5, 2)) @ np.array([1, 1j]) + 4j
+
+
+def described(t):
+    return str(t.dtype), np.round(t.detach().numpy(), 6).tolist()
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+@pytest.mark.parametrize("p", [0, 1, 2, 3, float("inf")])
+def test_norm_of_complex_is_real(dtype, p):
+    same(lambda lib: described(lib.tensor(VALUES, dtype=getattr(lib, dtype)).norm(p, dim=1)))
+
+
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_logsumexp_of_complex_and_its_gradient(keepdim):
+    # imaginary parts past pi: a complex peak would move log off its principal branch
+    def scenario(lib):
+        x = lib.tensor(VALUES, requires_grad=True)
+        result = x.logsumexp(1, keepdim)
+        result.backward(lib.tensor(VALUES[:, :1] if keepdim else VALUES[:, 0]))
+        return described(result), described(x.grad), type(result.grad_fn).__name__
+    same(scenario)
+
