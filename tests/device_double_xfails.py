@@ -7,5 +7,4 @@ XFAILS = {
     'linalg_lstsq_residuals': "torch's CUDA accepts only lstsq's 'gels' driver (and gives no rank or singular values); these samples use the cpu's other drivers",
     'linalg_lstsq_singular_values': "torch's CUDA accepts only lstsq's 'gels' driver (and gives no rank or singular values); these samples use the cpu's other drivers",
     'namespace_predicates': "get_device() and typename() name the device, so a cuda tensor's differ from a cpu tensor's",
-    'special_airy_ai': "3x4: NotImplementedError: tapegrad's special_airy_ai does not run on cuda:0 yet: CuPy's cupyx.scipy.special lacks airy",
 }

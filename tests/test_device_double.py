@@ -151,12 +151,17 @@ def test_host_conversions_copy_or_refuse(gpu):
 
 
 def test_an_op_without_a_device_path_says_so(gpu):
-    # CuPy's special has no airy: the op names itself, the device and what is missing, never
-    # copying the data to the host behind the user's back
+    # a function CuPy's special lacks (here SciPy's airy, which airy_ai no longer needs): the
+    # op names itself, the device and what is missing, never copying to the host behind the
+    # user's back
+    from tapegrad.ops._scipy_of import scipy_value
+    array = tapegrad.ones(3, device="cuda")._data
     with pytest.raises(NotImplementedError, match="tapegrad's special_airy_ai does not run on "
                                                   "cuda:0 yet: CuPy's cupyx.scipy.special "
                                                   "lacks airy"):
-        tapegrad.special.airy_ai(tapegrad.ones(3, device="cuda"))
+        scipy_value(_backend.module_of((array,))[0], "special",
+                    lambda special, x: special.airy(x), array, "special_airy_ai",
+                    "torch.special.airy_ai")
 
 
 # ---- gradients on the device -------------------------------------------------------------
