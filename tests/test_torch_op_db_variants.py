@@ -14,7 +14,8 @@ must raise the same exception class, in the forward or in the backward.
   one): 0 and -0, +inf and -inf, NaN, +-huge (1e300, 3e38), +-the smallest subnormal, and ties
   (every value rounded to an integer, so values repeat).
 A kind that leaves a sample unchanged derives nothing from it. Known differences are strict
-xfails with their reasons in torch_op_db_variant_xfails.py. The number of derived samples
+xfails with their reasons in torch_op_db_variant_xfails.py, non-strict where which samples
+differ depends on the CPU's BLAS and LAPACK kernels. The number of derived samples
 compared is written at the end of the module's run.
 """
 import collections
@@ -29,7 +30,7 @@ pytest.importorskip("expecttest")  # torch.testing's op database imports it
 import torch  # noqa: E402
 import torch_op_db  # noqa: E402  (needs torch)
 from torch.testing._internal.common_utils import noncontiguous_like  # noqa: E402
-from torch_op_db_variant_xfails import ARBITRARY, XFAILS  # noqa: E402
+from torch_op_db_variant_xfails import ARBITRARY, PLATFORM, XFAILS  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore")
 
@@ -162,7 +163,8 @@ def cases():
                 continue
             for kind in KINDS if dtype_name == "float64" else EDGE_KINDS:
                 reason = XFAILS.get(f"{name}|{kind}|{dtype_name}", XFAILS.get(f"{name}|{kind}"))
-                marks = [pytest.mark.xfail(reason=reason, strict=True)] if reason else []
+                marks = [pytest.mark.xfail(reason=reason, strict=reason not in PLATFORM)
+                         ] if reason else []
                 if f"{name}|{kind}" in ARBITRARY:
                     marks = [pytest.mark.xfail(reason=ARBITRARY[f"{name}|{kind}"], strict=False)]
                 yield pytest.param(name, dtype_name, kind, id=f"{name}-{dtype_name}-{kind}",
