@@ -306,14 +306,18 @@ def assert_same_array(ours, theirs, what):
     if ours.dtype.kind not in "fc":
         np.testing.assert_array_equal(ours, theirs, err_msg=what)
         return
+    tolerance = TOLERANCE["float64" if ours.dtype in (np.float64, np.complex128) else "float32"]
     ours, theirs = ours.astype(np.complex128), theirs.astype(np.complex128)
     for part in ("real", "imag"):
         a, b = getattr(ours, part), getattr(theirs, part)
         for where, test in (("NaN", np.isnan), ("inf", np.isposinf), ("-inf", np.isneginf)):
             np.testing.assert_array_equal(test(a), test(b), err_msg=f"{what}: {where} at")
         finite = np.isfinite(a) & np.isfinite(b)
-        tolerance = TOLERANCE["float64" if ours.dtype == np.float64 else "float32"]
-        np.testing.assert_allclose(a[finite], b[finite], err_msg=what, **tolerance)
+        # absolute tolerance scales with the largest value: an entry summed from large terms
+        # carries their rounding
+        scale = max(1.0, np.abs(b[finite]).max(initial=0.0))
+        np.testing.assert_allclose(a[finite], b[finite], err_msg=what, rtol=tolerance["rtol"],
+                                   atol=tolerance["atol"] * scale)
 
 
 def assert_same_value(ours, theirs, what):
@@ -376,7 +380,8 @@ def corpus_summary(request):
 
 
 # Rows of the op families added last (issue 13) where the fuzzer found a difference not yet
-# fixed: strict xfails, with what it found.
+# fixed, with what it found. Non-strict xfails: the "ci" profile's fixed draws change with
+# hypothesis's version, and with them whether a run's few examples meet the failing input.
 _COMPLEX_VALUES = "on fuzzed complex inputs tapegrad's values differ from torch's"
 _FFT_NON_FINITE = ("non-finite inputs: where a transform spreads inf and NaN depends on the FFT "
                    "algorithm (torch's plans and NumPy's pocketfft differ)")
@@ -406,11 +411,8 @@ BORDERLINE = {
 
 
 def _fuzz_marks(row):
-    if row.name in BORDERLINE:
-        return [pytest.mark.xfail(reason=BORDERLINE[row.name], strict=False)]
-    if row.name in NOT_YET_FUZZ_CLEAN:
-        return [pytest.mark.xfail(reason=NOT_YET_FUZZ_CLEAN[row.name], strict=True)]
-    return []
+    reason = BORDERLINE.get(row.name, NOT_YET_FUZZ_CLEAN.get(row.name))
+    return [pytest.mark.xfail(reason=reason, strict=False)] if reason else []
 
 
 @pytest.mark.parametrize("row", [

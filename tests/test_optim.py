@@ -436,9 +436,11 @@ def test_lbfgs_rosenbrock_steps_match_torch(options):
                      for _ in range(4)])
         runs[-1].append(opt.state_dict()["state"][0]["func_evals"])
     (*mine, mine_evals), (*theirs, their_evals) = runs
+    # up to 80 inner iterations grow the last bits of dot products (torch's vectorised kernels
+    # sum in their own order) to ~2e-9 on some CPUs
     for (my_loss, my_point), (their_loss, their_point) in zip(mine, theirs):
-        assert my_loss == pytest.approx(their_loss, rel=1e-9)
-        np.testing.assert_allclose(my_point, their_point, rtol=1e-9)
+        assert my_loss == pytest.approx(their_loss, rel=1e-8)
+        np.testing.assert_allclose(my_point, their_point, rtol=1e-8)
     assert mine_evals == their_evals
 
 

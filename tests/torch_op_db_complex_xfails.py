@@ -13,8 +13,6 @@ XFAILS = {
                     _COMPLEX_LINALG),
     "as_strided_scatter": "the gradient of as_strided_scatter's input differs for complex "
                           "(ops/strided.py)",
-    "nn.functional.normalize": "nn.functional.normalize clamps a complex norm (norm of complex "
-                               "is not real yet, ops/reduction.py)",
     "renorm": "ops/reduction.py's renorm takes the norm of complex values as complex",
     "logcumsumexp": "ops/scans.py's logcumsumexp compares complex values",
     "nn.functional.silu.complex": "ops/activation.py's silu refuses complex",

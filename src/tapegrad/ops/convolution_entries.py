@@ -5,7 +5,7 @@ from .._tensor import Tensor
 from ._define import defop
 from .activation import pad
 from .conv import _checked_convolution, _convolution_backward, _convolve
-from .shape import permute, zeros_of
+from .shape import VIEW_INCOMPATIBLE, permute, zeros_of
 
 
 def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding,
@@ -85,6 +85,12 @@ def conv_tbc(input, weight, bias, pad=0):
     if steps < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {steps}: "
                            f"{[steps, input.shape[1], weight.shape[2]]}")
+    if input.numel() and input.shape[1] > 1 and input.stride(0) != input.stride(1) * input.shape[1]:
+        # torch views each kernel tap's window of (time, batch) rows as one matrix; a window
+        # over more than one time step of such a layout cannot be viewed
+        kernel, length = weight.shape[0], input.shape[0]
+        if any(min(length + pad - k, steps) - max(0, pad - k) > 1 for k in range(kernel)):
+            raise RuntimeError(VIEW_INCOMPATIBLE)
     return _conv_tbc(input, weight, bias, pad)
 
 

@@ -13,7 +13,7 @@ from ._define import defop
 from .complex_parts import conj_of
 from .pointwise import mul, mul_scalar
 from .reordering import diagonal
-from .shape import (unsafe_view, expand, flatten, movedim, permute, reshape, squeeze, t, transpose,
+from .shape import (VIEW_INCOMPATIBLE, unsafe_view, expand, flatten, movedim, permute, reshape, squeeze, t, transpose,
                     unsqueeze, view)
 
 
@@ -497,9 +497,7 @@ def kron(input, other):
             or other.requires_grad):
         # torch's product then keeps the operand's dim order, and the final view fails (with
         # an input that requires grad, torch's autograd path copies instead)
-        raise RuntimeError("view size is not compatible with input tensor's size and stride (at "
-                           "least one dimension spans across two contiguous subspaces). Use "
-                           ".reshape(...) instead.")
+        raise RuntimeError(VIEW_INCOMPATIBLE)
     input_view = unsafe_view(input, tuple(s for size in left for s in (size, 1)))
     other_view = unsafe_view(other, tuple(s for size in right for s in (1, size)))
     return unsafe_view(mul(input_view, other_view), tuple(a * b for a, b in zip(left, right)))

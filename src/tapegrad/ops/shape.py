@@ -41,13 +41,16 @@ def infer_shape(shape, numel, name="view", arg="size"):
     return shape
 
 
+VIEW_INCOMPATIBLE = ("view size is not compatible with input tensor's size and stride (at least "
+                     "one dimension spans across two contiguous subspaces). Use .reshape(...) "
+                     "instead.")
+
+
 @defop("ViewBackward0", view=True)
 def _view(xp, input: Tensor, shape):
     result = input.reshape(shape)  # the method: NumPy's np.reshape wrapper costs 0.5 us
     if result.size and not xp.may_share_memory(result, input):  # NumPy copied: no view
-        raise RuntimeError("view size is not compatible with input tensor's size and stride (at "
-                           "least one dimension spans across two contiguous subspaces). Use "
-                           ".reshape(...) instead.")
+        raise RuntimeError(VIEW_INCOMPATIBLE)
     return result
 
 
