@@ -474,6 +474,15 @@ FOUND = {
         lib.ones(1, 1, 3, dtype=lib.int32), lib.ones(1, 2, 2, dtype=lib.int64)),
     "conv_transpose1d_long_with_float_bias": lambda lib: lib.nn.functional.conv_transpose1d(
         lib.ones(1, 1, 3, dtype=lib.int64), lib.ones(1, 2, 2, dtype=lib.int64), lib.ones(2)),
+    "conv3d_empty_batch_bias_of_another_dtype": lambda lib: lib.nn.functional.conv3d(
+        lib.ones(0, 2, 3, 3, 3), lib.ones(2, 2, 2, 2, 2), lib.ones(2, dtype=lib.float64)),
+    "conv_transpose3d_empty_batch_long_with_float_bias": lambda lib: (
+        lib.nn.functional.conv_transpose3d(lib.ones(0, 2, 2, 2, 2, dtype=lib.int64),
+                                           lib.ones(2, 2, 2, 2, 2, dtype=lib.int64),
+                                           lib.ones(2))),
+    "conv2d_same_long_with_float_bias_requiring_grad": lambda lib: lib.nn.functional.conv2d(
+        lib.ones(1, 2, 4, 4, dtype=lib.int64), lib.ones(2, 2, 3, 3, dtype=lib.int64),
+        lib.ones(2, requires_grad=True), padding="same"),
 }
 
 
@@ -502,6 +511,41 @@ def _margin_p2_huge(lib):
     x = lib.tensor([[0.3, 3e38, 1.0, -0.5]], requires_grad=True)
     loss = lib.nn.functional.multi_margin_loss(x, lib.tensor([3]), p=2)
     return _summary(lib.autograd.grad(loss, x, lib.tensor(-1.5))[0])
+
+
+def _conv_string_padding_bias(lib):
+    """'same' and 'valid' take a bias of any dtype, added in the input's (and its gradient
+    comes back in the bias's dtype)."""
+    bias = lib.ones(2, requires_grad=True)
+    out = [lib.nn.functional.conv3d(lib.ones(1, 2, 3, 4, 3, dtype=lib.float64),
+                                    lib.ones(2, 2, 2, 3, 2, dtype=lib.float64), bias,
+                                    padding=padding) for padding in ("same", "valid")]
+    return [_summary(o.detach()) for o in out] + [_summary(lib.autograd.grad(
+        out[0].sum(), bias)[0]), _summary(lib.nn.functional.conv2d(
+            lib.ones(1, 2, 3, 3, dtype=lib.int64), lib.ones(2, 2, 3, 3, dtype=lib.int64),
+            lib.tensor([0.5, 1.5]), padding="same"))]
+
+
+def _conv_empty_batch(lib):
+    """An empty batch takes a weight of any dtype: the result's is a tensor times a 0-d one."""
+    F = lib.nn.functional
+    return [_summary(F.conv3d(lib.ones(0, 2, 3, 3, 3, dtype=lib.float64),
+                              lib.ones(2, 2, 2, 2, 2), lib.ones(2, dtype=lib.float64))),
+            _summary(F.conv_transpose3d(lib.ones(0, 2, 2, 2, 2, dtype=lib.float64),
+                                        lib.ones(2, 2, 2, 2, 2), lib.ones(2))),
+            _summary(F.conv2d(lib.ones(0, 2, 3, 3, dtype=lib.int64), lib.ones(2, 2, 2, 2))),
+            _summary(F.conv_transpose1d(lib.ones(0, 2, 3, dtype=lib.int32),
+                                        lib.ones(2, 2, 2, dtype=lib.int32)))]
+
+
+def _solve_triangular_B_dtype(lib):
+    """torch solves in A's dtype, whatever B's (an integer B too); B's gradient in B's."""
+    A = lib.tensor([[2.0, 1.0], [0.0, 4.0]], requires_grad=True)
+    B = lib.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=lib.float64, requires_grad=True)
+    X = lib.linalg.solve_triangular(A, B, upper=True)
+    grads = lib.autograd.grad(X.sum(), (A, B))
+    return [_summary(X.detach()), *map(_summary, grads), _summary(lib.linalg.solve_triangular(
+        A.detach().double(), lib.tensor([[1, 2], [3, 4]]), upper=False))]
 
 
 # ---- what the fuzz found, fixed: torch's value where tapegrad gave another or raised --------
@@ -533,6 +577,15 @@ FOUND_VALUES = {
     "conv_transpose2d_unbatched_float64_bias": lambda lib: _summary(
         lib.nn.functional.conv_transpose2d(lib.ones(1, 3, 3), lib.ones(1, 2, 2, 2),
                                            lib.ones(2, dtype=lib.float64))),
+    "conv3d_string_padding_bias_of_another_dtype": _conv_string_padding_bias,
+    "conv_empty_batch_weight_of_another_dtype": _conv_empty_batch,
+    "solve_triangular_B_of_another_dtype": _solve_triangular_B_dtype,
+    "triangular_solve_subnormal_pivot": lambda lib: [_summary(lib.triangular_solve(
+        lib.tensor([[0.25, -0.5], [5e-324, 5e-324], [0.625, 0.75]], dtype=lib.float64),
+        lib.tensor([[3.0, 0.5, 0.125], [0.0, 5e-324, 5e-324], [0.0, 0.0, 3.5]],
+                   dtype=lib.float64)).solution), _summary(lib.linalg.solve_triangular(
+                       lib.tensor([[3e38, 1.0], [0.0, 1e-45]]),
+                       lib.tensor([[1e30, 2e-45], [1e-45, 3e-45]]), upper=True, left=False))],
 }
 
 

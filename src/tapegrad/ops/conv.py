@@ -22,6 +22,7 @@ from ._define import defop
 from .activation import pad
 from .linalg import _C_TYPE
 from .pointwise import add
+from .reduction import check_grad_dtype
 from .shape import expand, reshape, squeeze, unsqueeze
 
 
@@ -228,8 +229,8 @@ def _convolve(xp, input: Tensor, weight: Tensor, bias: Tensor, stride, padding, 
                                          dilation, groups)
     else:
         result = _conv_forward(xp, input, weight, stride, padding, dilation, groups)
-    if bias is not None:
-        result += bias.reshape((-1,) + (1,) * (input.ndim - 2))
+    if bias is not None:  # a string padding's bias may have another dtype: cast, as torch
+        result += bias.reshape((-1,) + (1,) * (input.ndim - 2)).astype(result.dtype, copy=False)
     return result
 
 
@@ -413,11 +414,16 @@ def _check_transposed_dtypes(input, weight, bias, groups):
     if bias is not None and bias.dtype is not input.dtype and weight.ndim == 5:
         raise RuntimeError(f"expected scalar type {input.dtype.legacy_name} but found "
                            f"{bias.dtype.legacy_name}")
+    _check_bias_casts(input.dtype, bias)
+
+
+def _check_bias_casts(dtype, bias):
+    """A bias added in place to a result of this dtype."""
     if bias is not None:
-        promoted = _dtype.promote_types(input.dtype, bias.dtype)
-        if _dtype._category(promoted) > _dtype._category(input.dtype):
+        promoted = _dtype.result_type([dtype], [bias.dtype], [])
+        if _dtype._category(promoted) > _dtype._category(dtype):
             raise RuntimeError(f"result type {promoted.legacy_name} can't be cast to the "
-                               f"desired output type {input.dtype.legacy_name}")
+                               f"desired output type {dtype.legacy_name}")
 
 
 def _check_conv_dtypes(input, weight, bias, groups):
@@ -428,6 +434,10 @@ def _check_conv_dtypes(input, weight, bias, groups):
                                "be a MKLDNN tensor and weight is a dense tensor")
         raise RuntimeError(f"expected scalar type {input.dtype.legacy_name} but found "
                            f"{weight.dtype.legacy_name}")
+    _check_bias_dtype(input, bias)
+
+
+def _check_bias_dtype(input, bias):
     if bias is not None and bias.dtype is not input.dtype:
         raise RuntimeError(f"Input type ({_C_TYPE[input.dtype.name]}) and bias type "
                            f"({_C_TYPE[bias.dtype.name]}) should be the same")
@@ -478,8 +488,9 @@ def _by(sizes):
 
 
 def _checked_convolution(input, weight, bias, stride, padding, dilation, transposed,
-                         output_padding, groups):
-    """torch's _convolution: parameter checks, shape checks, dtype checks, then the op."""
+                         output_padding, groups, check_bias=True):
+    """torch's _convolution: parameter checks, shape checks, dtype checks, then the op
+    (check_bias=False: torch's string-padding path takes a bias of any dtype)."""
     nd = weight.ndim - 2
     if nd <= 0:
         raise RuntimeError("weight should have at least three dimensions")
@@ -499,13 +510,34 @@ def _checked_convolution(input, weight, bias, stride, padding, dilation, transpo
     _check_conv_shapes(input, weight, bias, padding, dilation, groups, transposed)
     if transposed:
         _check_transposed_sizes(input, weight, stride, padding, output_padding, dilation)
+    if not input.shape[0]:
+        return _empty_batch_convolution(input, weight, bias, stride, padding, dilation,
+                                        transposed, output_padding, groups, check_bias)
+    if transposed:
         _check_transposed_dtypes(input, weight, bias, groups)
         if bias is not None and bias.dtype is not input.dtype:
             bias = bias.to(input.dtype)
     else:
-        _check_conv_dtypes(input, weight, bias, groups)
+        _check_conv_dtypes(input, weight, bias if check_bias else None, groups)
+        if bias is not None:  # a float bias of an integer convolution
+            check_grad_dtype(bias, input.dtype)
     return _convolution(input, weight, bias, stride, padding, dilation, transposed,
                         output_padding, groups)
+
+
+def _empty_batch_convolution(input, weight, bias, stride, padding, dilation, transposed,
+                             output_padding, groups, check_bias):
+    """torch convolves an empty batch as the input times one weight element, plus one bias
+    element in place: no kernel runs, so only a complex input and a non-transposed bias keep
+    their dtype checks, and the result has the dtype of a tensor times a 0-d one."""
+    if input.dtype.is_complex:
+        _check_conv_dtypes(input, weight, None, groups)
+    if check_bias and not transposed:
+        _check_bias_dtype(input, bias)
+    dtype = _dtype.result_type([input.dtype], [weight.dtype], [])
+    _check_bias_casts(dtype, bias)
+    return _convolution(input.to(dtype), weight.to(dtype), bias, stride, padding, dilation,
+                        transposed, output_padding, groups)
 
 
 def _check_transposed_sizes(input, weight, stride, padding, output_padding, dilation):
@@ -553,6 +585,7 @@ def _conv(function, nd, input, weight, bias, stride, padding, dilation, groups):
 
 def _conv_batch(input, weight, bias, stride, padding, dilation, groups):
     nd = input.ndim - 2
+    string_padding = isinstance(padding, str)
     if padding == "valid":
         padding = 0
     elif padding == "same":
@@ -561,7 +594,8 @@ def _conv_batch(input, weight, bias, stride, padding, dilation, groups):
     elif isinstance(padding, str):
         raise RuntimeError(f"Invalid padding string: '{padding}'")
     return _checked_convolution(input, weight, bias, int_tuple(stride, nd), int_tuple(padding, nd),
-                                int_tuple(dilation, nd), False, (0,) * nd, groups)
+                                int_tuple(dilation, nd), False, (0,) * nd, groups,
+                                check_bias=not string_padding)
 
 
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):

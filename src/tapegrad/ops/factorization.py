@@ -82,6 +82,8 @@ def _trsm(xp, A, B, upper, left, transpose, unitriangular):
     X = xp.empty(B.shape, B.dtype)
     if X.size == 0:
         return X
+    if not unitriangular and _inexact_reciprocals(xp, A):
+        return _by_substitution(xp, A, B, upper, left, transpose)
     trsm = _routine("trsm", X, "torch.linalg.solve_triangular")
     for index in xp.ndindex(batch):
         X[index] = trsm(1.0, A[index], B[index], side=int(not left), lower=int(not upper),
@@ -151,15 +153,31 @@ def _device_trsm(xp, A, B, upper, left, transpose, unitriangular):
     batch, (A, B) = _batch(A, B, xp=xp)
     if B.size == 0:
         return xp.empty(B.shape, B.dtype)
+    if not unitriangular and (bool((xp.diagonal(A, 0, -2, -1) == 0).any())
+                              or _inexact_reciprocals(xp, A)):
+        return _by_substitution(xp, A, B, upper, left, transpose)
     # X A = B is A^T X^T = B^T (and X A^T = B is A X^T = B^T): the twin solves from the left
     trans = int(transpose) if left else int(not transpose)
-    rhs = B if left else B.swapaxes(-1, -2)
-    if not unitriangular and bool((xp.diagonal(A, 0, -2, -1) == 0).any()):
-        X = _substitute(xp, A.swapaxes(-1, -2) if trans else A, rhs, upper != bool(trans))
-    else:
-        X = _twin(xp, A, "torch.linalg.solve_triangular").solve_triangular(
-            A, rhs, trans=trans, lower=not upper, unit_diagonal=unitriangular,
-            check_finite=False)
+    X = _twin(xp, A, "torch.linalg.solve_triangular").solve_triangular(
+        A, B if left else B.swapaxes(-1, -2), trans=trans, lower=not upper,
+        unit_diagonal=unitriangular, check_finite=False)
+    return X if left else X.swapaxes(-1, -2)
+
+
+def _inexact_reciprocals(xp, A):
+    """Whether a diagonal element's reciprocal overflows or is subnormal: trsm multiplies by
+    the reciprocals, where torch's divides (5e-324 / 5e-324 is 1, not inf)."""
+    magnitudes = xp.abs(xp.diagonal(A, 0, -2, -1))
+    tiny = xp.finfo(magnitudes.dtype).tiny
+    finite = (magnitudes != 0) & xp.isfinite(magnitudes)
+    return bool((finite & ((magnitudes < tiny) | (magnitudes > 1 / tiny))).any())
+
+
+def _by_substitution(xp, A, B, upper, left, transpose):
+    """op(A) X = B or X op(A) = B by substitution, transposed to a solve from the left."""
+    trans = transpose if left else not transpose
+    X = _substitute(xp, A.swapaxes(-1, -2) if trans else A, B if left else B.swapaxes(-1, -2),
+                    upper != trans)
     return X if left else X.swapaxes(-1, -2)
 
 
@@ -244,10 +262,11 @@ def _check_same_dtype(b, A):
 
 # ---- triangular solves ---------------------------------------------------------------------
 
-@defop("LinalgSolveTriangularBackward0", save=("A", "result", "upper", "left", "unitriangular"),
-       promote="common")
+@defop("LinalgSolveTriangularBackward0", save=("A", "result", "upper", "left", "unitriangular"))
 def _solve_triangular(xp, A: Tensor, B: Tensor, upper, left=True, unitriangular=False):
-    return _trsm(xp, A, B, upper, left, False, unitriangular)
+    # torch solves in A's dtype: B of any dtype is cast to it (a complex one loses its imag)
+    B = B.real if A.dtype.kind != "c" and B.dtype.kind == "c" else B
+    return _trsm(xp, A, B.astype(A.dtype, copy=False), upper, left, False, unitriangular)
 
 
 def _solve_triangular_grad_B(ctx):
@@ -275,7 +294,7 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
         if tensor.ndim < 2:
             raise RuntimeError(f"{name}: The input tensor {label} must have at least 2 "
                                "dimensions.")
-    check_lapack("triangular_solve_cpu", A, B)
+    check_lapack("triangular_solve_cpu", A)
     _check_matrices(name, A)
     if B.shape[-2 if left else -1] != A.shape[-1]:
         raise RuntimeError(f"{name}: Incompatible shapes of A and B for the equation "
