@@ -386,15 +386,24 @@ _COMPLEX_VALUES = "on fuzzed complex inputs tapegrad's values differ from torch'
 _FFT_NON_FINITE = ("non-finite inputs: where a transform spreads inf and NaN depends on the FFT "
                    "algorithm (torch's plans and NumPy's pocketfft differ)")
 NOT_YET_FUZZ_CLEAN = {
-    "conv3d": "a fuzzed input torch refuses with another error class than tapegrad's",
-    "conv_transpose3d": "a fuzzed input torch refuses with another error class than tapegrad's",
-    "solve_triangular": "a fuzzed input torch accepts and tapegrad refuses (NotImplementedError)",
-    "triangular_solve": _COMPLEX_VALUES, "geqrf_tau": _COMPLEX_VALUES,
-    "masked_cumprod_complex": _COMPLEX_VALUES, "pdist-kinks": _COMPLEX_VALUES,
+    "triangular_solve": ("float32 solves near the overflow threshold (huge edge values): whether "
+                         "b0 - l10 x1 - l20 x2 overflows to inf depends on the order the BLAS "
+                         "kernel sums in (torch's MKL and SciPy's OpenBLAS trsm differ)"),
+    "geqrf_tau": ("inf in a column: MKL's geqrf (torch's) spreads the NaN of the reflector over "
+                  "the whole next column and its tau, where SciPy's LAPACK applies a reflector "
+                  "only up to the last nonzero of its vector (dlarf's iladlr) and so keeps a "
+                  "trailing zero, and a tau of 0"),
+    "masked_cumprod_complex": ("complex cumprod with inf: torch's cumprod multiplies its first "
+                               "element by 1 + 0j (0 * inf makes its real part NaN) and tapegrad's "
+                               "reduction.cumprod (not masked.cumprod) takes it as it is, as "
+                               "NumPy's cumprod does"),
+    "pdist-kinks": _COMPLEX_VALUES,
     "fft_complex": _FFT_NON_FINITE, "irfft2": _FFT_NON_FINITE,
-    "ldl_solve": ("fuzzed inputs where torch's ldl_solve raises and tapegrad's gives a value "
-                  "(NaN), and the other way round"),
-
+    "ldl_solve": ("NaN and inf entries: whether sytrf reports a zero pivot (info > 0: torch's "
+                  "ldl_factor raises its 'Unknown error code') differs between torch's MKL and "
+                  "SciPy's LAPACK, and MKL's sytrs skips the update by a zero entry of the right "
+                  "side, so a NaN multiplier in L does not reach the solution, where SciPy's "
+                  "gives NaN"),
     "grid_sample": "fuzzed grid coordinates where tapegrad's samples differ from torch's",
 }
 
@@ -483,6 +492,11 @@ FOUND = {
     "conv2d_same_long_with_float_bias_requiring_grad": lambda lib: lib.nn.functional.conv2d(
         lib.ones(1, 2, 4, 4, dtype=lib.int64), lib.ones(2, 2, 3, 3, dtype=lib.int64),
         lib.ones(2, requires_grad=True), padding="same"),
+    "grid_sample_long_input_with_double_grid": lambda lib: lib.nn.functional.grid_sample(
+        lib.ones(1, 1, 3, 3, dtype=lib.int64), lib.zeros(1, 2, 2, 2, dtype=lib.float64),
+        align_corners=False),
+    "grid_sample_3d_bool_input": lambda lib: lib.nn.functional.grid_sample(
+        lib.ones(1, 1, 2, 2, 2, dtype=lib.bool), lib.zeros(1, 2, 2, 2, 3), align_corners=False),
 }
 
 
@@ -548,6 +562,15 @@ def _solve_triangular_B_dtype(lib):
         A.detach().double(), lib.tensor([[1, 2], [3, 4]]), upper=False))]
 
 
+def _grid_grad_at_inf(lib):
+    """An infinite tap: each grid entry's gradient is -inf, with no 0 * inf NaN between them."""
+    x = lib.zeros(1, 1, 4, 5, dtype=lib.float64)
+    x[0, 0, 2, 3] = INF
+    grid = lib.full((1, 1, 1, 2), 0.5, dtype=lib.float64, requires_grad=True)
+    out = lib.nn.functional.grid_sample(x, grid, align_corners=False)
+    return _summary(lib.autograd.grad(out.sum(), grid)[0])
+
+
 # ---- what the fuzz found, fixed: torch's value where tapegrad gave another or raised --------
 
 INF = math.inf
@@ -580,6 +603,7 @@ FOUND_VALUES = {
     "conv3d_string_padding_bias_of_another_dtype": _conv_string_padding_bias,
     "conv_empty_batch_weight_of_another_dtype": _conv_empty_batch,
     "solve_triangular_B_of_another_dtype": _solve_triangular_B_dtype,
+    "grid_sample_grid_grad_at_inf_tap": _grid_grad_at_inf,
     "triangular_solve_subnormal_pivot": lambda lib: [_summary(lib.triangular_solve(
         lib.tensor([[0.25, -0.5], [5e-324, 5e-324], [0.625, 0.75]], dtype=lib.float64),
         lib.tensor([[3.0, 0.5, 0.125], [0.0, 5e-324, 5e-324], [0.0, 0.0, 3.5]],

@@ -165,12 +165,11 @@ def _device_trsm(xp, A, B, upper, left, transpose, unitriangular):
 
 
 def _inexact_reciprocals(xp, A):
-    """Whether a diagonal element's reciprocal overflows or is subnormal: trsm multiplies by
-    the reciprocals, where torch's divides (5e-324 / 5e-324 is 1, not inf)."""
+    """Whether a nonzero diagonal element's reciprocal overflows: trsm multiplies by the
+    reciprocals, and so does torch's (MKL's) except where one overflows, where it divides
+    (5e-324 / 5e-324 is 1, not inf; a huge pivot's subnormal reciprocal it keeps)."""
     magnitudes = xp.abs(xp.diagonal(A, 0, -2, -1))
-    tiny = xp.finfo(magnitudes.dtype).tiny
-    finite = (magnitudes != 0) & xp.isfinite(magnitudes)
-    return bool((finite & ((magnitudes < tiny) | (magnitudes > 1 / tiny))).any())
+    return bool(((magnitudes != 0) & (magnitudes < 1 / xp.finfo(magnitudes.dtype).max)).any())
 
 
 def _by_substitution(xp, A, B, upper, left, transpose):

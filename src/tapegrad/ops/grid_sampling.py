@@ -257,10 +257,10 @@ def _grid_grad(ctx):
             per_dim[d] = term if per_dim[d] is None else per_dim[d] + term
     result = None
     for d in range(nd):
-        unit = np.zeros(nd)
-        unit[nd - 1 - d] = 1  # grid entry nd - 1 - d moves dim d
+        others = axes[0].xp.arange(nd) != nd - 1 - d  # grid entry nd - 1 - d moves dim d
         term = unsqueeze(per_dim[d] * constant_like(ctx.grid, axes[d].slope), -1)
-        term = term * constant_like(ctx.grid, unit)
+        # zero in the other entries by masking: an infinite term times 0 would be NaN there
+        term = _masked_fill(term * constant_like(ctx.grid, np.ones(nd)), others, 0)
         result = term if result is None else result + term
     return reshape(result, ctx.grid_shape)
 
@@ -272,9 +272,6 @@ grid_sampler_3d_op = _grid_sampler("GridSampler3DBackward0", "grid_sampler_3d")
 # ---- checks and public functions ---------------------------------------------------------------
 
 def _check_grid_sampler(input, grid, interpolation_mode):
-    if input.dtype is not grid.dtype:
-        raise RuntimeError(f"expected scalar type {input.dtype.legacy_name} but found "
-                           f"{grid.dtype.legacy_name}")
     nd = input.ndim - 2
     if grid.ndim != input.ndim:
         raise RuntimeError(f"grid_sampler(): expected {input.ndim}D input and grid with same "
@@ -302,8 +299,10 @@ def _checked_sampler(dims, input, grid, interpolation_mode, padding_mode, align_
         raise RuntimeError(f"grid_sampler(): expected {dims + 2}D input and grid with same "
                            f"number of dimensions, but got input with sizes "
                            f"{list(input.shape)} and grid with sizes {list(grid.shape)}")
-    check_float(f"grid_sampler_{dims}d_cpu_kernel_impl" if dims == 2
-                else "grid_sampler_3d_cpu", input)
+    check_float("grid_sampler_2d_cpu_kernel_impl" if dims == 2 else "grid_sampler3d_cpu", input)
+    if input.dtype is not grid.dtype:  # the kernel's check, after its dispatch on input's
+        raise RuntimeError(f"expected scalar type {input.dtype.legacy_name} but found "
+                           f"{grid.dtype.legacy_name}")
     op = grid_sampler_2d_op if dims == 2 else grid_sampler_3d_op
     return op(input, grid, interpolation_mode, padding_mode, bool(align_corners))
 
