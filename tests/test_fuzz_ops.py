@@ -404,7 +404,11 @@ NOT_YET_FUZZ_CLEAN = {
                   "SciPy's LAPACK, and MKL's sytrs skips the update by a zero entry of the right "
                   "side, so a NaN multiplier in L does not reach the solution, where SciPy's "
                   "gives NaN"),
-    "grid_sample": "fuzzed grid coordinates where tapegrad's samples differ from torch's",
+    "grid_sample": ("NaN grid coordinates: torch's backward casts a NaN position to an index "
+                    "(undefined behaviour: its gradients there are NaN or +-inf by where the "
+                    "read lands, and under HYPOTHESIS_PROFILE=long its 2-d border backward "
+                    "crashes the process with a segmentation fault); and float32 bicubic "
+                    "gradients that differ from torch's by ~3e-5 relative (rounding)"),
 }
 
 
@@ -571,6 +575,18 @@ def _grid_grad_at_inf(lib):
     return _summary(lib.autograd.grad(out.sum(), grid)[0])
 
 
+def _grid_sample_at_nan(lib):
+    """A NaN coordinate: padded to 0 in 2-d and to the last index in 3-d; with zeros padding
+    NaN in 2-d (a NaN weight times a zeroed tap) and 0 in 3-d."""
+    x2, x3 = lib.arange(20.0).reshape(1, 1, 4, 5), lib.arange(60.0).reshape(1, 1, 3, 4, 5)
+    g2 = lib.tensor([[[[NAN, 0.0], [0.0, NAN], [-1.3, 0.2]]]])
+    g3 = lib.tensor([[[[[NAN, 0.0, 0.0], [0.0, NAN, 0.0], [0.0, 0.0, NAN]]]]])
+    return [_summary(lib.nn.functional.grid_sample(x, g, mode=mode, padding_mode=padding,
+                                                   align_corners=False))
+            for x, g in ((x2, g2), (x3, g3)) for mode in ("nearest", "bilinear")
+            for padding in ("zeros", "border", "reflection")]
+
+
 # ---- what the fuzz found, fixed: torch's value where tapegrad gave another or raised --------
 
 INF = math.inf
@@ -604,6 +620,7 @@ FOUND_VALUES = {
     "conv_empty_batch_weight_of_another_dtype": _conv_empty_batch,
     "solve_triangular_B_of_another_dtype": _solve_triangular_B_dtype,
     "grid_sample_grid_grad_at_inf_tap": _grid_grad_at_inf,
+    "grid_sample_nan_coordinates": _grid_sample_at_nan,
     "triangular_solve_subnormal_pivot": lambda lib: [_summary(lib.triangular_solve(
         lib.tensor([[0.25, -0.5], [5e-324, 5e-324], [0.625, 0.75]], dtype=lib.float64),
         lib.tensor([[3.0, 0.5, 0.125], [0.0, 5e-324, 5e-324], [0.0, 0.0, 3.5]],

@@ -39,10 +39,11 @@ def _unnormalized(coordinate, size, align_corners):
     return (coordinate + 1) * scale - 0.5, scale
 
 
-def _clipped(xp, position, size):
-    """position clamped to [0, size - 1]; its slope is 0 on the borders too (as torch's)."""
+def _clipped(xp, position, size, nan_at):
+    """position clamped to [0, size - 1], NaN to nan_at; its slope is 0 on the borders too (as
+    torch's)."""
     inside = (position > 0) & (position < size - 1)
-    return xp.clip(position, 0, size - 1), inside
+    return xp.where(xp.isnan(position), nan_at, xp.clip(position, 0, size - 1)), inside
 
 
 def _reflected(xp, position, twice_low, twice_high):
@@ -58,7 +59,7 @@ def _reflected(xp, position, twice_low, twice_high):
     return xp.where(even, extra + low, span - extra + low), xp.where(even, sign, -sign)
 
 
-def _padded(xp, position, size, padding_mode, align_corners):
+def _padded(xp, position, size, padding_mode, align_corners, nan_at):
     """The position torch samples at under padding_mode, and its slope (0, 1 or -1)."""
     if padding_mode == "zeros":
         return position, xp.ones(position.shape)
@@ -66,7 +67,7 @@ def _padded(xp, position, size, padding_mode, align_corners):
     if padding_mode == "reflection":
         twice = (0, 2 * (size - 1)) if align_corners else (-1, 2 * size - 1)
         position, slope = _reflected(xp, position, *twice)
-    position, inside = _clipped(xp, position, size)
+    position, inside = _clipped(xp, position, size, nan_at)
     return position, slope * inside
 
 
@@ -112,13 +113,13 @@ class _Axis:
     """One spatial dim's taps for every output position: indices, whether each is inside the
     input, the fraction t and its slope against the grid coordinate."""
 
-    def __init__(self, coordinate, size, mode, padding_mode, align_corners):
+    def __init__(self, coordinate, size, mode, padding_mode, align_corners, nan_at):
         self.xp = xp = _backend.array_module(coordinate)
         position, scale = _unnormalized(coordinate, size, align_corners)
         position = xp.clip(position, -_FAR, _FAR)
         slope = xp.ones(position.shape)
         if mode != "bicubic":  # bicubic pads each tap's index instead
-            position, slope = _padded(xp, position, size, padding_mode, align_corners)
+            position, slope = _padded(xp, position, size, padding_mode, align_corners, nan_at)
         if mode == "nearest":  # no fraction: the grid gets no gradient
             self.indices = [xp.rint(position).astype(np.int64)]
             self.fraction = self.slope = None
@@ -129,7 +130,8 @@ class _Axis:
             offsets = (0, 1) if mode == "bilinear" else (-1, 0, 1, 2)
             taps = [first + offset for offset in offsets]
             if mode == "bicubic" and padding_mode != "zeros":
-                taps = [_padded(xp, tap, size, padding_mode, align_corners)[0] for tap in taps]
+                taps = [_padded(xp, tap, size, padding_mode, align_corners, nan_at)[0]
+                        for tap in taps]
             self.indices = [tap.astype(np.int64) for tap in taps]
         self.inside = [(index >= 0) & (index < size) for index in self.indices]
 
@@ -138,7 +140,10 @@ def _axes(grid, sizes, mode, padding_mode, align_corners):
     """_Axis of each spatial dim, in the input's order (D, H, W): the grid's last entry is
     x, the width, its first the depth (or height)."""
     nd = len(sizes)
-    return [_Axis(grid[..., nd - 1 - d], size, mode, padding_mode, align_corners)
+    # a NaN position, clamped: torch's 2-d kernel clamps with vector max and min, which give 0,
+    # its 3-d one with std::max and std::min, which give size - 1
+    return [_Axis(grid[..., nd - 1 - d], size, mode, padding_mode, align_corners,
+                  0 if nd == 2 else size - 1)
             for d, size in enumerate(sizes)]
 
 
@@ -179,7 +184,9 @@ def _grid_sampler(node_name, name):
         result = xp.zeros((batch, channels, points.shape[1]), input.dtype)
         for index, inside, factors in _taps(axes, sizes, weights):
             values = xp.take_along_axis(flat, index[:, None, :], axis=2) if flat.size else 0
-            weight = xp.where(inside, _product(factors), 0).astype(input.dtype)
+            # torch's 2-d kernel zeroes an outside tap's value, not its weight: a NaN position
+            # gives NaN; its 3-d one skips the tap
+            weight = xp.where(inside | (len(sizes) == 2), _product(factors), 0).astype(input.dtype)
             result += xp.where(inside[:, None, :], values, 0) * weight[:, None, :]
         return result.reshape(batch, channels, *out_sizes)
 
