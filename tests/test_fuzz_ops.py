@@ -587,6 +587,15 @@ def _grid_sample_at_nan(lib):
             for padding in ("zeros", "border", "reflection")]
 
 
+def _grid_sample_3d_grad_at_nan(lib):
+    """torch's 3-d backward gives a NaN position's gradient to no input element."""
+    x = lib.arange(60.0, dtype=lib.float64).reshape(1, 1, 3, 4, 5).requires_grad_()
+    grid = lib.tensor([[[[[NAN, 0.0, 0.0], [0.1, 0.2, 0.3]]]]], dtype=lib.float64)
+    out = lib.nn.functional.grid_sample(x, grid, mode="nearest", padding_mode="reflection",
+                                        align_corners=False)
+    return _summary(lib.autograd.grad(out.sum(), x)[0])
+
+
 # ---- what the fuzz found, fixed: torch's value where tapegrad gave another or raised --------
 
 INF = math.inf
@@ -621,6 +630,7 @@ FOUND_VALUES = {
     "solve_triangular_B_of_another_dtype": _solve_triangular_B_dtype,
     "grid_sample_grid_grad_at_inf_tap": _grid_grad_at_inf,
     "grid_sample_nan_coordinates": _grid_sample_at_nan,
+    "grid_sample_3d_input_grad_at_nan": _grid_sample_3d_grad_at_nan,
     "triangular_solve_subnormal_pivot": lambda lib: [_summary(lib.triangular_solve(
         lib.tensor([[0.25, -0.5], [5e-324, 5e-324], [0.625, 0.75]], dtype=lib.float64),
         lib.tensor([[3.0, 0.5, 0.125], [0.0, 5e-324, 5e-324], [0.0, 0.0, 3.5]],

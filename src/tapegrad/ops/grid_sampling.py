@@ -115,6 +115,7 @@ class _Axis:
 
     def __init__(self, coordinate, size, mode, padding_mode, align_corners, nan_at):
         self.xp = xp = _backend.array_module(coordinate)
+        self.nan = xp.isnan(coordinate)
         position, scale = _unnormalized(coordinate, size, align_corners)
         position = xp.clip(position, -_FAR, _FAR)
         slope = xp.ones(position.shape)
@@ -228,8 +229,11 @@ def _input_grad(ctx):
     grad = reshape(ctx.grad, (batch, channels, int(np.prod(ctx.grid_shape[1:-1]))))
     weights = [_weights(mode, t) for t in fractions]
     shape = (batch, channels, int(np.prod(sizes)))
+    # torch's 3-d backward sends a NaN position's gradient nowhere (its forward samples it)
+    kept = ~(axes[0].nan | axes[1].nan | axes[2].nan) if len(sizes) == 3 else True
     total = None
     for index, inside, factors in _taps(axes, sizes, weights):
+        inside = inside & kept
         weight = _product(factors)
         if isinstance(weight, float):  # nearest: every tap weighs 1
             weighted = _masked_fill(grad, ~inside[:, None, :], 0)
