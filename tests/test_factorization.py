@@ -641,3 +641,18 @@ def test_without_scipy_names_the_extra(monkeypatch):
     monkeypatch.setattr(scipy_module.importlib, "import_module", missing)
     with pytest.raises(ImportError, match=r"tapegrad\[scipy\]"):
         tapegrad.linalg.lu_factor(tapegrad.tensor(A3))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int64", "complex64"])
+def test_solve_triangular_solves_in_the_dtype_of_a(dtype):
+    torch = torch_or_skip()
+
+    def scenario(lib):
+        A = lib.tensor([[2.0, 0.0], [1.0, 3.0]], dtype=lib.float64)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            X = lib.linalg.solve_triangular(A, lib.ones(2, 1, dtype=getattr(lib, dtype)),
+                                            upper=False)
+        return str(X.dtype), X.flatten().tolist(), [str(w.message).split(" (Triggered")[0]
+                                                     for w in caught]
+    assert scenario(tapegrad) == scenario(torch)

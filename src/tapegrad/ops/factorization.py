@@ -300,6 +300,8 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
                            f"{'AX = B' if left else 'XA = B'} ({A.shape[-2]}x{A.shape[-1]} and "
                            f"{B.shape[-2]}x{B.shape[-1]})")
     broadcast_shapes(B.shape[:-2], A.shape[:-2])  # torch's error for batches that do not match
+    if B.dtype.is_complex and not A.dtype.is_complex:
+        warn("Casting complex values to real discards the imaginary part")
     return _solve_triangular(A, B, upper, left, unitriangular)
 
 
