@@ -34,3 +34,10 @@ def test_logsumexp_of_complex_and_its_gradient(keepdim):
         return described(result), described(x.grad), type(result.grad_fn).__name__
     same(scenario)
 
+
+
+@pytest.mark.parametrize("dim", [0, 1])
+def test_cumprod_of_complex_infinity_multiplies_the_first_element(dim):
+    # torch's kernel starts from 1: (1+0j)(inf+0j) is inf+nanj, and the NaN runs on
+    same(lambda lib: str(lib.tensor([[complex("inf"), 1], [2, 3j]]).cumprod(dim)))
+    same(lambda lib: str(lib.tensor(complex("inf")).cumprod(0)))

@@ -781,6 +781,11 @@ _cumsum.derivatives(input=lambda ctx: reversed_cumsum(ctx.grad, ctx.dim))
 
 @defop("CumprodBackward0", save=("input", "dim", "result"))
 def _cumprod(xp, input: Tensor, dim, dtype=None):
+    if input.dtype.kind == "c" and input.ndim and input.size:
+        # torch's kernel multiplies the first element by 1 too: (1+0j)(inf+0j) is inf+nanj
+        input = input.copy()
+        first = (slice(None),) * dim + (0,)
+        input[first] = input[first] * 1
     return _running(xp, xp.cumprod, input, dim, dtype)
 
 
