@@ -393,10 +393,10 @@ NOT_YET_FUZZ_CLEAN = {
                   "the whole next column and its tau, where SciPy's LAPACK applies a reflector "
                   "only up to the last nonzero of its vector (dlarf's iladlr) and so keeps a "
                   "trailing zero, and a tau of 0"),
-    "masked_cumprod_complex": ("complex cumprod with inf: torch's cumprod multiplies its first "
-                               "element by 1 + 0j (0 * inf makes its real part NaN) and tapegrad's "
-                               "reduction.cumprod (not masked.cumprod) takes it as it is, as "
-                               "NumPy's cumprod does"),
+    "masked_cumprod_complex": ("complex products that overflow or meet an infinity: torch's "
+                               "complex multiply recovers infinities as C99's Annex G does "
+                               "((-1e300+5e-324j)(1e300-infj) has real part inf), NumPy's "
+                               "(a+bi)(c+di) formula gives inf - inf = NaN"),
     "pdist-kinks": _COMPLEX_VALUES,
     "fft_complex": _FFT_NON_FINITE, "irfft2": _FFT_NON_FINITE,
     "ldl_solve": ("NaN and inf entries: whether sytrf reports a zero pivot (info > 0: torch's "
