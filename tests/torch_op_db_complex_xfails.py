@@ -13,10 +13,6 @@ XFAILS = {
                     _COMPLEX_LINALG),
     "as_strided_scatter": "the gradient of as_strided_scatter's input differs for complex "
                           "(ops/strided.py)",
-    "renorm": "ops/reduction.py's renorm takes the norm of complex values as complex",
-    "logcumsumexp": "ops/scans.py's logcumsumexp compares complex values",
-    "nn.functional.silu.complex": "ops/activation.py's silu refuses complex",
-    "nn.functional.rms_norm": "rms_norm refuses complex",
     "istft": ("torch gives no gradient to the sample's window (window[:8], a view made under "
               "no_grad of a window that requires grad: autograd.grad returns None for it and for "
               "its base), compared as zeros; for a window that is its own leaf torch's gradient "

@@ -649,10 +649,20 @@ def _elementwise(op, kernel):
     return activation
 
 
-silu = _elementwise(_silu, "silu_cpu")
 mish = _elementwise(_mish, "mish_cpu")
 hardsigmoid = _elementwise(_hardsigmoid, "hardsigmoid_cpu")
 hardswish = _elementwise(_hardswish, "hardswish_cpu")
+
+
+def silu(input, inplace=False):
+    """x * sigmoid(x). Of complex values torch records no derivative out of place (silu is not
+    on its complex autograd list) but records one in place, the real formula unconjugated."""
+    if not input.dtype.is_complex:
+        _check_floating(input, "silu_cpu")
+    elif not inplace and input.requires_grad and grad_mode.is_recording():
+        raise RuntimeError("silu does not support automatic differentiation for outputs with "
+                           "complex dtype.")
+    return _in_place(_silu, input) if inplace else _silu(input)
 
 
 def softplus(input, beta=1.0, threshold=20.0):

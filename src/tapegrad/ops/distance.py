@@ -8,6 +8,7 @@ from .. import _backend, _dtype
 from .._tensor import Tensor
 from ._checks import broadcast_shapes, refuse_half, wrap_dim
 from ._define import defop
+from .complex_parts import conj_of, real
 from .indexing import index_select_op
 from .pointwise import where
 from .reduction import norm_backward, norm_of, sum, vector_norm
@@ -159,9 +160,11 @@ _EPSILON = 1e-7  # torch divides by norm + 1e-7
 @defop("RenormBackward0", save=("input", "p", "dim", "maxnorm"))
 def _renorm(xp, input: Tensor, p, dim, maxnorm):
     others = tuple(d for d in range(input.ndim) if d != dim)
-    # summed in double, then rounded as torch's norm (float32 at least): inf where it overflows
-    norms = norm_of(xp, input.astype(xp.float64), p, others, True).astype(
-        xp.promote_types(input.dtype, xp.float32))
+    # summed in double, then rounded as torch's norm (float32 at least, real of complex): inf
+    # where it overflows
+    wide = xp.complex128 if xp.iscomplexobj(input) else xp.float64
+    norms = norm_of(xp, input.astype(wide), p, others, True).astype(
+        xp.promote_types(input.real.dtype, xp.float32))
     factor = xp.where(norms > maxnorm, maxnorm / (norms + _EPSILON), 1.0)
     return (input * factor).astype(input.dtype)
 
@@ -170,10 +173,17 @@ def _renorm_backward(ctx):
     """Where a slice was rescaled, its factor maxnorm / (norm + eps) depends on the input too."""
     input, grad, p, maxnorm = ctx.input, ctx.grad, ctx.p, ctx.maxnorm
     others = tuple(d for d in range(input.ndim) if d != ctx.dim)
-    norms = vector_norm(input, p, others, True)
+    # torch takes this norm of complex64 in double: at p = inf float32 magnitudes then never
+    # tie with it, and every rescaled slice's gradient is 0/0 = NaN, as torch's
+    norms = vector_norm(input, p, others, True,
+                        dtype=_dtype.complex128 if input.dtype is _dtype.complex64 else None)
     inverse = 1 / (norms + _EPSILON)
     factor = inverse * maxnorm
-    through_norm = norm_backward(sum(input * grad, others, keepdim=True), input, p, norms,
+    # the norm's gradient is real: of complex values, the real part of conj(input) * grad
+    along_input = conj_of(input) * grad
+    if along_input.dtype.is_complex:
+        along_input = real(along_input)
+    through_norm = norm_backward(sum(along_input, others, keepdim=True), input, p, norms,
                                  others, True)
     return where(norms > maxnorm, factor * grad - factor * inverse * through_norm, grad)
 

@@ -37,7 +37,8 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     """input / sqrt(mean(input^2) + eps) over the trailing normalized_shape dims, times weight;
     eps defaults to the machine epsilon of input's dtype."""
     shape = _check_normalized_shape(input, normalized_shape, weight)
-    check_float("rms_norm", input)
+    if not input.dtype.is_complex:  # complex input is computed as it is, as torch's
+        check_float("rms_norm", input)
     if eps is None:
         eps = float(np.finfo(input.dtype.numpy).eps)
     compute = input

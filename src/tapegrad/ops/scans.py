@@ -7,6 +7,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..autograd.grad_mode import is_recording
 from ._checks import wrap_dim
+from .complex_parts import conj_of
 from ._define import defop
 from .pointwise import where
 from .reduction import numpy_keywords, return_type, sum, value_selecting_backward
@@ -64,8 +65,30 @@ def cummin(input, dim):
 @defop("LogcumsumexpBackward0", save=("input", "result", "dim"), promote="float")
 def _logcumsumexp(xp, input: Tensor, dim):
     # accumulated in double and rounded once per element, as torch's CPU kernel
-    work = input.reshape(input.shape or (1,)).astype(xp.float64)
-    return xp.logaddexp.accumulate(work, axis=dim).astype(input.dtype).reshape(input.shape)
+    work = input.reshape(input.shape or (1,))
+    if xp.iscomplexobj(work):
+        running = _complex_logcumsumexp(xp, work.astype(xp.complex128), dim)
+    else:
+        running = xp.logaddexp.accumulate(work.astype(xp.float64), axis=dim)
+    return running.astype(input.dtype).reshape(input.shape)
+
+
+def _complex_logcumsumexp(xp, work, dim):
+    """NumPy's logaddexp has no complex loop: one step along dim at a time, each taking the term
+    of larger real part out as torch's does, so the imaginary part is a sum of the inputs' (it is
+    not brought back into (-pi, pi])."""
+    running = xp.moveaxis(work.copy(), dim, 0)
+    with xp.errstate(invalid="ignore", over="ignore"):
+        for i in range(1, running.shape[0]):
+            total, term = running[i - 1], running[i]
+            smaller = xp.where(term.real < total.real, term, total)
+            larger = xp.where(term.real < total.real, total, term)
+            step = xp.log1p(xp.exp(smaller - larger)) + larger
+            # both real parts infinite: exp(smaller - larger) is NaN, the sum is plain
+            infinite = xp.isinf(smaller.real) & (smaller.real == larger.real)
+            plain = xp.where(smaller.real < 0, smaller, xp.log(xp.exp(smaller) + xp.exp(larger)))
+            running[i] = xp.where(infinite, plain, step)
+    return xp.moveaxis(running, 0, dim)
 
 
 def _reversed_logcumsumexp(input, dim):
@@ -83,6 +106,10 @@ def _logcumsumexp_backward(ctx):
         return grad
     if is_recording() and grad.requires_grad:
         return _logcumsumexp_backward_exact(grad, ctx.input, ctx.result, dim)
+    if grad.dtype.is_complex:
+        # d result_j / d x_i = exp(x_i - result_j) is holomorphic: the gradient is the conjugate
+        # of that sum against conj(grad), which needs no sign split (log of 0 is -inf + 0j)
+        return conj_of(exp(_reversed_logcumsumexp(log(conj_of(grad)) - ctx.result, dim) + ctx.input))
     # the smallest finite value stands for log(0), as in torch (-inf would give inf - inf)
     lowest = float(np.finfo(grad.dtype.numpy).min)
     magnitude = log(abs(grad))
@@ -99,7 +126,7 @@ def _logcumsumexp_backward_exact(grad, input, result, dim):
     size = x.shape[-1]
     later = constant_beside(x, np.triu(np.ones((size, size), dtype=bool)))
     weights = exp(where(later, unsqueeze(x, -1) - unsqueeze(result, -2), -math.inf))
-    return movedim(sum(weights * unsqueeze(grad, -2), -1), -1, dim)
+    return movedim(sum(conj_of(weights) * unsqueeze(grad, -2), -1), -1, dim)
 
 
 _logcumsumexp.derivatives(input=_logcumsumexp_backward)
