@@ -126,9 +126,15 @@ def _pdist_backward(ctx):
     gradient shares it among them)."""
     rows, columns = ctx.rows, ctx.columns
     difference = index_select_op(ctx.input, 0, rows) - index_select_op(ctx.input, 0, columns)
+    # torch's kernel keeps NaN in the sign, and tests a tie through |difference| - norm, which
+    # is NaN where both are infinite: those gradients are NaN
+    sign = where(difference != difference, difference, unary.sgn(difference))
     if math.isinf(ctx.p):
-        grad = unary.sgn(difference) * unsqueeze(ctx.grad, 1) * (
-            unary.abs(difference) == unsqueeze(ctx.result, 1))
+        gap = unary.abs(difference) - unsqueeze(ctx.result, 1)
+        tie = where(gap != gap, gap, where(gap == 0, 1.0, 0.0))
+        grad = sign * unsqueeze(ctx.grad, 1) * tie
+    elif ctx.p == 1:
+        grad = sign * unsqueeze(ctx.grad, 1)
     else:
         grad = norm_backward(ctx.grad, difference, ctx.p, ctx.result, (1,), False)
     if grad is None:  # p = 0 counts nonzeros: torch's gradient is zero
