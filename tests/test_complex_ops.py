@@ -98,3 +98,64 @@ def test_complex_gradient_keeps_the_dtype():
         theirs = torch.gradient(torch.tensor(value), spacing=2.0)[0]
         assert str(mine.dtype) == str(theirs.dtype)
         np.testing.assert_allclose(mine.numpy(), theirs.numpy(), rtol=1e-6)
+
+
+ONE_INPUT = {  # name: (function of one complex tensor, its shape)
+    "renorm": (lambda lib, x: lib.renorm(x, 2, 0, 0.5), (3, 4)),
+    "renorm-inf": (lambda lib, x: lib.renorm(x, float("inf"), 1, 0.5), (3, 4)),
+    "logcumsumexp": (lambda lib, x: lib.logcumsumexp(x, 1), (3, 5)),
+    "rms_norm": (lambda lib, x: lib.nn.functional.rms_norm(x, [4]), (3, 4)),
+    "silu-in-place": (lambda lib, x: lib.nn.functional.silu(x * 1, inplace=True), (6,)),
+}
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+@pytest.mark.parametrize("name", ONE_INPUT)
+def test_complex_one_input_op_matches_torch(name, dtype):
+    """Values, dtype, grad_fn and the conjugate Wirtinger gradient, as torch's (renorm-inf in
+    complex64 included: torch's backward norm in double gives NaN in every rescaled slice)."""
+    torch = torch_or_skip()
+    function, shape = ONE_INPUT[name]
+    value, cotangent = _complex(*shape).astype(dtype), _complex(*shape).astype(dtype)
+    results = []
+    for lib in (tapegrad, torch):
+        x = lib.tensor(value, requires_grad=True)
+        result = function(lib, x)
+        grad, = lib.autograd.grad(result, x, lib.tensor(cotangent))
+        results.append((result, grad))
+    (mine, my_grad), (theirs, their_grad) = results
+    assert str(mine.dtype) == str(theirs.dtype) and str(my_grad.dtype) == str(their_grad.dtype)
+    assert type(mine.grad_fn).__name__ == type(theirs.grad_fn).__name__
+    tolerance = 1e-5 if dtype == "complex64" else 1e-12
+    np.testing.assert_allclose(mine.detach().numpy(), theirs.detach().numpy(), atol=tolerance)
+    np.testing.assert_allclose(my_grad.resolve_conj().numpy(), their_grad.resolve_conj().numpy(),
+                               atol=tolerance)
+
+
+def test_complex_logcumsumexp_keeps_the_imaginary_part_unwrapped():
+    torch = torch_or_skip()
+    value = np.array([3j, 2.5j, 3.1j, -1 + 3j])
+    mine = tapegrad.logcumsumexp(tapegrad.tensor(value), 0).numpy()
+    np.testing.assert_allclose(mine, torch.logcumsumexp(torch.tensor(value), 0).numpy(),
+                               atol=1e-12)
+
+
+def test_complex_silu_refuses_autograd_out_of_place_as_torch():
+    torch = torch_or_skip()
+    value = _complex(4)
+    for lib in (tapegrad, torch):
+        with pytest.raises(RuntimeError, match="^silu does not support automatic "
+                           "differentiation for outputs with complex dtype.$"):
+            lib.nn.functional.silu(lib.tensor(value, requires_grad=True))
+    with tapegrad.no_grad():
+        mine = tapegrad.nn.functional.silu(tapegrad.tensor(value, requires_grad=True))
+    np.testing.assert_allclose(mine.numpy(), torch.nn.functional.silu(torch.tensor(value)),
+                               atol=1e-12)
+
+
+def test_gradcheck_complex_renorm_and_logcumsumexp():
+    for function in (lambda x: tapegrad.renorm(x, 3, 0, 0.5), lambda x: tapegrad.logcumsumexp(x, 0)):
+        value = _complex(3, 2)
+        parts = [tapegrad.tensor(p.copy(), requires_grad=True) for p in (value.real, value.imag)]
+        assert gradcheck(lambda a, b: tapegrad.view_as_real(function(tapegrad.complex(a, b))),
+                         parts)
