@@ -135,6 +135,9 @@ def _pdist_backward(ctx):
         grad = sign * unsqueeze(ctx.grad, 1) * tie
     elif ctx.p == 1:
         grad = sign * unsqueeze(ctx.grad, 1)
+    elif ctx.p == 2:  # multiplied before divided, as torch's kernel: grad * difference may be inf
+        norm = unsqueeze(ctx.result, 1)
+        grad = where(norm == 0, 0.0, unsqueeze(ctx.grad, 1) * difference / norm)
     else:
         grad = norm_backward(ctx.grad, difference, ctx.p, ctx.result, (1,), False)
     if grad is None:  # p = 0 counts nonzeros: torch's gradient is zero
