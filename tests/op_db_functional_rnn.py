@@ -1,5 +1,5 @@
 """op_db rows of torch's functional recurrent cells (tapegrad/ops/functional_rnn.py) and of
-torch.convolution and conv_tbc (tapegrad/ops/convolution_entries.py), and
+torch.convolution and conv_tbc (tapegrad/ops/conv.py), and
 native_channel_shuffle (tapegrad/ops/shuffle.py)."""
 import numpy as np
 
