@@ -382,7 +382,6 @@ def corpus_summary(request):
 # Rows of the op families added last (issue 13) where the fuzzer found a difference not yet
 # fixed, with what it found. Non-strict xfails: the "ci" profile's fixed draws change with
 # hypothesis's version, and with them whether a run's few examples meet the failing input.
-_COMPLEX_VALUES = "on fuzzed complex inputs tapegrad's values differ from torch's"
 _FFT_NON_FINITE = ("non-finite inputs: where a transform spreads inf and NaN depends on the FFT "
                    "algorithm (torch's plans and NumPy's pocketfft differ)")
 NOT_YET_FUZZ_CLEAN = {
@@ -397,7 +396,6 @@ NOT_YET_FUZZ_CLEAN = {
                                "complex multiply recovers infinities as C99's Annex G does "
                                "((-1e300+5e-324j)(1e300-infj) has real part inf), NumPy's "
                                "(a+bi)(c+di) formula gives inf - inf = NaN"),
-    "pdist-kinks": _COMPLEX_VALUES,
     "fft_complex": _FFT_NON_FINITE, "irfft2": _FFT_NON_FINITE,
     "ldl_solve": ("NaN and inf entries: whether sytrf reports a zero pivot (info > 0: torch's "
                   "ldl_factor raises its 'Unknown error code') differs between torch's MKL and "
