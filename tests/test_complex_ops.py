@@ -154,7 +154,8 @@ def test_complex_silu_refuses_autograd_out_of_place_as_torch():
 
 
 def test_gradcheck_complex_renorm_and_logcumsumexp():
-    for function in (lambda x: tapegrad.renorm(x, 3, 0, 0.5), lambda x: tapegrad.logcumsumexp(x, 0)):
+    for function in (lambda x: tapegrad.renorm(x, 3, 0, 0.5),
+                     lambda x: tapegrad.logcumsumexp(x, 0)):
         value = _complex(3, 2)
         parts = [tapegrad.tensor(p.copy(), requires_grad=True) for p in (value.real, value.imag)]
         assert gradcheck(lambda a, b: tapegrad.view_as_real(function(tapegrad.complex(a, b))),

@@ -10,11 +10,14 @@ pytest.importorskip("torch")
 pytest.importorskip("expecttest")  # torch.testing's op database imports it
 
 import torch_op_db  # noqa: E402  (needs torch)
-from torch_op_db_xfails import PLATFORM, XFAILS  # noqa: E402
+from torch_op_db_xfails import XFAILS  # noqa: E402
 
 # torch's deprecation and beta warnings about the ops under test are not ours to fix
 pytestmark = pytest.mark.filterwarnings("ignore")
 
+# xfails whose outcome depends on the CPU's BLAS kernels (they pass on AVX2 machines):
+# non-strict. Kept here, not in the xfail table, which --write-xfails rewrites.
+PLATFORM = {"linalg.householder_product|float32"}
 COUNTS = collections.Counter()  # (dtype, outcome) -> OpInfos; printed by conftest.py
 
 

@@ -1,6 +1,7 @@
 """OpInfos of torch's op database that tapegrad does not pass, and why. Keys are OpInfo names
 (with the variant after a dot), optionally `|dtype`; each is a strict xfail in
-test_torch_op_db.py, but those in PLATFORM. `python tests/torch_op_db.py --write-xfails` rewrites this file from a run
+test_torch_op_db.py (but its PLATFORM rows). `python tests/torch_op_db.py --write-xfails`
+rewrites this file from a run
 (with the first failing sample as the reason); the reasons below were then written by hand."""
 XFAILS = {
     "as_strided_scatter": (
@@ -29,6 +30,3 @@ XFAILS = {
         "are each about 6e-4 from the float64 answer, so they differ by up to 3e-3, past the "
         "1e-5 relative tolerance on CPUs whose BLAS kernels round differently (AVX-512)"),
 }
-
-# rows whose outcome depends on the CPU's BLAS kernels (they pass on AVX2 machines): non-strict
-PLATFORM = {"linalg.householder_product|float32"}

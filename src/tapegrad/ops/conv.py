@@ -770,7 +770,6 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     return _fold(input, output_size, kernel_size, dilation, padding, stride)
 
 
-
 # ---- torch.convolution, every convolution's entry -------------------------------------------
 
 def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding,

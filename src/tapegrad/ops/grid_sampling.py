@@ -21,7 +21,7 @@ from .conv import check_float
 from .indexing import _gather, _masked_fill, scatter_add_into_zeros
 from .linalg import matmul
 from .reduction import sum
-from .shape import constant_beside, reshape, transpose, unsqueeze, zeros_of
+from .shape import constant_beside, expand, reshape, transpose, unsqueeze, zeros_of
 
 _MODES = ("bilinear", "nearest", "bicubic")  # grid_sampler's interpolation_mode 0, 1, 2
 _PADDINGS = ("zeros", "border", "reflection")  # its padding_mode 0, 1, 2
@@ -271,7 +271,7 @@ def _grid_grad(ctx):
         others = axes[0].xp.arange(nd) != nd - 1 - d  # grid entry nd - 1 - d moves dim d
         term = unsqueeze(per_dim[d] * constant_like(ctx.grid, axes[d].slope), -1)
         # zero in the other entries by masking: an infinite term times 0 would be NaN there
-        term = _masked_fill(term * constant_like(ctx.grid, np.ones(nd)), others, 0)
+        term = _masked_fill(expand(term, term.shape[:-1] + (nd,)), others, 0)
         result = term if result is None else result + term
     return reshape(result, ctx.grid_shape)
 

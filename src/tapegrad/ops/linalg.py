@@ -13,8 +13,8 @@ from ._define import defop
 from .complex_parts import conj_of
 from .pointwise import mul, mul_scalar
 from .reordering import diagonal
-from .shape import (VIEW_INCOMPATIBLE, unsafe_view, expand, flatten, movedim, permute, reshape, squeeze, t, transpose,
-                    unsqueeze, view)
+from .shape import (VIEW_INCOMPATIBLE, unsafe_view, expand, flatten, movedim, permute, reshape,
+                    squeeze, t, transpose, unsqueeze, view)
 
 
 # torch's messages for mixed dtypes name them as C++ types

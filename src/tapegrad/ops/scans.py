@@ -109,7 +109,8 @@ def _logcumsumexp_backward(ctx):
     if grad.dtype.is_complex:
         # d result_j / d x_i = exp(x_i - result_j) is holomorphic: the gradient is the conjugate
         # of that sum against conj(grad), which needs no sign split (log of 0 is -inf + 0j)
-        return conj_of(exp(_reversed_logcumsumexp(log(conj_of(grad)) - ctx.result, dim) + ctx.input))
+        summed = _reversed_logcumsumexp(log(conj_of(grad)) - ctx.result, dim)
+        return conj_of(exp(summed + ctx.input))
     # the smallest finite value stands for log(0), as in torch (-inf would give inf - inf)
     lowest = float(np.finfo(grad.dtype.numpy).min)
     magnitude = log(abs(grad))
